@@ -1,0 +1,763 @@
+//! The typed run configuration (TOML), its defaults and its validation.
+//!
+//! Every field carries its unit in its name. `validate()` checks cross-field consistency
+//! and returns errors naming the dotted key (`geometry.pages_per_block`) and the problem.
+//! Unknown keys are rejected at parse time with a did-you-mean suggestion (see
+//! [`parse_config`]).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Cell technology: how many bits each cell stores, hence how many page types exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn bits_per_cell(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+/// How page types and wordlines are laid out along a block's page IDs.
+/// Pages are always programmed in ID order under the strict constraint, so the layout
+/// also fixes the program order (SPEC §1.2, thesis Fig. 7.2, PA Fig. 4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutKind {
+    /// Staircase with one page per step: WL k's LSB, then WL k-1's CSB, WL k-2's MSB.
+    /// For TLC this is PA-SSD's strict order: WL0 = pages (0,2,5), WL1 = (1,4,8), …
+    /// For MLC it is the thesis' "single-page alternating" pattern (Fig. 7.2B).
+    Staircase,
+    /// Staircase with pairs of pages (even/odd chains) per step: thesis Fig. 7.2A
+    /// (MLC: first four pages fast, last four slow, mid-block pairs alternate).
+    Pairs,
+    /// Wordline after wordline: page p has type p % bits and wordline p / bits.
+    /// This is the layout of 3D one-shot programming (a page set per wordline).
+    Sequential,
+    /// Explicit per-page types (0 = LSB …) in program order; wordlines in `custom_wordlines`.
+    Custom,
+}
+
+/// How data reaches the cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramScheme {
+    /// 2D: every page is programmed on its own with its own latency.
+    PageByPage,
+    /// 3D: all pages of a wordline (a page set) are programmed together with one latency;
+    /// data waits in DRAM per plane until a full set is gathered or the program delay
+    /// expires (SPA §II-A).
+    OneShot,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: u32,
+    /// Subpages per page for partial programming / subpage mapping (1 = none).
+    pub subpages_per_page: u32,
+}
+
+impl Default for Geometry {
+    fn default() -> Self {
+        Geometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 512,
+            pages_per_block: 256,
+            page_size_bytes: 8192,
+            subpages_per_page: 1,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Flash {
+    pub cell: CellType,
+    pub layout: LayoutKind,
+    /// With `layout = "custom"`: page type of every page of a block, in program order.
+    pub custom_types: Vec<u8>,
+    /// With `layout = "custom"`: wordline of every page of a block.
+    pub custom_wordlines: Vec<u32>,
+    /// Array read (sense) latency per page type, LSB first. One entry per bit per cell.
+    pub read_latency_ns: Vec<u64>,
+    /// Program latency per page type, LSB first (for one-shot: only entry 0 is used as
+    /// the latency of a whole page set unless `one_shot_program_latency_ns` is set).
+    pub program_latency_ns: Vec<u64>,
+    pub erase_latency_ns: u64,
+    pub program_scheme: ProgramScheme,
+    /// Latency of programming a whole page set in one shot (3D TLC); 0 = max of
+    /// `program_latency_ns`.
+    pub one_shot_program_latency_ns: u64,
+    /// One-shot: longest time data may wait in DRAM for its page set to fill.
+    pub program_delay_ns: u64,
+    /// 2D page-by-page: the controller buffers LSB/CSB data of not-fully-programmed
+    /// wordlines in DRAM. Without it a CSB program reads one page first, an MSB two
+    /// (PA §5.1).
+    pub wordline_buffer: bool,
+    /// SLC mode of this part's blocks: pages per block when a block is used as SLC.
+    pub slc_pages_per_block: u32,
+    pub slc_read_latency_ns: u64,
+    pub slc_program_latency_ns: u64,
+    /// Maximum number of (partial) programs of one page (NOP); 1 = no partial programming.
+    pub partial_programs_max: u32,
+    /// Channel transfer time in nanoseconds per byte (3 ns/B ≈ 333 MB/s).
+    pub transfer_ns_per_byte: f64,
+    /// Fixed cost of issuing one flash command on the channel (address/command cycles).
+    pub command_overhead_ns: u64,
+    /// ECC decode time added to every page read's completion.
+    pub ecc_decode_ns: u64,
+    /// Copyback: a page moved within one plane never crosses the channel.
+    pub copyback: bool,
+    /// Multi-plane commands (conventional restriction: same die, same block and page
+    /// address in each plane).
+    pub multi_plane: bool,
+}
+
+impl Default for Flash {
+    fn default() -> Self {
+        Flash {
+            cell: CellType::Tlc,
+            layout: LayoutKind::Staircase,
+            custom_types: Vec::new(),
+            custom_wordlines: Vec::new(),
+            read_latency_ns: vec![60_000, 90_000, 120_000],
+            program_latency_ns: vec![500_000, 2_000_000, 5_500_000],
+            erase_latency_ns: 3_000_000,
+            program_scheme: ProgramScheme::PageByPage,
+            one_shot_program_latency_ns: 0,
+            program_delay_ns: 100_000_000,
+            wordline_buffer: true,
+            slc_pages_per_block: 0,
+            slc_read_latency_ns: 25_000,
+            slc_program_latency_ns: 300_000,
+            partial_programs_max: 1,
+            transfer_ns_per_byte: 3.0,
+            command_overhead_ns: 0,
+            ecc_decode_ns: 0,
+            copyback: true,
+            multi_plane: true,
+        }
+    }
+}
+
+/// Energy per operation and idle power (thesis Table 2.3). Energies in nanojoules.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Energy {
+    /// Per page type, LSB first.
+    pub read_nj: Vec<f64>,
+    pub program_nj: Vec<f64>,
+    pub erase_nj: f64,
+    pub transfer_nj_per_byte: f64,
+    /// Idle power of one chip in milliwatts, charged over the whole simulated interval.
+    pub idle_power_mw_per_chip: f64,
+}
+
+impl Default for Energy {
+    fn default() -> Self {
+        // Thesis Table 2.3 (MLC, fast/slow pages); extended by repetition for more bits.
+        Energy {
+            read_nj: vec![1_850.0, 1_850.0, 1_850.0],
+            program_nj: vec![7_300.0, 34_000.0, 34_000.0],
+            erase_nj: 183_000.0,
+            transfer_nj_per_byte: 0.0,
+            idle_power_mw_per_chip: 0.0,
+        }
+    }
+}
+
+/// How a write's target plane is chosen (PA §2.1 "PLAlloc").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaneAllocation {
+    /// The plane is a fixed function of the logical page number, striped in `order`.
+    Static,
+    /// Planes are taken in `order` by a running counter of written pages.
+    RoundRobin,
+    /// The plane whose die has the fewest queued transactions (ties: lowest index).
+    LeastBusy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Max (1 - u) / 2u × age (Kawaguchi et al.).
+    CostBenefit,
+    /// Oldest closed block first.
+    Fifo,
+    /// Uniformly random closed block (seeded).
+    Random,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WhatIfUnwritten {
+    /// The page is placed on flash as if preconditioned, then read from flash.
+    Precondition,
+    /// The controller answers without a flash access (zero data).
+    Controller,
+    /// The run stops with an error.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressOverflow {
+    /// Logical page number modulo the logical capacity.
+    Modulo,
+    /// Offsets scaled by capacity / trace address span (needs the span: set
+    /// `host.trace_span_bytes`, or the CLI measures it with a first pass).
+    Scale,
+    /// The run stops with an error naming the request.
+    Error,
+}
+
+/// The kinds of flash transaction queues, for the per-die scheduler's priority order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    UserRead,
+    UserWrite,
+    Gc,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ftl {
+    /// Fraction of physical pages hidden from the host.
+    pub over_provisioning: f64,
+    pub plane_allocation: PlaneAllocation,
+    /// Striping order for static/round-robin allocation, fastest-varying first:
+    /// a permutation of the letters c (channel), w (way = chip), d (die), p (plane).
+    pub allocation_order: String,
+    pub gc_victim: VictimPolicy,
+    /// Background GC runs on a plane when it is idle and its free blocks are at most this
+    /// fraction of its blocks.
+    pub gc_background_free_fraction: f64,
+    /// Emergency GC runs before further user writes on a plane whose free blocks are at
+    /// most this fraction of its blocks.
+    pub gc_emergency_free_fraction: f64,
+    /// Background GC only starts after the die has been idle this long.
+    pub gc_idle_ns: u64,
+    /// Priority order of the per-die queues; emergency GC always comes first.
+    pub queue_priority: Vec<QueueKind>,
+    /// Bytes per mapping-table entry (for the reported mapping memory).
+    pub mapping_entry_bytes: u32,
+    /// Blocks per plane used in SLC mode (a static SLC write cache; 0 = none). User
+    /// writes go to SLC blocks while any are free; GC of an SLC block moves its valid
+    /// data into normal blocks. Needs `flash.slc_pages_per_block`.
+    pub slc_blocks_per_plane: u32,
+}
+
+impl Default for Ftl {
+    fn default() -> Self {
+        Ftl {
+            over_provisioning: 0.15,
+            plane_allocation: PlaneAllocation::Static,
+            allocation_order: "cwdp".to_string(),
+            gc_victim: VictimPolicy::Greedy,
+            gc_background_free_fraction: 0.10,
+            gc_emergency_free_fraction: 0.05,
+            gc_idle_ns: 1_000_000,
+            queue_priority: vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc],
+            mapping_entry_bytes: 4,
+            slc_blocks_per_plane: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Precondition {
+    /// Fraction of the logical capacity holding valid data before the run (0 = fresh).
+    pub used_fraction: f64,
+    /// After the fill, random overwrites make invalid pages until the free blocks of
+    /// every plane are just above the background GC threshold.
+    pub fill_invalid_to_gc_threshold: bool,
+    /// Program/erase cycles every block has already seen.
+    pub pe_cycles: u32,
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition { used_fraction: 0.0, fill_invalid_to_gc_threshold: true, pe_cycles: 0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayMode {
+    /// Requests arrive at their trace timestamps (divided by `speed_factor`).
+    OpenLoop,
+    /// Keep `queue_depth` requests outstanding; timestamps are ignored.
+    ClosedLoop,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Host {
+    pub replay: ReplayMode,
+    /// Closed loop: requests kept outstanding. Open loop: 0 = unlimited device queue,
+    /// else requests beyond this wait in the host.
+    pub queue_depth: u32,
+    /// Open loop: trace time is divided by this (2.0 replays twice as fast).
+    pub speed_factor: f64,
+    /// Replay the workload this many times back to back (PA §5.1 multi-run).
+    pub runs: u32,
+    pub address_overflow: AddressOverflow,
+    /// For `address_overflow = "scale"`: the trace's address span in bytes.
+    pub trace_span_bytes: u64,
+    pub unwritten_reads: WhatIfUnwritten,
+    /// Fixed host-interface/firmware overhead added to every request's latency.
+    pub request_overhead_ns: u64,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host {
+            replay: ReplayMode::OpenLoop,
+            queue_depth: 0,
+            speed_factor: 1.0,
+            runs: 1,
+            address_overflow: AddressOverflow::Modulo,
+            trace_span_bytes: 0,
+            unwritten_reads: WhatIfUnwritten::Precondition,
+            request_overhead_ns: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Time-series interval in simulated ns (0 = no time series).
+    pub series_interval_ns: u64,
+    /// Check FTL invariants every this many completed sub-requests (0 = only at the end
+    /// when `--check` is on).
+    pub check_every: u64,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output { series_interval_ns: 1_000_000_000, check_every: 0 }
+    }
+}
+
+/// A whole simulation configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub name: String,
+    pub description: String,
+    /// Source of the numbers (paper, table), shown by `ssdlab presets`.
+    pub source: String,
+    /// Root seed; every random component derives its own stream from it.
+    pub seed: u64,
+    pub geometry: Geometry,
+    pub flash: Flash,
+    pub energy: Energy,
+    pub ftl: Ftl,
+    pub precondition: Precondition,
+    pub host: Host,
+    pub output: Output,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            name: "default".to_string(),
+            description: String::new(),
+            source: String::new(),
+            seed: 1,
+            geometry: Geometry::default(),
+            flash: Flash::default(),
+            energy: Energy::default(),
+            ftl: Ftl::default(),
+            precondition: Precondition::default(),
+            host: Host::default(),
+            output: Output::default(),
+        }
+    }
+}
+
+/// A configuration problem, naming the dotted key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn err(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError { key: key.to_string(), message: message.into() }
+}
+
+impl Config {
+    pub fn bits_per_cell(&self) -> usize {
+        self.flash.cell.bits_per_cell()
+    }
+
+    /// Checks every cross-field constraint; returns all problems found, not just the first.
+    pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let g = &self.geometry;
+        for (key, value) in [
+            ("geometry.channels", g.channels),
+            ("geometry.chips_per_channel", g.chips_per_channel),
+            ("geometry.dies_per_chip", g.dies_per_chip),
+            ("geometry.planes_per_die", g.planes_per_die),
+            ("geometry.blocks_per_plane", g.blocks_per_plane),
+            ("geometry.pages_per_block", g.pages_per_block),
+            ("geometry.page_size_bytes", g.page_size_bytes),
+            ("geometry.subpages_per_page", g.subpages_per_page),
+        ] {
+            if value == 0 {
+                errors.push(err(key, "must be at least 1"));
+            }
+        }
+        let planes = g.channels as u64
+            * g.chips_per_channel as u64
+            * g.dies_per_chip as u64
+            * g.planes_per_die as u64;
+        let pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
+        if pages >= u32::MAX as u64 {
+            errors.push(err(
+                "geometry",
+                format!("{pages} physical pages exceed the 2^32-1 addressable by the model"),
+            ));
+        }
+        if g.subpages_per_page > 1 && g.page_size_bytes % g.subpages_per_page != 0 {
+            errors.push(err("geometry.subpages_per_page", "must divide geometry.page_size_bytes"));
+        }
+        let bits = self.bits_per_cell();
+        let f = &self.flash;
+        if f.read_latency_ns.len() != bits {
+            errors.push(err(
+                "flash.read_latency_ns",
+                format!("needs {bits} entries (one per page type of {:?}), has {}", f.cell, f.read_latency_ns.len()),
+            ));
+        }
+        if f.program_latency_ns.len() != bits {
+            errors.push(err(
+                "flash.program_latency_ns",
+                format!("needs {bits} entries (one per page type of {:?}), has {}", f.cell, f.program_latency_ns.len()),
+            ));
+        }
+        if f.read_latency_ns.contains(&0) {
+            errors.push(err("flash.read_latency_ns", "latencies must be positive"));
+        }
+        if f.program_latency_ns.contains(&0) {
+            errors.push(err("flash.program_latency_ns", "latencies must be positive"));
+        }
+        if f.erase_latency_ns == 0 {
+            errors.push(err("flash.erase_latency_ns", "must be positive"));
+        }
+        if !(f.transfer_ns_per_byte.is_finite() && f.transfer_ns_per_byte >= 0.0) {
+            errors.push(err("flash.transfer_ns_per_byte", "must be a finite number >= 0"));
+        }
+        if g.pages_per_block as usize % bits != 0 {
+            errors.push(err(
+                "geometry.pages_per_block",
+                format!("must be a multiple of the {bits} bits per cell (whole wordlines)"),
+            ));
+        }
+        if f.layout == LayoutKind::Pairs && g.pages_per_block as usize % (2 * bits) != 0 {
+            errors.push(err(
+                "flash.layout",
+                format!("\"pairs\" needs pages_per_block to be a multiple of {}", 2 * bits),
+            ));
+        }
+        if f.layout == LayoutKind::Custom {
+            if f.custom_types.len() != g.pages_per_block as usize {
+                errors.push(err("flash.custom_types", "needs one entry per page of a block"));
+            }
+            if f.custom_wordlines.len() != g.pages_per_block as usize {
+                errors.push(err("flash.custom_wordlines", "needs one entry per page of a block"));
+            }
+            if f.custom_types.iter().any(|&t| t as usize >= bits) {
+                errors.push(err("flash.custom_types", format!("page types must be below {bits}")));
+            }
+        }
+        if f.program_scheme == ProgramScheme::OneShot {
+            if f.layout != LayoutKind::Sequential {
+                errors.push(err("flash.layout", "one-shot programming needs layout = \"sequential\""));
+            }
+            if f.program_delay_ns == 0 {
+                errors.push(err("flash.program_delay_ns", "one-shot programming needs a positive program delay"));
+            }
+        }
+        if f.slc_pages_per_block > g.pages_per_block {
+            errors.push(err("flash.slc_pages_per_block", "cannot exceed geometry.pages_per_block"));
+        }
+        if f.partial_programs_max == 0 {
+            errors.push(err("flash.partial_programs_max", "must be at least 1"));
+        }
+        let e = &self.energy;
+        if e.read_nj.len() < bits {
+            errors.push(err("energy.read_nj", format!("needs at least {bits} entries")));
+        }
+        if e.program_nj.len() < bits {
+            errors.push(err("energy.program_nj", format!("needs at least {bits} entries")));
+        }
+        let t = &self.ftl;
+        if !(0.0..0.95).contains(&t.over_provisioning) {
+            errors.push(err("ftl.over_provisioning", "must be in [0, 0.95)"));
+        }
+        let mut order: Vec<char> = t.allocation_order.chars().collect();
+        order.sort_unstable();
+        if order != ['c', 'd', 'p', 'w'] {
+            errors.push(err(
+                "ftl.allocation_order",
+                format!("\"{}\" is not a permutation of the letters c, w, d, p", t.allocation_order),
+            ));
+        }
+        if !(0.0..1.0).contains(&t.gc_background_free_fraction) {
+            errors.push(err("ftl.gc_background_free_fraction", "must be in [0, 1)"));
+        }
+        if !(0.0..1.0).contains(&t.gc_emergency_free_fraction) {
+            errors.push(err("ftl.gc_emergency_free_fraction", "must be in [0, 1)"));
+        }
+        if t.gc_emergency_free_fraction > t.gc_background_free_fraction {
+            errors.push(err(
+                "ftl.gc_emergency_free_fraction",
+                "must not exceed ftl.gc_background_free_fraction",
+            ));
+        }
+        let mut seen = t.queue_priority.clone();
+        seen.sort_unstable();
+        if seen != [QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc] {
+            errors.push(err(
+                "ftl.queue_priority",
+                "must list each of \"user-read\", \"user-write\", \"gc\" exactly once",
+            ));
+        }
+        // GC needs room: the blocks hidden by over-provisioning must exceed the free
+        // blocks GC keeps in reserve, or the drive fills with valid data and deadlocks.
+        let blocks = g.blocks_per_plane as f64;
+        let spare_blocks = blocks * t.over_provisioning;
+        let reserve = (blocks * t.gc_background_free_fraction).ceil().max(2.0);
+        if g.blocks_per_plane > 0 && spare_blocks < reserve + 1.0 {
+            errors.push(err(
+                "ftl.over_provisioning",
+                format!(
+                    "{:.1} spare blocks per plane cannot cover the {reserve:.0} free blocks GC keeps \
+                     (gc_background_free_fraction) plus one to write into; raise \
+                     over_provisioning or lower the GC thresholds",
+                    spare_blocks
+                ),
+            ));
+        }
+        if t.slc_blocks_per_plane > 0 {
+            if f.slc_pages_per_block == 0 {
+                errors.push(err("flash.slc_pages_per_block", "SLC blocks need their page count"));
+            }
+            if t.slc_blocks_per_plane + 2 >= g.blocks_per_plane {
+                errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.precondition.used_fraction) {
+            errors.push(err("precondition.used_fraction", "must be in [0, 1]"));
+        }
+        let h = &self.host;
+        if h.replay == ReplayMode::ClosedLoop && h.queue_depth == 0 {
+            errors.push(err("host.queue_depth", "closed-loop replay needs a queue depth of at least 1"));
+        }
+        if !(h.speed_factor.is_finite() && h.speed_factor > 0.0) {
+            errors.push(err("host.speed_factor", "must be a positive number"));
+        }
+        if h.runs == 0 {
+            errors.push(err("host.runs", "must be at least 1"));
+        }
+        if h.address_overflow == AddressOverflow::Scale && h.trace_span_bytes == 0 {
+            // The CLI fills this in with a first pass over the trace; a library user must.
+            errors.push(err("host.trace_span_bytes", "address_overflow = \"scale\" needs the trace's span"));
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+}
+
+/// Parses a TOML configuration. `origin` names the file in error messages. Unknown keys
+/// get a did-you-mean suggestion drawn from the keys valid at that place.
+pub fn parse_config(text: &str, origin: &str) -> Result<Config, ConfigError> {
+    toml::from_str::<Config>(text).map_err(|e| toml_error(e, text, origin))
+}
+
+/// Applies `key=value` overrides (TOML values; bare words are taken as strings) on top of
+/// a base config given as TOML text.
+pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, ConfigError> {
+    let mut value = toml::Value::try_from(base)
+        .map_err(|e| err("", format!("cannot re-serialise config: {e}")))?;
+    for item in overrides {
+        let (key, raw) = item
+            .split_once('=')
+            .ok_or_else(|| err(item, "an override must look like key.path=value"))?;
+        let key = key.trim();
+        let raw = raw.trim();
+        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        let mut cursor = &mut value;
+        let parts: Vec<&str> = key.split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let table = cursor
+                .as_table_mut()
+                .ok_or_else(|| err(key, format!("'{}' is not a section", parts[..i].join("."))))?;
+            if i + 1 == parts.len() {
+                if !table.contains_key(*part) {
+                    let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+                    return Err(err(key, unknown_key_message(part, &keys)));
+                }
+                table.insert(part.to_string(), parsed.clone());
+                break;
+            }
+            if !table.contains_key(*part) {
+                let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+                return Err(err(key, unknown_key_message(part, &keys)));
+            }
+            cursor = table.get_mut(*part).expect("checked above");
+        }
+    }
+    let text = toml::to_string(&value).map_err(|e| err("", e.to_string()))?;
+    parse_config(&text, "<overrides>")
+}
+
+fn unknown_key_message(key: &str, valid: &[&str]) -> String {
+    match did_you_mean(key, valid) {
+        Some(s) => format!("unknown key '{key}' (did you mean '{s}'?)"),
+        None => format!("unknown key '{key}'; valid keys here: {}", valid.join(", ")),
+    }
+}
+
+/// The closest valid key by edit distance, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
+    valid
+        .iter()
+        .map(|v| (edit_distance(key, v), *v))
+        .filter(|(d, v)| *d <= (v.len().max(key.len()) / 3).max(2))
+        .min()
+        .map(|(_, v)| v)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {
+    let message = e.message().to_string();
+    let location = e.span().map(|span| {
+        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        format!("{origin}:{line}")
+    });
+    // serde's unknown-field message lists the expected names; turn it into a suggestion.
+    let mut friendly = message.clone();
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((field, tail)) = rest.split_once('`') {
+            let expected: Vec<&str> =
+                tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
+            friendly = unknown_key_message(field, &expected);
+        }
+    }
+    ConfigError { key: location.unwrap_or_else(|| origin.to_string()), message: friendly }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_is_valid() {
+        Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn unknown_key_gets_suggestion() {
+        let e = parse_config("[geometry]\nchanels = 4\n", "x.toml").unwrap_err();
+        assert_eq!(e.key, "x.toml:2");
+        assert!(e.message.contains("did you mean 'channels'"), "{}", e.message);
+    }
+
+    #[test]
+    fn zero_geometry_is_rejected_with_key() {
+        let mut c = Config::default();
+        c.geometry.planes_per_die = 0;
+        let errors = c.validate().unwrap_err();
+        assert!(errors.iter().any(|e| e.key == "geometry.planes_per_die"));
+    }
+
+    #[test]
+    fn latency_count_must_match_cell_type() {
+        let mut c = Config::default();
+        c.flash.cell = CellType::Mlc;
+        let errors = c.validate().unwrap_err();
+        assert!(errors.iter().any(|e| e.key == "flash.read_latency_ns"));
+    }
+
+    #[test]
+    fn too_little_over_provisioning_is_rejected() {
+        let mut c = Config::default();
+        c.ftl.over_provisioning = 0.01;
+        let errors = c.validate().unwrap_err();
+        assert!(errors.iter().any(|e| e.key == "ftl.over_provisioning"), "{errors:?}");
+    }
+
+    #[test]
+    fn overrides_apply_and_reject_unknown_keys() {
+        let c = apply_overrides(&Config::default(), &["ftl.gc_victim=fifo".into(), "geometry.channels=4".into()])
+            .unwrap();
+        assert_eq!(c.ftl.gc_victim, VictimPolicy::Fifo);
+        assert_eq!(c.geometry.channels, 4);
+        let e = apply_overrides(&Config::default(), &["ftl.gc_victm=fifo".into()]).unwrap_err();
+        assert!(e.message.contains("did you mean 'gc_victim'"), "{}", e.message);
+    }
+}

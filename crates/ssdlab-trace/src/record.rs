@@ -1,0 +1,81 @@
+//! The one record type every workload source yields, and the error every reader reports.
+
+use std::fmt;
+
+/// What a host request asks of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Read,
+    Write,
+    /// Discard / TRIM / deallocate: the range's data is no longer needed.
+    Trim,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+        }
+    }
+}
+
+/// One host I/O request as read from a trace or made by a generator.
+///
+/// Units are normalised by the reader: time in nanoseconds from the trace's own origin
+/// (readers do not rebase; the host model does), offsets and sizes in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Arrival time in ns on the trace's clock. Closed-loop replay ignores it.
+    pub arrival_ns: u64,
+    /// Device / volume / ASU number as given by the trace (0 when the format has none).
+    pub device: u32,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    pub op: Op,
+    /// Optional access-latency hint or priority (NVMe "Access Latency", thesis priority
+    /// bit): smaller means more urgent. `None` when the source carries no hint.
+    pub hint: Option<u8>,
+}
+
+/// A malformed input, located precisely enough for a user to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    /// File path as the user gave it (or a description such as `<synthetic>`).
+    pub file: String,
+    /// 1-based line number; 0 when the error is not tied to a line (e.g. cannot open).
+    pub line: u64,
+    /// Name of the offending field (`"size"`, `"op"`, ...) or `""` for whole-line errors.
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl TraceError {
+    pub fn new(file: &str, line: u64, field: &'static str, message: impl Into<String>) -> Self {
+        TraceError { file: file.to_string(), line, field, message: message.into() }
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.field.is_empty()) {
+            (0, _) => write!(f, "{}: {}", self.file, self.message),
+            (line, true) => write!(f, "{}:{}: {}", self.file, line, self.message),
+            (line, false) => write!(f, "{}:{}: field '{}': {}", self.file, line, self.field, self.message),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Every workload source — trace reader or synthetic generator — is a stream of records.
+/// Sources are pulled one record at a time so memory never grows with trace length.
+pub trait RecordSource: Iterator<Item = Result<Record, TraceError>> + Send {
+    /// Short name of the format or generator, printed in the summary (e.g. `"msr"`).
+    fn format_name(&self) -> &'static str;
+    /// Lines or items skipped on purpose (e.g. trailing empty rows), reported in the summary.
+    fn skipped(&self) -> u64 {
+        0
+    }
+}
