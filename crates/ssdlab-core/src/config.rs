@@ -83,7 +83,7 @@ impl Default for Geometry {
             dies_per_chip: 1,
             planes_per_die: 2,
             blocks_per_plane: 512,
-            pages_per_block: 256,
+            pages_per_block: 384,
             page_size_bytes: 8192,
             subpages_per_page: 1,
         }
