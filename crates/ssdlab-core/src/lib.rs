@@ -3,3 +3,13 @@
 
 pub mod config;
 pub mod presets;
+pub mod engine;
+pub mod flash;
+pub mod ftl;
+pub mod rng;
+pub mod stats;
+
+pub use config::Config;
+pub use engine::{Observers, SimError, Simulator, SourceFactory};
+pub use stats::{Report, SeriesRow};
+pub mod source;

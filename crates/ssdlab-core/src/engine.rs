@@ -1,0 +1,1289 @@
+//! The discrete-event engine: one event queue keyed by (time, insertion sequence), one
+//! dispatcher (`Simulator::handle`) that reads top to bottom, and the per-die scheduler
+//! that turns queued transactions into flash commands.
+//!
+//! Timing model (SPEC §1.1): a die runs one command at a time (multi-plane commands
+//! included); a channel carries one transfer at a time, FIFO among waiting dies; a read
+//! senses then transfers out; a program transfers in then programs; a copyback move
+//! senses then programs without the channel. A write sub-request completes when its data
+//! is programmed. FTL state changes (allocation, mapping, erase) happen when a command
+//! starts; because a die serialises its commands, this is equivalent to changing them at
+//! completion for every observer that must wait for the die anyway.
+
+use crate::config::{AddressOverflow, Config, QueueKind, ReplayMode, WhatIfUnwritten};
+use crate::flash::{Ppn, Timing, NO_PAGE};
+use crate::ftl::allocation::PlaneAllocator;
+use crate::ftl::precondition::PreconditionReport;
+use crate::ftl::{Ftl, GcNeed, GcStep};
+use crate::stats::*;
+use ssdlab_trace::{Op, Record, RecordSource, TraceError};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+const NO_REQUEST: u32 = u32::MAX;
+/// How far into a die's queue the scheduler looks for multi-plane partners.
+const MULTI_PLANE_SCAN: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// The pending host record is due.
+    Arrival,
+    /// The array phase (sense, program, erase) of a die's current command ended.
+    DieDone { die: u32 },
+    /// A channel finished its current transfer.
+    ChannelDone { channel: u32 },
+    /// ECC decoding of a read sub-request finished.
+    Decoded { txn: u32 },
+    /// Closed loop: a completion freed a slot. Open loop: a held request may enter.
+    Refill,
+    /// Re-examine a die for background GC after its idle delay.
+    GcIdle { die: u32 },
+    /// One-shot: a plane's oldest buffered write reached the program delay.
+    ProgramDelay { die: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TxnKind {
+    Read,
+    Write,
+    GcMove,
+    Erase,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Txn {
+    kind: TxnKind,
+    request: u32,
+    lpn: u32,
+    /// Reads: the page to read. Writes/moves: the page programmed. Erase: block number.
+    ppn: Ppn,
+    /// GC move source page.
+    from: Ppn,
+    plane: u32,
+    page_type: u8,
+    slc: bool,
+    enqueued_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Array(u64),
+    ChannelOut(u32),
+    ChannelIn(u32),
+}
+
+/// The command a die is executing: its transactions and remaining steps.
+#[derive(Clone, Debug, Default)]
+struct Command {
+    txns: Vec<u32>,
+    steps: [Option<Step>; 4],
+    next: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Die {
+    reads: VecDeque<u32>,
+    writes: VecDeque<u32>,
+    busy: bool,
+    command: Command,
+    last_user_ns: u64,
+    gc_idle_pending: bool,
+    delay_pending: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Channel {
+    /// Die whose transfer is on the bus (NO_REQUEST = idle).
+    holder: Option<u32>,
+    waiting: VecDeque<u32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    id: u64,
+    arrival_ns: u64,
+    offset_bytes: u64,
+    size_bytes: u64,
+    op: Op,
+    pending: u32,
+    pages: u32,
+    dominant_type: i32,
+    run: u32,
+}
+
+/// Opens the workload afresh for each run of a multi-run replay.
+pub type SourceFactory<'a> = Box<dyn FnMut() -> Result<Box<dyn RecordSource>, TraceError> + 'a>;
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Trace(#[from] TraceError),
+    #[error("invariant violated at {time_ns} ns: {message}")]
+    Invariant { time_ns: u64, message: String },
+    #[error("request {id} ({op} at byte {offset}): {message}")]
+    Request { id: u64, op: &'static str, offset: u64, message: String },
+    #[error("simulation stalled at {time_ns} ns with {outstanding} requests outstanding: {message}")]
+    Stalled { time_ns: u64, outstanding: u64, message: String },
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// Optional observers of a run: progress and per-request records. The core does no I/O
+/// itself; the CLI passes closures that do.
+#[derive(Default)]
+pub struct Observers<'a> {
+    /// Called every `progress_every` completed requests with (completed, simulated ns).
+    pub progress: Option<Box<dyn FnMut(u64, u64) + 'a>>,
+    pub progress_every: u64,
+    pub requests: Option<Box<dyn FnMut(&RequestRecord) + 'a>>,
+}
+
+pub struct Simulator<'a> {
+    config: Config,
+    timing: Timing,
+    pub ftl: Ftl,
+    planes_alloc: PlaneAllocator,
+    now: u64,
+    seq: u64,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    txns: Vec<Txn>,
+    free_txns: Vec<u32>,
+    requests: Vec<Request>,
+    free_requests: Vec<u32>,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    // Host
+    factory: SourceFactory<'a>,
+    source: Option<Box<dyn RecordSource>>,
+    pending_record: Option<Record>,
+    host_waiting: VecDeque<(Record, u64)>,
+    skipped_total: u64,
+    run: u32,
+    run_offset_ns: u64,
+    trace_base_ns: Option<u64>,
+    last_trace_ns: u64,
+    first_trace_ns: u64,
+    trace_records_in_run: u64,
+    outstanding: u64,
+    next_request_id: u64,
+    host_done: bool,
+    workload_name: String,
+    // Stats
+    total: RunStats,
+    per_run: Vec<RunStats>,
+    series: Vec<SeriesRow>,
+    series_acc: SeriesAccumulator,
+    host_counters: HostCounters,
+    flash_counters: FlashCounters,
+    energy: EnergySummary,
+    events_processed: u64,
+    gc_emergency_steps: u64,
+    gc_background_steps: u64,
+    precondition_report: PreconditionReport,
+    check: bool,
+    completed_since_check: u64,
+    observers: Observers<'a>,
+    priority: Vec<QueueKind>,
+    logical_bytes: u64,
+}
+
+#[derive(Default)]
+struct HostCounters {
+    sub_requests: u64,
+    unwritten_reads: u64,
+    address_remapped: u64,
+    unaligned: u64,
+    out_of_order: u64,
+}
+
+#[derive(Default)]
+struct FlashCounters {
+    page_reads: u64,
+    user_programs: u64,
+    gc_programs: u64,
+    programs_by_type: Vec<u64>,
+    slc_programs: u64,
+    slc_user_programs: u64,
+    multi_plane: u64,
+    copybacks: u64,
+}
+
+impl<'a> Simulator<'a> {
+    /// Builds the device, preconditions it and opens the first run of the workload.
+    /// The config must be valid (`Config::validate`).
+    pub fn new(config: Config, mut factory: SourceFactory<'a>, observers: Observers<'a>) -> Result<Self, SimError> {
+        if let Err(errors) = config.validate() {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            return Err(SimError::Setup(text.join("; ")));
+        }
+        let timing = Timing::new(&config);
+        let mut ftl = Ftl::new(&config);
+        let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
+        let precondition_report = ftl.precondition(&config, &mut planes_alloc).map_err(SimError::Setup)?;
+        let source = factory()?;
+        let workload_name = source.format_name().to_string();
+        let dies = ftl.addr.dies() as usize;
+        let channels = ftl.addr.channels as usize;
+        let bits = config.bits_per_cell();
+        let logical_bytes = ftl.logical_pages as u64 * ftl.addr.page_size_bytes as u64;
+        let mut dies_vec = vec![Die::default(); dies];
+        for d in dies_vec.iter_mut() {
+            d.command.txns.reserve(ftl.addr.planes_per_die as usize * bits);
+        }
+        let priority = config.ftl.queue_priority.clone();
+        let mut sim = Simulator {
+            timing,
+            ftl,
+            planes_alloc,
+            now: 0,
+            seq: 0,
+            events: BinaryHeap::with_capacity(1024),
+            txns: Vec::with_capacity(4096),
+            free_txns: Vec::new(),
+            requests: Vec::with_capacity(1024),
+            free_requests: Vec::new(),
+            dies: dies_vec,
+            channels: vec![Channel::default(); channels],
+            factory,
+            source: Some(source),
+            pending_record: None,
+            host_waiting: VecDeque::new(),
+            skipped_total: 0,
+            run: 0,
+            run_offset_ns: 0,
+            trace_base_ns: None,
+            last_trace_ns: 0,
+            first_trace_ns: 0,
+            trace_records_in_run: 0,
+            outstanding: 0,
+            next_request_id: 0,
+            host_done: false,
+            workload_name,
+            total: RunStats { dominated_writes: vec![0; bits], ..RunStats::default() },
+            per_run: vec![RunStats { dominated_writes: vec![0; bits], ..RunStats::default() }],
+            series: Vec::new(),
+            series_acc: SeriesAccumulator::default(),
+            host_counters: HostCounters::default(),
+            flash_counters: FlashCounters { programs_by_type: vec![0; bits], ..FlashCounters::default() },
+            energy: EnergySummary::default(),
+            events_processed: 0,
+            gc_emergency_steps: 0,
+            gc_background_steps: 0,
+            precondition_report,
+            check: false,
+            completed_since_check: 0,
+            observers,
+            priority,
+            logical_bytes,
+            config,
+        };
+        sim.series_acc.erases_at_start = sim.ftl.counters.erases;
+        Ok(sim)
+    }
+
+    /// Turns on invariant checking (every `output.check_every` completions and at the end).
+    pub fn set_check(&mut self, on: bool) {
+        self.check = on;
+    }
+
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    /// Requests in the device (submitted, not completed): the queue length policies see.
+    pub fn device_queue_length(&self) -> u64 {
+        self.outstanding
+    }
+
+    fn push(&mut self, at: u64, event: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, event)));
+    }
+
+    /// Runs the workload to the end and returns the report.
+    pub fn run(mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
+        self.start_host()?;
+        while let Some(Reverse((time, _, event))) = self.events.pop() {
+            debug_assert!(time >= self.now, "time went backwards");
+            self.now = time;
+            self.events_processed += 1;
+            self.handle(event)?;
+            if self.host_done && self.outstanding == 0 {
+                break;
+            }
+        }
+        if !(self.host_done && self.outstanding == 0) {
+            return Err(SimError::Stalled {
+                time_ns: self.now,
+                outstanding: self.outstanding,
+                message: "no event can make progress (a plane is full and GC cannot free a block)".into(),
+            });
+        }
+        if self.check {
+            self.check_now()?;
+        }
+        Ok(self.finish())
+    }
+
+    fn handle(&mut self, event: Event) -> Result<(), SimError> {
+        match event {
+            Event::Arrival => self.on_arrival()?,
+            Event::Refill => self.on_refill()?,
+            Event::DieDone { die } => self.advance_command(die)?,
+            Event::ChannelDone { channel } => self.on_channel_done(channel)?,
+            Event::Decoded { txn } => self.complete_txn(txn)?,
+            Event::GcIdle { die } => {
+                self.dies[die as usize].gc_idle_pending = false;
+                self.schedule_die(die)?;
+            }
+            Event::ProgramDelay { die } => {
+                self.dies[die as usize].delay_pending = false;
+                self.schedule_die(die)?;
+            }
+        }
+        Ok(())
+    }
+
+    // ----------------------------------------------------------------- host side
+
+    fn start_host(&mut self) -> Result<(), SimError> {
+        match self.config.host.replay {
+            ReplayMode::OpenLoop => {
+                if self.fetch_record()? {
+                    let at = self.pending_arrival_ns();
+                    self.push(at, Event::Arrival);
+                }
+            }
+            ReplayMode::ClosedLoop => {
+                for _ in 0..self.config.host.queue_depth {
+                    if !self.fetch_record()? {
+                        break;
+                    }
+                    let record = self.pending_record.take().expect("fetched");
+                    self.submit(record, 0)?;
+                }
+                if self.pending_record.is_none() {
+                    self.fetch_record()?;
+                }
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Pulls the next record into `pending_record`, moving to the next run when a run's
+    /// source is exhausted. Returns false when the whole workload is exhausted.
+    fn fetch_record(&mut self) -> Result<bool, SimError> {
+        loop {
+            let Some(source) = self.source.as_mut() else { return Ok(false) };
+            match source.next() {
+                Some(record) => {
+                    let record = record?;
+                    if self.trace_base_ns.is_none() {
+                        self.trace_base_ns = Some(record.arrival_ns);
+                        self.first_trace_ns = record.arrival_ns;
+                    }
+                    self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
+                    self.trace_records_in_run += 1;
+                    self.pending_record = Some(record);
+                    return Ok(true);
+                }
+                None => {
+                    self.host_counters_skipped_add();
+                    if self.run + 1 >= self.config.host.runs || self.trace_records_in_run == 0 {
+                        self.source = None;
+                        return Ok(false);
+                    }
+                    // Next run starts one mean inter-arrival gap after this run's span.
+                    let span = self.last_trace_ns - self.first_trace_ns;
+                    let gap = if self.trace_records_in_run > 1 { span / (self.trace_records_in_run - 1) } else { 0 };
+                    let scaled = ((span + gap) as f64 / self.config.host.speed_factor) as u64;
+                    self.run_offset_ns += scaled;
+                    self.run += 1;
+                    self.per_run.push(RunStats { dominated_writes: vec![0; self.ftl.bits_per_cell], ..RunStats::default() });
+                    self.trace_base_ns = None;
+                    self.last_trace_ns = 0;
+                    self.trace_records_in_run = 0;
+                    self.source = Some((self.factory)()?);
+                }
+            }
+        }
+    }
+
+    fn host_counters_skipped_add(&mut self) {
+        if let Some(source) = self.source.as_ref() {
+            self.skipped_total += source.skipped();
+        }
+    }
+
+    fn pending_arrival_ns(&self) -> u64 {
+        let record = self.pending_record.as_ref().expect("pending record");
+        let base = self.trace_base_ns.unwrap_or(record.arrival_ns);
+        let rel = record.arrival_ns.saturating_sub(base);
+        self.run_offset_ns + (rel as f64 / self.config.host.speed_factor) as u64
+    }
+
+    fn on_arrival(&mut self) -> Result<(), SimError> {
+        let record = self.pending_record.take().expect("arrival without record");
+        let depth = self.config.host.queue_depth as u64;
+        if depth > 0 && self.outstanding >= depth {
+            self.host_waiting.push_back((record, self.now));
+        } else {
+            self.submit(record, self.now)?;
+        }
+        if self.fetch_record()? {
+            let mut at = self.pending_arrival_ns();
+            if at < self.now {
+                self.host_counters.out_of_order += 1;
+                at = self.now;
+            }
+            self.push(at, Event::Arrival);
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    fn update_host_done(&mut self) {
+        self.host_done = self.pending_record.is_none() && self.source.is_none() && self.host_waiting.is_empty();
+    }
+
+    /// A request enters the device: it is split into page sub-requests.
+    fn submit(&mut self, record: Record, arrival_ns: u64) -> Result<(), SimError> {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let size = record.size_bytes.max(1);
+        let (offset, remapped) = self.map_offset(id, &record)?;
+        if remapped {
+            self.host_counters.address_remapped += 1;
+        }
+        if offset % page != 0 || size % page != 0 {
+            self.host_counters.unaligned += 1;
+        }
+        let first = offset / page;
+        let last = (offset + size - 1) / page;
+        let pages = (last - first + 1) as u32;
+        let slot = self.alloc_request(Request {
+            id,
+            arrival_ns,
+            offset_bytes: offset,
+            size_bytes: size,
+            op: record.op,
+            pending: pages,
+            pages,
+            dominant_type: -1,
+            run: self.run,
+        });
+        self.outstanding += 1;
+        let stats = &mut self.per_run[self.run as usize];
+        stats.first_arrival_ns.get_or_insert(arrival_ns);
+        self.total.first_arrival_ns.get_or_insert(arrival_ns);
+        let logical = self.ftl.logical_pages as u64;
+        for k in 0..pages as u64 {
+            let lpn = ((first + k) % logical) as u32;
+            self.host_counters.sub_requests += 1;
+            match record.op {
+                Op::Write => {
+                    let loads = &self.dies;
+                    let plane = self.planes_alloc.choose(&self.ftl.addr, lpn, |d| {
+                        let die = &loads[d as usize];
+                        die.reads.len() + die.writes.len() + usize::from(die.busy)
+                    });
+                    let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
+                    let die = self.ftl.addr.die_of_plane(plane);
+                    self.dies[die as usize].writes.push_back(txn);
+                    self.dies[die as usize].last_user_ns = self.now;
+                    self.kick(die)?;
+                }
+                Op::Read => {
+                    let ppn = match self.ftl.lookup(lpn) {
+                        Some(ppn) => ppn,
+                        None => {
+                            self.host_counters.unwritten_reads += 1;
+                            match self.config.host.unwritten_reads {
+                                WhatIfUnwritten::Precondition => {
+                                    self.ftl.place(lpn, &mut self.planes_alloc).map_err(|_| SimError::Stalled {
+                                        time_ns: self.now,
+                                        outstanding: self.outstanding,
+                                        message: "no room to place a never-written page read by the host".into(),
+                                    })?;
+                                    self.ftl.lookup(lpn).expect("just placed")
+                                }
+                                WhatIfUnwritten::Controller => {
+                                    self.finish_sub_request(slot)?;
+                                    continue;
+                                }
+                                WhatIfUnwritten::Error => {
+                                    return Err(SimError::Request {
+                                        id,
+                                        op: "read",
+                                        offset,
+                                        message: format!(
+                                            "reads logical page {lpn}, never written (host.unwritten_reads = \"error\")"
+                                        ),
+                                    })
+                                }
+                            }
+                        }
+                    };
+                    let plane = self.ftl.addr.plane_of(ppn);
+                    let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
+                    let die = self.ftl.addr.die_of_plane(plane);
+                    self.dies[die as usize].reads.push_back(txn);
+                    self.dies[die as usize].last_user_ns = self.now;
+                    self.kick(die)?;
+                }
+                Op::Trim => {
+                    self.ftl.trim(lpn);
+                    self.finish_sub_request(slot)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
+        let end = record.offset_bytes + record.size_bytes.max(1);
+        if end <= self.logical_bytes {
+            return Ok((record.offset_bytes, false));
+        }
+        match self.config.host.address_overflow {
+            // Page numbers wrap modulo the logical capacity in `submit`.
+            AddressOverflow::Modulo => Ok((record.offset_bytes % self.logical_bytes, true)),
+            AddressOverflow::Scale => {
+                let span = self.config.host.trace_span_bytes.max(end) as u128;
+                let scaled = record.offset_bytes as u128 * self.logical_bytes as u128 / span;
+                let page = self.ftl.addr.page_size_bytes as u64;
+                let scaled = (scaled as u64 / page * page).min(self.logical_bytes.saturating_sub(record.size_bytes));
+                Ok((scaled, true))
+            }
+            AddressOverflow::Error => Err(SimError::Request {
+                id,
+                op: record.op.name(),
+                offset: record.offset_bytes,
+                message: format!(
+                    "ends at byte {end}, beyond the logical capacity of {} bytes (host.address_overflow = \"error\")",
+                    self.logical_bytes
+                ),
+            }),
+        }
+    }
+
+    fn alloc_request(&mut self, r: Request) -> u32 {
+        if let Some(slot) = self.free_requests.pop() {
+            self.requests[slot as usize] = r;
+            slot
+        } else {
+            self.requests.push(r);
+            (self.requests.len() - 1) as u32
+        }
+    }
+
+    fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
+        let t = Txn { kind, request, lpn, ppn, from: NO_PAGE, plane, page_type: 0, slc: false, enqueued_ns: self.now };
+        if let Some(slot) = self.free_txns.pop() {
+            self.txns[slot as usize] = t;
+            slot
+        } else {
+            self.txns.push(t);
+            (self.txns.len() - 1) as u32
+        }
+    }
+
+    /// One page of a request is done; the request completes with its last page.
+    fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
+        let r = &mut self.requests[slot as usize];
+        r.pending -= 1;
+        if r.pending > 0 {
+            return Ok(());
+        }
+        let r = *r;
+        self.free_requests.push(slot);
+        self.outstanding -= 1;
+        let completion = self.now + self.config.host.request_overhead_ns;
+        let latency = completion - r.arrival_ns;
+        for stats in [&mut self.total, &mut self.per_run[r.run as usize]] {
+            match r.op {
+                Op::Read => stats.reads.record(latency, r.size_bytes),
+                Op::Write => {
+                    stats.writes.record(latency, r.size_bytes);
+                    if r.dominant_type >= 0 {
+                        stats.dominated_writes[r.dominant_type as usize] += 1;
+                    }
+                }
+                Op::Trim => stats.trims.record(latency, r.size_bytes),
+            }
+            stats.all.record(latency, r.size_bytes);
+            stats.last_completion_ns = stats.last_completion_ns.max(completion);
+        }
+        self.record_series(completion, r.op, latency, r.size_bytes);
+        if let Some(observer) = self.observers.requests.as_mut() {
+            observer(&RequestRecord {
+                id: r.id,
+                run: r.run,
+                op: r.op.name(),
+                offset_bytes: r.offset_bytes,
+                size_bytes: r.size_bytes,
+                arrival_ns: r.arrival_ns,
+                completion_ns: completion,
+                latency_ns: latency,
+                pages: r.pages,
+                dominant_page_type: r.dominant_type,
+            });
+        }
+        let completed = self.total.all.count;
+        if let Some(progress) = self.observers.progress.as_mut() {
+            if self.observers.progress_every > 0 && completed % self.observers.progress_every == 0 {
+                progress(completed, self.now);
+            }
+        }
+        if self.check && self.config.output.check_every > 0 {
+            self.completed_since_check += 1;
+            if self.completed_since_check >= self.config.output.check_every {
+                self.completed_since_check = 0;
+                self.check_now()?;
+            }
+        }
+        // A slot opened in the device queue. Refilling goes through an event, not a
+        // nested call, so long runs of instantly-completing requests cannot recurse.
+        let refill = match self.config.host.replay {
+            ReplayMode::ClosedLoop => self.pending_record.is_some(),
+            ReplayMode::OpenLoop => !self.host_waiting.is_empty(),
+        };
+        if refill {
+            self.push(self.now, Event::Refill);
+        }
+        Ok(())
+    }
+
+    fn on_refill(&mut self) -> Result<(), SimError> {
+        match self.config.host.replay {
+            ReplayMode::ClosedLoop => {
+                if let Some(record) = self.pending_record.take() {
+                    self.submit(record, self.now)?;
+                    self.fetch_record()?;
+                }
+            }
+            ReplayMode::OpenLoop => {
+                let depth = self.config.host.queue_depth as u64;
+                if self.outstanding < depth {
+                    if let Some((record, arrival)) = self.host_waiting.pop_front() {
+                        // Latency counts from the arrival, including the wait in the host.
+                        self.submit(record, arrival)?;
+                    }
+                }
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
+        let interval = self.config.output.series_interval_ns;
+        if interval == 0 {
+            return;
+        }
+        let bucket = completion / interval;
+        while bucket > self.series_acc.bucket {
+            self.flush_series_row();
+        }
+        let acc = &mut self.series_acc;
+        match op {
+            Op::Read => {
+                acc.reads += 1;
+                acc.read_bytes += bytes;
+                acc.read_latency_sum_ns += latency as u128;
+            }
+            Op::Write => {
+                acc.writes += 1;
+                acc.write_bytes += bytes;
+                acc.write_latency_sum_ns += latency as u128;
+            }
+            Op::Trim => {}
+        }
+    }
+
+    fn flush_series_row(&mut self) {
+        let interval = self.config.output.series_interval_ns;
+        let acc = std::mem::take(&mut self.series_acc);
+        let seconds = interval as f64 / 1e9;
+        let mean = |sum: u128, n: u64| if n == 0 { 0.0 } else { sum as f64 / n as f64 };
+        let free_blocks: u64 = self.ftl.planes.iter().map(|p| p.free.len() as u64).sum();
+        self.series.push(SeriesRow {
+            start_ns: acc.bucket * interval,
+            end_ns: (acc.bucket + 1) * interval,
+            reads: acc.reads,
+            writes: acc.writes,
+            read_bytes: acc.read_bytes,
+            write_bytes: acc.write_bytes,
+            read_latency_mean_ns: mean(acc.read_latency_sum_ns, acc.reads),
+            write_latency_mean_ns: mean(acc.write_latency_sum_ns, acc.writes),
+            iops: (acc.reads + acc.writes) as f64 / seconds,
+            bandwidth_mib_s: (acc.read_bytes + acc.write_bytes) as f64 / seconds / 1048576.0,
+            free_blocks,
+            erases: self.ftl.counters.erases - acc.erases_at_start,
+            free_pages_by_type: self.ftl.free_pages_by_type.clone(),
+        });
+        self.series_acc.bucket = acc.bucket + 1;
+        self.series_acc.erases_at_start = self.ftl.counters.erases;
+    }
+
+    // ------------------------------------------------------------ die scheduler
+
+    /// Starts work on an idle die.
+    fn kick(&mut self, die: u32) -> Result<(), SimError> {
+        if !self.dies[die as usize].busy {
+            self.schedule_die(die)?;
+        }
+        Ok(())
+    }
+
+    fn die_planes(&self, die: u32) -> std::ops::Range<u32> {
+        let n = self.ftl.addr.planes_per_die;
+        die * n..die * n + n
+    }
+
+    /// Chooses and starts the die's next command: emergency GC first (thesis §4.2.2),
+    /// then the queues in the configured priority; background GC only when the die has
+    /// no user work and has been idle for `gc_idle_ns`.
+    fn schedule_die(&mut self, die: u32) -> Result<(), SimError> {
+        if self.dies[die as usize].busy {
+            return Ok(());
+        }
+        for plane in self.die_planes(die) {
+            if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
+                return Ok(());
+            }
+        }
+        for i in 0..self.priority.len() {
+            let started = match self.priority[i] {
+                QueueKind::UserRead => self.start_read(die)?,
+                QueueKind::UserWrite => self.start_write(die)?,
+                QueueKind::Gc => self.start_background_gc(die)?,
+            };
+            if started {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Background GC. Reached in priority order, so every queue ranked above it had
+    /// nothing it could start. With no user work at the die it waits `gc_idle_ns` of
+    /// idleness; with user work (ranked below GC, or blocked) it runs at once.
+    fn start_background_gc(&mut self, die: u32) -> Result<bool, SimError> {
+        let d = &self.dies[die as usize];
+        let user_work = !d.reads.is_empty() || !d.writes.is_empty();
+        if !self.die_planes(die).any(|p| self.ftl.gc_need(p) >= GcNeed::Background) {
+            return Ok(false);
+        }
+        let ready_at = d.last_user_ns + self.config.ftl.gc_idle_ns;
+        if !user_work && self.now < ready_at {
+            if !self.dies[die as usize].gc_idle_pending {
+                self.dies[die as usize].gc_idle_pending = true;
+                self.push(ready_at, Event::GcIdle { die });
+            }
+            return Ok(false);
+        }
+        for plane in self.die_planes(die) {
+            if self.ftl.gc_need(plane) >= GcNeed::Background && self.start_gc_step(die, plane, false)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Starts one cleanup operation on `plane`; false if there is nothing to do.
+    fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
+        let Some(step) = self.ftl.gc_next_step(plane, self.now) else { return Ok(false) };
+        if emergency {
+            self.gc_emergency_steps += 1;
+        } else {
+            self.gc_background_steps += 1;
+        }
+        match step {
+            GcStep::Erase { block } => {
+                self.ftl.erase(block);
+                self.energy.erase += self.timing.erase_nj;
+                let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, block, plane);
+                let cmd = &mut self.dies[die as usize].command;
+                cmd.txns.clear();
+                cmd.txns.push(txn);
+                cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
+                cmd.next = 0;
+            }
+            GcStep::Move { ppn, lpn } => {
+                let Some(dest) = self.ftl.allocate_gc(plane, self.now) else {
+                    return Err(SimError::Stalled {
+                        time_ns: self.now,
+                        outstanding: self.outstanding,
+                        message: format!("plane {plane} has no free page for a GC move"),
+                    });
+                };
+                if self.timing.one_shot && !dest.slc {
+                    // A GC move fills a whole page set on its own; the rest of the wordline is lost.
+                    self.ftl.skip_rest_of_wordline(dest.ppn);
+                }
+                let src_type = self.ftl.page_type(ppn);
+                let src_slc = self.ftl.is_slc(ppn);
+                self.ftl.commit_move(lpn, ppn, dest.ppn);
+                let sense = self.timing.read_ns(src_type, src_slc);
+                let program = self.program_ns(dest.page_type, dest.slc);
+                self.count_read(src_type);
+                self.count_program(dest.page_type, dest.slc, false);
+                let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
+                self.txns[txn as usize].from = ppn;
+                let copyback = self.config.flash.copyback;
+                if copyback {
+                    self.flash_counters.copybacks += 1;
+                }
+                let cmd = &mut self.dies[die as usize].command;
+                cmd.txns.clear();
+                cmd.txns.push(txn);
+                cmd.steps = if copyback {
+                    [Some(Step::Array(sense)), Some(Step::Array(program)), None, None]
+                } else {
+                    [Some(Step::Array(sense)), Some(Step::ChannelOut(1)), Some(Step::ChannelIn(1)), Some(Step::Array(program))]
+                };
+                cmd.next = 0;
+            }
+        }
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
+        if self.timing.one_shot && !slc {
+            self.timing.one_shot_ns
+        } else {
+            self.timing.program_ns(page_type, slc)
+        }
+    }
+
+    fn count_read(&mut self, page_type: u8) {
+        self.flash_counters.page_reads += 1;
+        self.energy.read += self.timing.read_nj(page_type);
+    }
+
+    fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
+        if user {
+            self.flash_counters.user_programs += 1;
+            if slc {
+                self.flash_counters.slc_user_programs += 1;
+            }
+        } else {
+            self.flash_counters.gc_programs += 1;
+        }
+        if slc {
+            self.flash_counters.slc_programs += 1;
+        }
+        self.flash_counters.programs_by_type[page_type as usize] += 1;
+        // One-shot programs a page set with one operation; energy is per page either way.
+        self.energy.program += self.timing.program_nj(page_type);
+    }
+
+    /// Starts a (possibly multi-plane) read of the oldest queued read.
+    fn start_read(&mut self, die: u32) -> Result<bool, SimError> {
+        let Some(&first) = self.dies[die as usize].reads.front() else { return Ok(false) };
+        let first_ppn = self.current_ppn(first);
+        let addr = &self.ftl.addr;
+        let key = (addr.block_in_plane(addr.block_of(first_ppn)), addr.page_in_block(first_ppn));
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        self.dies[die as usize].reads.pop_front();
+        self.txns[first as usize].ppn = first_ppn;
+        cmd.txns.push(first);
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+            let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
+            let mut i = 0;
+            while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
+                let t = self.dies[die as usize].reads[i];
+                let ppn = self.current_ppn(t);
+                let plane_bit = 1u64 << (self.txns[t as usize].plane % 64);
+                let a = &self.ftl.addr;
+                if used_planes & plane_bit == 0 && (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key {
+                    used_planes |= plane_bit;
+                    self.txns[t as usize].ppn = ppn;
+                    cmd.txns.push(t);
+                    self.dies[die as usize].reads.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let mut sense = 0;
+        for &t in &cmd.txns {
+            let ppn = self.txns[t as usize].ppn;
+            let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+            sense = sense.max(self.timing.read_ns(page_type, slc));
+            self.count_read(page_type);
+        }
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane += 1;
+        }
+        let pages = cmd.txns.len() as u32;
+        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// The page a queued read should sense now: its logical page's current location if
+    /// that is still in the same plane (GC moves within a plane), else the page it was
+    /// queued for (the host overwrote it meanwhile; the old data is read).
+    fn current_ppn(&self, txn: u32) -> Ppn {
+        let t = &self.txns[txn as usize];
+        match self.ftl.lookup(t.lpn) {
+            Some(ppn) if self.ftl.addr.plane_of(ppn) == t.plane => ppn,
+            _ => t.ppn,
+        }
+    }
+
+    /// Starts a program of queued writes: page by page (with multi-plane partners at
+    /// the same block and page address) or, for one-shot flash, a page set per plane.
+    fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
+        if self.dies[die as usize].writes.is_empty() {
+            return Ok(false);
+        }
+        if self.timing.one_shot {
+            return self.start_one_shot(die);
+        }
+        // The oldest write whose plane has room; writes to a full plane wait for GC.
+        let queue_len = self.dies[die as usize].writes.len();
+        let mut chosen = None;
+        for i in 0..queue_len {
+            let t = self.dies[die as usize].writes[i];
+            if self.ftl.can_allocate_user(self.txns[t as usize].plane) {
+                chosen = Some(i);
+                break;
+            }
+        }
+        let Some(index) = chosen else { return Ok(false) };
+        let first = self.dies[die as usize].writes.remove(index).expect("index in range");
+        let first_plane = self.txns[first as usize].plane;
+        let key = self.ftl.peek_user(first_plane);
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(first);
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+            let mut used_planes = 1u64 << (first_plane % 64);
+            let mut i = 0;
+            while i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
+                let t = self.dies[die as usize].writes[i];
+                let plane = self.txns[t as usize].plane;
+                let plane_bit = 1u64 << (plane % 64);
+                if used_planes & plane_bit == 0 && self.ftl.peek_user(plane) == key {
+                    used_planes |= plane_bit;
+                    cmd.txns.push(t);
+                    self.dies[die as usize].writes.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let mut program = 0;
+        for k in 0..cmd.txns.len() {
+            let t = cmd.txns[k];
+            let plane = self.txns[t as usize].plane;
+            let a = self.ftl.allocate_user(plane, self.now).expect("room was checked");
+            program = program.max(self.program_ns(a.page_type, a.slc));
+            self.bind_write(t, a.ppn, a.page_type, a.slc);
+        }
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane += 1;
+        }
+        let pages = cmd.txns.len() as u32;
+        cmd.steps = [Some(Step::ChannelIn(pages)), Some(Step::Array(program)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// Maps a user write to its page and records its page type on the request.
+    fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
+        let t = &mut self.txns[txn as usize];
+        t.ppn = ppn;
+        t.page_type = page_type;
+        t.slc = slc;
+        let (lpn, request) = (t.lpn, t.request);
+        self.ftl.commit_write(lpn, ppn);
+        self.count_program(page_type, slc, true);
+        let r = &mut self.requests[request as usize];
+        r.dominant_type = r.dominant_type.max(page_type as i32);
+    }
+
+    /// One-shot (SPA §II-A): a plane's buffered writes are programmed as one page set
+    /// when a full set is gathered or the oldest has waited the program delay.
+    fn start_one_shot(&mut self, die: u32) -> Result<bool, SimError> {
+        let bits = self.ftl.bits_per_cell;
+        let delay = self.timing.program_delay_ns;
+        let mut oldest_wait = u64::MAX;
+        for plane in self.die_planes(die) {
+            let mut count = 0;
+            let mut oldest = u64::MAX;
+            for &t in self.dies[die as usize].writes.iter() {
+                if self.txns[t as usize].plane == plane {
+                    count += 1;
+                    oldest = oldest.min(self.txns[t as usize].enqueued_ns);
+                }
+            }
+            if count == 0 || !self.ftl.can_allocate_user(plane) {
+                continue;
+            }
+            let due = oldest + delay;
+            // SLC-mode blocks program page by page; a page set forms in normal blocks.
+            let slc_next = self.ftl.slc_blocks_per_plane > 0 && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
+            if count >= bits || self.now >= due || slc_next {
+                let take = if slc_next { 1 } else { count.min(bits) };
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+                cmd.txns.clear();
+                let mut i = 0;
+                while cmd.txns.len() < take {
+                    let t = self.dies[die as usize].writes[i];
+                    if self.txns[t as usize].plane == plane {
+                        cmd.txns.push(t);
+                        self.dies[die as usize].writes.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                let mut last = NO_PAGE;
+                let mut program = 0;
+                for k in 0..cmd.txns.len() {
+                    let t = cmd.txns[k];
+                    let a = self.ftl.allocate_user(plane, self.now).expect("room was checked");
+                    program = program.max(self.program_ns(a.page_type, a.slc));
+                    last = a.ppn;
+                    self.bind_write(t, a.ppn, a.page_type, a.slc);
+                }
+                if !slc_next && cmd.txns.len() < bits {
+                    self.ftl.skip_rest_of_wordline(last);
+                }
+                let pages = cmd.txns.len() as u32;
+                cmd.steps = [Some(Step::ChannelIn(pages)), Some(Step::Array(program)), None, None];
+                cmd.next = 0;
+                self.dies[die as usize].command = cmd;
+                self.dies[die as usize].busy = true;
+                self.advance_command(die)?;
+                return Ok(true);
+            }
+            oldest_wait = oldest_wait.min(due);
+        }
+        if oldest_wait != u64::MAX && !self.dies[die as usize].delay_pending {
+            self.dies[die as usize].delay_pending = true;
+            self.push(oldest_wait, Event::ProgramDelay { die });
+        }
+        Ok(false)
+    }
+
+    /// Runs the current command's next step, or completes the command.
+    fn advance_command(&mut self, die: u32) -> Result<(), SimError> {
+        let d = &mut self.dies[die as usize];
+        let step = if d.command.next < 4 { d.command.steps[d.command.next] } else { None };
+        d.command.next += 1;
+        match step {
+            Some(Step::Array(ns)) => {
+                self.push(self.now + ns, Event::DieDone { die });
+            }
+            Some(Step::ChannelOut(_)) | Some(Step::ChannelIn(_)) => {
+                let channel = self.ftl.addr.channel_of_die(die);
+                let ch = &mut self.channels[channel as usize];
+                if ch.holder.is_some() {
+                    ch.waiting.push_back(die);
+                } else {
+                    self.start_transfer(channel, die);
+                }
+            }
+            None => self.complete_command(die)?,
+        }
+        Ok(())
+    }
+
+    fn start_transfer(&mut self, channel: u32, die: u32) {
+        let d = &self.dies[die as usize];
+        let pages = match d.command.steps[d.command.next - 1] {
+            Some(Step::ChannelOut(p)) | Some(Step::ChannelIn(p)) => p,
+            _ => unreachable!("transfer step expected"),
+        };
+        self.channels[channel as usize].holder = Some(die);
+        self.energy.transfer += self.timing.transfer_nj_per_byte * (pages as u64 * self.timing.page_size_bytes) as f64;
+        self.push(self.now + self.timing.transfer_ns(pages), Event::ChannelDone { channel });
+    }
+
+    fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
+        let ch = &mut self.channels[channel as usize];
+        let holder = ch.holder.take().expect("channel holder");
+        if let Some(next) = ch.waiting.pop_front() {
+            self.start_transfer(channel, next);
+        }
+        self.advance_command(holder)
+    }
+
+    fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
+        let cmd = std::mem::take(&mut self.dies[die as usize].command);
+        self.dies[die as usize].busy = false;
+        for &t in &cmd.txns {
+            let txn = self.txns[t as usize];
+            match txn.kind {
+                TxnKind::Read if self.timing.ecc_decode_ns > 0 => {
+                    self.push(self.now + self.timing.ecc_decode_ns, Event::Decoded { txn: t });
+                }
+                _ => self.complete_txn(t)?,
+            }
+        }
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].command.txns.clear();
+        self.schedule_die(die)
+    }
+
+    fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {
+        let txn = self.txns[t as usize];
+        self.free_txns.push(t);
+        match txn.kind {
+            TxnKind::Read | TxnKind::Write => self.finish_sub_request(txn.request),
+            TxnKind::GcMove | TxnKind::Erase => Ok(()),
+        }
+    }
+
+    fn check_now(&self) -> Result<(), SimError> {
+        self.ftl.check_invariants().map_err(|message| SimError::Invariant { time_ns: self.now, message })
+    }
+
+    // ----------------------------------------------------------------- report
+
+    fn finish(mut self) -> (Report, Vec<SeriesRow>) {
+        if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
+            self.flush_series_row();
+        }
+        let start = self.total.first_arrival_ns.unwrap_or(0);
+        let interval = self.total.last_completion_ns.saturating_sub(start);
+        let addr = &self.ftl.addr;
+        let writes_total = self.total.writes.count.max(1);
+        let bits = self.ftl.bits_per_cell;
+        let erase_counts: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
+        let erase_summary = erase_summary(&erase_counts);
+        let f = &self.flash_counters;
+        let waf = if f.user_programs == 0 {
+            0.0
+        } else {
+            (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64
+        };
+        let chips = addr.chips() as f64;
+        self.energy.idle = self.config.energy.idle_power_mw_per_chip * chips * interval as f64 / 1e3;
+        self.energy.total = self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
+        self.energy.per_request = self.energy.total / self.total.all.count.max(1) as f64;
+        let runs = self
+            .per_run
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let interval = r.last_completion_ns.saturating_sub(r.first_arrival_ns.unwrap_or(0));
+                RunSummary { run: i as u32, interval_ns: interval, read: r.reads.summary(interval), write: r.writes.summary(interval) }
+            })
+            .collect();
+        let config_text = toml::to_string(&self.config).unwrap_or_default();
+        let report = Report {
+            schema_version: 1,
+            ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.config.seed,
+            config_hash: format!("{:016x}", fnv1a(config_text.as_bytes())),
+            workload: self.workload_name.clone(),
+            device: DeviceSummary {
+                preset: self.config.name.clone(),
+                cell: format!("{:?}", self.config.flash.cell).to_lowercase(),
+                channels: addr.channels,
+                chips: addr.chips(),
+                dies: addr.dies(),
+                planes: addr.planes(),
+                blocks: addr.blocks(),
+                pages_per_block: addr.pages_per_block,
+                page_size_bytes: addr.page_size_bytes,
+                physical_bytes: addr.pages() * addr.page_size_bytes as u64,
+                logical_bytes: self.logical_bytes,
+                mapping_table_bytes: self.ftl.mapping_memory_bytes(self.config.ftl.mapping_entry_bytes),
+            },
+            host: HostSummary {
+                requests: self.next_request_id,
+                sub_requests: self.host_counters.sub_requests,
+                unwritten_reads: self.host_counters.unwritten_reads,
+                unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
+                address_remapped: self.host_counters.address_remapped,
+                address_policy: kebab(&self.config.host.address_overflow),
+                unaligned: self.host_counters.unaligned,
+                out_of_order: self.host_counters.out_of_order,
+                skipped_records: self.skipped_total,
+                runs: self.run + 1,
+                replay: kebab(&self.config.host.replay),
+            },
+            simulated_ns: interval,
+            read: self.total.reads.summary(interval),
+            write: self.total.writes.summary(interval),
+            trim: self.total.trims.summary(interval),
+            all: self.total.all.summary(interval),
+            dominated_write_share: (0..bits)
+                .map(|t| self.total.dominated_writes[t] as f64 / writes_total as f64)
+                .collect(),
+            waf,
+            gc: GcSummary {
+                victims: self.ftl.counters.gc_victims,
+                moved_pages: self.ftl.counters.gc_moved_pages,
+                erases: self.ftl.counters.erases,
+                slc_erases: self.ftl.counters.slc_erases,
+                emergency_steps: self.gc_emergency_steps,
+                background_steps: self.gc_background_steps,
+            },
+            erase_counts: erase_summary,
+            flash: FlashSummary {
+                page_reads: f.page_reads,
+                user_page_programs: f.user_programs,
+                gc_page_programs: f.gc_programs,
+                programs_by_page_type: f.programs_by_type.clone(),
+                slc_programs: f.slc_programs,
+                slc_hit_ratio: if f.user_programs == 0 { 0.0 } else { f.slc_user_programs as f64 / f.user_programs as f64 },
+                multi_plane_commands: f.multi_plane,
+                copybacks: f.copybacks,
+                wasted_pages: self.ftl.counters.wasted_pages,
+                read_retries: 0,
+                uncorrectable_reads: 0,
+            },
+            energy_nj: self.energy.clone(),
+            precondition: self.precondition_report.clone(),
+            runs,
+            events: self.events_processed,
+        };
+        (report, self.series)
+    }
+}
+
+fn kebab<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn erase_summary(counts: &[u32]) -> EraseSummary {
+    let min = counts.iter().copied().min().unwrap_or(0);
+    let max = counts.iter().copied().max().unwrap_or(0);
+    let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / counts.len().max(1) as f64;
+    let width = ((max - min) / 10).max(1);
+    let mut histogram: Vec<(u32, u64)> = (0..10).map(|i| (min + i * width, 0)).collect();
+    for &c in counts {
+        let i = (((c - min) / width) as usize).min(9);
+        histogram[i].1 += 1;
+    }
+    histogram.retain(|&(_, n)| n > 0);
+    EraseSummary { min, mean, max, histogram }
+}

@@ -1,0 +1,117 @@
+//! Garbage collection decisions: when a plane needs cleaning, which block to clean
+//! (greedy, cost-benefit, FIFO, random) and, one cleanup operation at a time, what to do
+//! next (thesis §4.2.2: decided with the freshest state just before it executes).
+
+use super::{BlockState, Ftl, GcNeed, GcStep};
+use crate::config::VictimPolicy;
+use crate::flash::NO_PAGE;
+use rand::Rng;
+
+impl Ftl {
+    /// Normal-mode free blocks at or below the emergency threshold → emergency; at or
+    /// below the background threshold → background. An SLC pool with no free block left
+    /// but closed SLC blocks to clean also asks for background cleaning.
+    pub fn gc_need(&self, plane: u32) -> GcNeed {
+        let p = &self.planes[plane as usize];
+        let free = p.free.len() as u32;
+        if free <= self.emergency_free_blocks {
+            return GcNeed::Emergency;
+        }
+        if free <= self.background_free_blocks || p.victim != NO_PAGE {
+            return GcNeed::Background;
+        }
+        if self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1 && self.has_closed_slc(plane) {
+            return GcNeed::Background;
+        }
+        GcNeed::None
+    }
+
+    fn has_closed_slc(&self, plane: u32) -> bool {
+        let first = self.addr.first_block_of_plane(plane);
+        (first..first + self.slc_blocks_per_plane).any(|b| self.blocks[b as usize].state == BlockState::Closed)
+    }
+
+    /// The next cleanup operation for `plane`, choosing a victim if none is in progress.
+    /// `None` when nothing can be cleaned (no closed block).
+    pub fn gc_next_step(&mut self, plane: u32, now_ns: u64) -> Option<GcStep> {
+        if self.planes[plane as usize].victim == NO_PAGE {
+            let victim = self.pick_victim(plane, now_ns)?;
+            let p = &mut self.planes[plane as usize];
+            p.victim = victim;
+            p.victim_cursor = 0;
+            self.counters.gc_victims += 1;
+        }
+        let p = &self.planes[plane as usize];
+        let victim = p.victim;
+        if self.blocks[victim as usize].valid_pages == 0 {
+            return Some(GcStep::Erase { block: victim });
+        }
+        let pages = self.pages_in_block(victim);
+        let mut cursor = p.victim_cursor;
+        while cursor < pages {
+            let ppn = self.addr.ppn(victim, cursor);
+            let lpn = self.reverse[ppn as usize];
+            cursor += 1;
+            if lpn != NO_PAGE {
+                self.planes[plane as usize].victim_cursor = cursor;
+                return Some(GcStep::Move { ppn, lpn });
+            }
+        }
+        // Every page was examined but some are still valid: moves are in flight. Wait.
+        self.planes[plane as usize].victim_cursor = cursor;
+        None
+    }
+
+    /// Picks the block to clean among the plane's closed blocks. Blocks without valid
+    /// pages always win. SLC blocks are cleaned when the SLC pool is exhausted and the
+    /// normal pool is not in need.
+    pub fn pick_victim(&mut self, plane: u32, now_ns: u64) -> Option<u32> {
+        let p = &self.planes[plane as usize];
+        let normal_need = (p.free.len() as u32) <= self.background_free_blocks;
+        let slc_need = self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1;
+        let first = self.addr.first_block_of_plane(plane);
+        let candidates = (first..first + self.addr.blocks_per_plane).filter(|&b| {
+            let info = &self.blocks[b as usize];
+            info.state == BlockState::Closed && if info.slc { slc_need && !normal_need } else { normal_need }
+        });
+        let mut best: Option<(u32, u64)> = None;
+        let mut count = 0u32;
+        let policy = self.victim_policy;
+        let pages_per_block = self.addr.pages_per_block;
+        let mut pool: Vec<u32> = Vec::new();
+        for b in candidates {
+            let info = &self.blocks[b as usize];
+            if info.valid_pages == 0 {
+                return Some(b);
+            }
+            let capacity = if info.slc { self.slc_layout.pages() } else { pages_per_block };
+            if info.valid_pages >= capacity {
+                continue; // nothing to gain
+            }
+            count += 1;
+            // Lower score wins; ties keep the lowest block number (deterministic).
+            let score = match policy {
+                VictimPolicy::Greedy => info.valid_pages as u64,
+                VictimPolicy::Fifo => info.closed_seq,
+                VictimPolicy::CostBenefit => {
+                    // benefit/cost = (1-u)/(2u) × age; maximise → minimise its negation.
+                    let u = info.valid_pages as f64 / capacity as f64;
+                    let age = now_ns.saturating_sub(info.last_write_ns) as f64 + 1.0;
+                    let benefit = (1.0 - u) / (2.0 * u) * age;
+                    u64::MAX - benefit.min(u64::MAX as f64 / 2.0) as u64
+                }
+                VictimPolicy::Random => {
+                    pool.push(b);
+                    0
+                }
+            };
+            if best.is_none_or(|(_, s)| score < s) {
+                best = Some((b, score));
+            }
+        }
+        if policy == VictimPolicy::Random && count > 0 {
+            return Some(pool[self.victim_rng.random_range(0..pool.len())]);
+        }
+        best.map(|(b, _)| b)
+    }
+}

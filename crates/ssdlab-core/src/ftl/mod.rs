@@ -1,0 +1,508 @@
+//! The flash translation layer's state: page-level mapping table and reverse map, the
+//! block table (valid counts, write pointers, erase counts, modes), per-plane free pools
+//! and active (write-point) blocks, garbage-collection victim choice, preconditioning
+//! and the invariant checker. Timing is not here: the engine decides *when*, the FTL
+//! decides *where*.
+
+pub mod allocation;
+pub mod gc;
+pub mod precondition;
+
+use crate::config::{Config, VictimPolicy};
+use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    /// Erased, in its plane's free pool.
+    Free,
+    /// A write point: pages are being programmed in order.
+    Open,
+    /// Every page programmed.
+    Closed,
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockInfo {
+    pub valid_pages: u32,
+    /// Next page ID to program; pages below it are programmed (or skipped and lost).
+    pub write_ptr: u32,
+    pub erase_count: u32,
+    pub state: BlockState,
+    /// Used in SLC mode: fewer pages, SLC latencies, all page type 0.
+    pub slc: bool,
+    /// Order in which blocks were closed (FIFO victim policy).
+    pub closed_seq: u64,
+    /// Time of the last program into this block (cost-benefit age).
+    pub last_write_ns: u64,
+}
+
+/// Which write point of a plane a page is taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+    Slc = 2,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlaneState {
+    pub free: VecDeque<u32>,
+    pub free_slc: VecDeque<u32>,
+    /// Active block per stream (NO_PAGE = none), indexed by `Stream as usize`.
+    pub active: [u32; 3],
+    /// Block being cleaned (NO_PAGE = none) and the next page to examine in it.
+    pub victim: u32,
+    pub victim_cursor: u32,
+}
+
+/// What a plane needs from garbage collection right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GcNeed {
+    None,
+    /// Clean when the die is idle.
+    Background,
+    /// Clean before serving more user writes.
+    Emergency,
+}
+
+/// One cleanup operation (thesis §4.2.2): a single flash command chosen with the
+/// freshest state just before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcStep {
+    /// Move the valid page `ppn` (holding `lpn`) out of the victim.
+    Move { ppn: Ppn, lpn: u32 },
+    /// Erase a block without valid pages.
+    Erase { block: u32 },
+}
+
+/// A physical page handed out by the allocator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocated {
+    pub ppn: Ppn,
+    pub page_type: u8,
+    pub slc: bool,
+}
+
+pub struct Ftl {
+    pub addr: Address,
+    pub layout: PageLayout,
+    pub slc_layout: PageLayout,
+    /// Logical page → physical page (NO_PAGE = unmapped).
+    pub map: Vec<Ppn>,
+    /// Physical page → logical page (NO_PAGE = free or invalid).
+    pub reverse: Vec<u32>,
+    pub blocks: Vec<BlockInfo>,
+    pub planes: Vec<PlaneState>,
+    pub logical_pages: u32,
+    pub slc_blocks_per_plane: u32,
+    pub normal_blocks_per_plane: u32,
+    pub background_free_blocks: u32,
+    pub emergency_free_blocks: u32,
+    pub victim_policy: VictimPolicy,
+    pub bits_per_cell: usize,
+    one_shot: bool,
+    closed_counter: u64,
+    victim_rng: Pcg64Mcg,
+    /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
+    /// policies and time series can read it in O(1).
+    pub free_pages_by_type: Vec<u64>,
+    pub counters: FtlCounters,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FtlCounters {
+    pub erases: u64,
+    pub slc_erases: u64,
+    pub gc_victims: u64,
+    pub gc_moved_pages: u64,
+    /// Pages of a one-shot page set skipped because the set was programmed incomplete.
+    pub wasted_pages: u64,
+}
+
+impl Ftl {
+    /// Builds an erased drive. The config must be validated.
+    pub fn new(config: &Config) -> Self {
+        let addr = Address::new(&config.geometry);
+        let bits = config.bits_per_cell();
+        let layout = PageLayout::from_config(&config.flash, addr.pages_per_block);
+        let slc_pages = config.flash.slc_pages_per_block.max(1);
+        let slc_layout = PageLayout::slc(slc_pages);
+        let slc_blocks_per_plane = config.ftl.slc_blocks_per_plane;
+        let normal_blocks_per_plane = addr.blocks_per_plane - slc_blocks_per_plane;
+        let mut blocks = Vec::with_capacity(addr.blocks() as usize);
+        let mut planes = Vec::with_capacity(addr.planes() as usize);
+        let mut free_pages_by_type = vec![0u64; bits];
+        let per_type = layout.pages_per_type(bits);
+        for plane in 0..addr.planes() {
+            let mut state = PlaneState {
+                free: VecDeque::with_capacity(addr.blocks_per_plane as usize),
+                free_slc: VecDeque::new(),
+                active: [NO_PAGE; 3],
+                victim: NO_PAGE,
+                victim_cursor: 0,
+            };
+            for b in 0..addr.blocks_per_plane {
+                let global = addr.first_block_of_plane(plane) + b;
+                let slc = b < slc_blocks_per_plane;
+                blocks.push(BlockInfo {
+                    valid_pages: 0,
+                    write_ptr: 0,
+                    erase_count: 0,
+                    state: BlockState::Free,
+                    slc,
+                    closed_seq: 0,
+                    last_write_ns: 0,
+                });
+                if slc {
+                    state.free_slc.push_back(global);
+                } else {
+                    state.free.push_back(global);
+                    for (t, n) in per_type.iter().enumerate() {
+                        free_pages_by_type[t] += *n as u64;
+                    }
+                }
+            }
+            planes.push(state);
+        }
+        let normal_pages = addr.planes() as u64 * normal_blocks_per_plane as u64 * addr.pages_per_block as u64;
+        let logical_pages = ((normal_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u32;
+        let blocks_f = normal_blocks_per_plane as f64;
+        let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
+        let background_free_blocks =
+            ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency_free_blocks);
+        Ftl {
+            map: vec![NO_PAGE; logical_pages as usize],
+            reverse: vec![NO_PAGE; addr.pages() as usize],
+            addr,
+            layout,
+            slc_layout,
+            blocks,
+            planes,
+            logical_pages,
+            slc_blocks_per_plane,
+            normal_blocks_per_plane,
+            background_free_blocks,
+            emergency_free_blocks,
+            victim_policy: config.ftl.gc_victim,
+            bits_per_cell: bits,
+            one_shot: config.flash.program_scheme == crate::config::ProgramScheme::OneShot,
+            closed_counter: 0,
+            victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
+            free_pages_by_type,
+            counters: FtlCounters::default(),
+        }
+    }
+
+    pub fn pages_in_block(&self, block: u32) -> u32 {
+        if self.blocks[block as usize].slc {
+            self.slc_layout.pages()
+        } else {
+            self.layout.pages()
+        }
+    }
+
+    /// Page type of a physical page (0 for SLC-mode blocks).
+    pub fn page_type(&self, ppn: Ppn) -> u8 {
+        let block = self.addr.block_of(ppn);
+        if self.blocks[block as usize].slc {
+            0
+        } else {
+            self.layout.types[self.addr.page_in_block(ppn) as usize]
+        }
+    }
+
+    pub fn is_slc(&self, ppn: Ppn) -> bool {
+        self.blocks[self.addr.block_of(ppn) as usize].slc
+    }
+
+    pub fn lookup(&self, lpn: u32) -> Option<Ppn> {
+        let ppn = self.map[lpn as usize];
+        (ppn != NO_PAGE).then_some(ppn)
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Free pages the stream could still program in the plane's active block.
+    fn active_room(&self, plane: u32, stream: Stream) -> u32 {
+        let block = self.planes[plane as usize].active[stream as usize];
+        if block == NO_PAGE {
+            0
+        } else {
+            self.pages_in_block(block) - self.blocks[block as usize].write_ptr
+        }
+    }
+
+    /// Whether a user write could get a page in `plane` now. User writes never take the
+    /// last free block: GC needs it as a destination.
+    pub fn can_allocate_user(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        self.active_room(plane, Stream::Slc) > 0
+            || !p.free_slc.is_empty()
+            || self.active_room(plane, Stream::User) > 0
+            || p.free.len() > 1
+    }
+
+    /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
+    /// drive has them). `None` when the plane has no room until GC frees a block.
+    pub fn allocate_user(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        if self.slc_blocks_per_plane > 0 {
+            if let Some(a) = self.allocate_in(plane, Stream::Slc, now_ns, 0) {
+                return Some(a);
+            }
+        }
+        self.allocate_in(plane, Stream::User, now_ns, 1)
+    }
+
+    /// The (block-in-plane, page) a user write in `plane` would get next, without taking
+    /// it: multi-plane commands need equal addresses in every plane (DIR §2.3).
+    pub fn peek_user(&self, plane: u32) -> Option<(u32, u32)> {
+        let p = &self.planes[plane as usize];
+        let streams: &[(Stream, usize)] =
+            if self.slc_blocks_per_plane > 0 { &[(Stream::Slc, 0), (Stream::User, 1)] } else { &[(Stream::User, 1)] };
+        for &(stream, reserve) in streams {
+            if self.active_room(plane, stream) > 0 {
+                let b = p.active[stream as usize];
+                return Some((self.addr.block_in_plane(b), self.blocks[b as usize].write_ptr));
+            }
+            let pool = if stream == Stream::Slc { &p.free_slc } else { &p.free };
+            if pool.len() > reserve {
+                return Some((self.addr.block_in_plane(pool[0]), 0));
+            }
+        }
+        None
+    }
+
+    /// Takes the next page for a GC move into normal blocks of `plane`.
+    pub fn allocate_gc(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        self.allocate_in(plane, Stream::Gc, now_ns, 0)
+    }
+
+    /// Takes the next page of `stream`'s active block, opening a new block from the free
+    /// pool when the active one is full and more than `reserve` free blocks remain.
+    fn allocate_in(&mut self, plane: u32, stream: Stream, now_ns: u64, reserve: usize) -> Option<Allocated> {
+        if self.active_room(plane, stream) == 0 {
+            let p = &mut self.planes[plane as usize];
+            let pool = if stream == Stream::Slc { &mut p.free_slc } else { &mut p.free };
+            if pool.len() <= reserve {
+                return None;
+            }
+            let block = pool.pop_front().expect("checked non-empty");
+            p.active[stream as usize] = block;
+            self.blocks[block as usize].state = BlockState::Open;
+        }
+        let block = self.planes[plane as usize].active[stream as usize];
+        Some(self.take_page(block, now_ns))
+    }
+
+    /// Advances a block's write pointer by one page and returns that page.
+    fn take_page(&mut self, block: u32, now_ns: u64) -> Allocated {
+        let info = &mut self.blocks[block as usize];
+        let page = info.write_ptr;
+        info.write_ptr += 1;
+        info.last_write_ns = now_ns;
+        let slc = info.slc;
+        let page_type = if slc { 0 } else { self.layout.types[page as usize] };
+        if !slc {
+            self.free_pages_by_type[page_type as usize] -= 1;
+        }
+        if self.blocks[block as usize].write_ptr == self.pages_in_block(block) {
+            self.close_block(block);
+        }
+        Allocated { ppn: self.addr.ppn(block, page), page_type, slc }
+    }
+
+    fn close_block(&mut self, block: u32) {
+        let plane = self.addr.plane_of_block(block);
+        let info = &mut self.blocks[block as usize];
+        info.state = BlockState::Closed;
+        self.closed_counter += 1;
+        info.closed_seq = self.closed_counter;
+        for slot in self.planes[plane as usize].active.iter_mut() {
+            if *slot == block {
+                *slot = NO_PAGE;
+            }
+        }
+    }
+
+    /// One-shot programming: skips the rest of the wordline that `last` belongs to, so
+    /// the next allocation starts a new page set. The skipped pages are lost until erase.
+    pub fn skip_rest_of_wordline(&mut self, last: Ppn) {
+        let block = self.addr.block_of(last);
+        if self.blocks[block as usize].slc {
+            return;
+        }
+        let page = self.addr.page_in_block(last);
+        let wordline = self.layout.wordlines[page as usize];
+        while self.blocks[block as usize].state == BlockState::Open {
+            let next = self.blocks[block as usize].write_ptr;
+            if self.layout.wordlines[next as usize] != wordline {
+                break;
+            }
+            let skipped = self.take_page(block, self.blocks[block as usize].last_write_ns);
+            let _ = skipped;
+            self.counters.wasted_pages += 1;
+        }
+    }
+
+    /// Records that `lpn`'s data now lives at `ppn`; the old copy becomes invalid.
+    pub fn commit_write(&mut self, lpn: u32, ppn: Ppn) {
+        let old = self.map[lpn as usize];
+        if old != NO_PAGE {
+            self.invalidate(old);
+        }
+        self.map[lpn as usize] = ppn;
+        self.reverse[ppn as usize] = lpn;
+        self.blocks[self.addr.block_of(ppn) as usize].valid_pages += 1;
+    }
+
+    /// Completes a GC move if the source is still the live copy; otherwise the moved
+    /// copy is stale (the host overwrote or trimmed the page meanwhile) and stays invalid.
+    pub fn commit_move(&mut self, lpn: u32, from: Ppn, to: Ppn) -> bool {
+        if self.map[lpn as usize] != from {
+            return false;
+        }
+        self.commit_write(lpn, to);
+        self.counters.gc_moved_pages += 1;
+        true
+    }
+
+    pub fn trim(&mut self, lpn: u32) {
+        let old = self.map[lpn as usize];
+        if old != NO_PAGE {
+            self.invalidate(old);
+            self.map[lpn as usize] = NO_PAGE;
+        }
+    }
+
+    fn invalidate(&mut self, ppn: Ppn) {
+        debug_assert_ne!(self.reverse[ppn as usize], NO_PAGE);
+        self.reverse[ppn as usize] = NO_PAGE;
+        self.blocks[self.addr.block_of(ppn) as usize].valid_pages -= 1;
+    }
+
+    /// Erases a block and returns it to its plane's free pool.
+    pub fn erase(&mut self, block: u32) {
+        let plane = self.addr.plane_of_block(block);
+        let info = &mut self.blocks[block as usize];
+        debug_assert_eq!(info.valid_pages, 0, "erasing block {block} with valid data");
+        debug_assert_eq!(info.state, BlockState::Closed);
+        info.write_ptr = 0;
+        info.erase_count += 1;
+        info.state = BlockState::Free;
+        let slc = info.slc;
+        let p = &mut self.planes[plane as usize];
+        if p.victim == block {
+            p.victim = NO_PAGE;
+        }
+        if slc {
+            p.free_slc.push_back(block);
+            self.counters.slc_erases += 1;
+        } else {
+            p.free.push_back(block);
+            for t in 0..self.layout.types.len() {
+                self.free_pages_by_type[self.layout.types[t] as usize] += 1;
+            }
+        }
+        self.counters.erases += 1;
+    }
+
+    /// Bytes of mapping table plus reverse map as a controller would hold them.
+    pub fn mapping_memory_bytes(&self, entry_bytes: u32) -> u64 {
+        self.map.len() as u64 * entry_bytes as u64
+    }
+
+    /// Checks every structural invariant. Returns the first violation found.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (lpn, &ppn) in self.map.iter().enumerate() {
+            if ppn == NO_PAGE {
+                continue;
+            }
+            if self.reverse[ppn as usize] != lpn as u32 {
+                return Err(format!("map[{lpn}] = {ppn} but reverse[{ppn}] = {}", self.reverse[ppn as usize]));
+            }
+            let block = self.addr.block_of(ppn);
+            if self.addr.page_in_block(ppn) >= self.blocks[block as usize].write_ptr {
+                return Err(format!("lpn {lpn} maps to unprogrammed page {ppn}"));
+            }
+        }
+        let mut free_by_type = vec![0u64; self.bits_per_cell];
+        for (block, info) in self.blocks.iter().enumerate() {
+            let first = self.addr.ppn(block as u32, 0) as usize;
+            let pages = self.addr.pages_per_block as usize;
+            let mut valid = 0u32;
+            for (page, &lpn) in self.reverse[first..first + pages].iter().enumerate() {
+                if lpn == NO_PAGE {
+                    continue;
+                }
+                valid += 1;
+                if page as u32 >= info.write_ptr {
+                    return Err(format!("block {block}: page {page} valid above write pointer {}", info.write_ptr));
+                }
+                if self.map.get(lpn as usize) != Some(&((first + page) as u32)) {
+                    return Err(format!("reverse[{}] = {lpn} but map disagrees", first + page));
+                }
+            }
+            if valid != info.valid_pages {
+                return Err(format!("block {block}: valid count {} but {valid} valid pages", info.valid_pages));
+            }
+            let capacity = self.pages_in_block(block as u32);
+            match info.state {
+                BlockState::Free if info.write_ptr != 0 => {
+                    return Err(format!("free block {block} has write pointer {}", info.write_ptr))
+                }
+                BlockState::Closed if info.write_ptr != capacity => {
+                    return Err(format!("closed block {block} has write pointer {}", info.write_ptr))
+                }
+                BlockState::Open if info.write_ptr >= capacity => {
+                    return Err(format!("open block {block} is full"))
+                }
+                _ => {}
+            }
+            if !info.slc {
+                for page in info.write_ptr..capacity {
+                    free_by_type[self.layout.types[page as usize] as usize] += 1;
+                }
+            }
+        }
+        if free_by_type != self.free_pages_by_type {
+            return Err(format!(
+                "free pages by type {:?} but counted {:?}",
+                self.free_pages_by_type, free_by_type
+            ));
+        }
+        for (plane, p) in self.planes.iter().enumerate() {
+            let plane = plane as u32;
+            for &b in p.free.iter().chain(p.free_slc.iter()) {
+                if self.blocks[b as usize].state != BlockState::Free || self.addr.plane_of_block(b) != plane {
+                    return Err(format!("plane {plane}: free pool holds block {b} which is not free here"));
+                }
+            }
+            let free_here = (0..self.addr.blocks_per_plane)
+                .filter(|b| self.blocks[(self.addr.first_block_of_plane(plane) + b) as usize].state == BlockState::Free)
+                .count();
+            if free_here != p.free.len() + p.free_slc.len() {
+                return Err(format!("plane {plane}: {free_here} free blocks but pools hold {}", p.free.len() + p.free_slc.len()));
+            }
+            for &b in &p.active {
+                if b != NO_PAGE && self.blocks[b as usize].state != BlockState::Open {
+                    return Err(format!("plane {plane}: active block {b} is not open"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One-shot layouts must never be handed a page in the middle of a page set by
+    /// anything but the one-shot batching; exposed for the engine's assertions.
+    pub fn one_shot(&self) -> bool {
+        self.one_shot
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,267 @@
+//! Counters, latency histograms and time series gathered during a run, and the
+//! serialisable report built from them at the end (schema: docs/json-schema.md).
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Latency statistics of one operation type.
+#[derive(Clone)]
+pub struct LatencyStats {
+    pub count: u64,
+    pub bytes: u64,
+    pub sum_ns: u128,
+    pub max_ns: u64,
+    hist: Histogram<u64>,
+}
+
+impl Default for LatencyStats {
+    fn default() -> Self {
+        LatencyStats {
+            count: 0,
+            bytes: 0,
+            sum_ns: 0,
+            max_ns: 0,
+            // 1 ns … ~1.2 days with 3 significant digits.
+            hist: Histogram::new_with_bounds(1, 100_000_000_000_000, 3).expect("static bounds"),
+        }
+    }
+}
+
+impl LatencyStats {
+    pub fn record(&mut self, latency_ns: u64, bytes: u64) {
+        self.count += 1;
+        self.bytes += bytes;
+        self.sum_ns += latency_ns as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
+        self.hist.saturating_record(latency_ns.max(1));
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+
+    pub fn summary(&self, interval_ns: u64) -> OpSummary {
+        let q = |p: f64| if self.count == 0 { 0 } else { self.hist.value_at_quantile(p) };
+        let seconds = interval_ns as f64 / 1e9;
+        OpSummary {
+            requests: self.count,
+            bytes: self.bytes,
+            iops: if seconds > 0.0 { self.count as f64 / seconds } else { 0.0 },
+            bandwidth_mib_s: if seconds > 0.0 { self.bytes as f64 / seconds / 1048576.0 } else { 0.0 },
+            latency_ns: LatencySummary {
+                mean: self.mean_ns(),
+                p50: q(0.50),
+                p90: q(0.90),
+                p99: q(0.99),
+                p999: q(0.999),
+                max: self.max_ns,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OpSummary {
+    pub requests: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub latency_ns: LatencySummary,
+}
+
+/// Per-run accumulators (multi-run keeps one per run).
+#[derive(Clone, Default)]
+pub struct RunStats {
+    pub reads: LatencyStats,
+    pub writes: LatencyStats,
+    pub trims: LatencyStats,
+    pub all: LatencyStats,
+    /// Write requests by the page type of their slowest sub-request.
+    pub dominated_writes: Vec<u64>,
+    pub first_arrival_ns: Option<u64>,
+    pub last_completion_ns: u64,
+}
+
+/// One row of the time series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SeriesRow {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_latency_mean_ns: f64,
+    pub write_latency_mean_ns: f64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub free_blocks: u64,
+    pub erases: u64,
+    /// Free pages of each page type at the end of the interval (normal-mode blocks).
+    pub free_pages_by_type: Vec<u64>,
+}
+
+/// Accumulator for the current time-series interval.
+#[derive(Clone, Default)]
+pub struct SeriesAccumulator {
+    pub bucket: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_latency_sum_ns: u128,
+    pub write_latency_sum_ns: u128,
+    pub erases_at_start: u64,
+}
+
+/// One completed request, for the optional per-request CSV.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RequestRecord {
+    pub id: u64,
+    pub run: u32,
+    pub op: &'static str,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    pub arrival_ns: u64,
+    pub completion_ns: u64,
+    pub latency_ns: u64,
+    pub pages: u32,
+    /// Slowest page type among its sub-requests (writes), or -1.
+    pub dominant_page_type: i32,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub run: u32,
+    pub interval_ns: u64,
+    pub read: OpSummary,
+    pub write: OpSummary,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GcSummary {
+    /// Blocks chosen as GC victims.
+    pub victims: u64,
+    pub moved_pages: u64,
+    pub erases: u64,
+    pub slc_erases: u64,
+    pub emergency_steps: u64,
+    pub background_steps: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EraseSummary {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
+    /// Erase counts of all blocks, bucketed: (lower bound, blocks) with 10 equal buckets.
+    pub histogram: Vec<(u32, u64)>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlashSummary {
+    pub page_reads: u64,
+    pub user_page_programs: u64,
+    pub gc_page_programs: u64,
+    /// Programs of each page type (user + GC), LSB first.
+    pub programs_by_page_type: Vec<u64>,
+    pub slc_programs: u64,
+    /// User writes served by SLC-mode blocks / all user page writes (0 without SLC).
+    pub slc_hit_ratio: f64,
+    pub multi_plane_commands: u64,
+    pub copybacks: u64,
+    pub wasted_pages: u64,
+    pub read_retries: u64,
+    pub uncorrectable_reads: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostSummary {
+    pub requests: u64,
+    pub sub_requests: u64,
+    /// Reads of logical pages never written, and how they were served.
+    pub unwritten_reads: u64,
+    pub unwritten_read_policy: String,
+    /// Requests whose addresses exceeded the logical capacity and were wrapped or scaled.
+    pub address_remapped: u64,
+    pub address_policy: String,
+    /// Requests not aligned to pages (served as whole-page operations).
+    pub unaligned: u64,
+    /// Open loop: requests whose timestamp went backwards (served at the current time).
+    pub out_of_order: u64,
+    pub skipped_records: u64,
+    pub runs: u32,
+    pub replay: String,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DeviceSummary {
+    pub preset: String,
+    pub cell: String,
+    pub channels: u32,
+    pub chips: u32,
+    pub dies: u32,
+    pub planes: u32,
+    pub blocks: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: u32,
+    pub physical_bytes: u64,
+    pub logical_bytes: u64,
+    pub mapping_table_bytes: u64,
+}
+
+/// The whole result of a run. Field order is the JSON order; every map is ordered.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub schema_version: u32,
+    pub ssdlab_version: String,
+    pub seed: u64,
+    /// FNV-1a hash of the canonical config TOML, to tell runs apart.
+    pub config_hash: String,
+    pub workload: String,
+    pub device: DeviceSummary,
+    pub host: HostSummary,
+    /// Simulated time from the first arrival to the last completion (all rates use it).
+    pub simulated_ns: u64,
+    pub read: OpSummary,
+    pub write: OpSummary,
+    pub trim: OpSummary,
+    pub all: OpSummary,
+    /// Share of write requests whose slowest sub-request went to each page type.
+    pub dominated_write_share: Vec<f64>,
+    pub waf: f64,
+    pub gc: GcSummary,
+    pub erase_counts: EraseSummary,
+    pub flash: FlashSummary,
+    pub energy_nj: EnergySummary,
+    pub precondition: crate::ftl::precondition::PreconditionReport,
+    pub runs: Vec<RunSummary>,
+    /// Events processed (for simulator speed; the CLI adds wall time).
+    pub events: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct EnergySummary {
+    pub read: f64,
+    pub program: f64,
+    pub erase: f64,
+    pub transfer: f64,
+    pub idle: f64,
+    pub total: f64,
+    /// Total energy divided by completed user requests.
+    pub per_request: f64,
+}

@@ -1,0 +1,121 @@
+//! MQSim ASCII traces (`mqsim`).
+//!
+//! One request per line, five whitespace-separated unsigned integers:
+//!
+//! ```text
+//! arrival_time_ns  device  lba_sectors  size_sectors  type
+//! 11413000         0       657728       16            1
+//! ```
+//!
+//! Units: the arrival time is read as nanoseconds (MQSim's default `<Time_Unit>`
+//! NANOSECOND; traces recorded in other units must be converted first), kept as is (no
+//! rebasing); `lba_sectors` and `size_sectors` count 512-byte sectors and are converted to
+//! bytes. `type` is `0` for a write and `1` for a read (MQSim's `ASCIITraceWriteCode` /
+//! `ASCIITraceReadCode`); any other code is an error. MQSim's ASCII format has no trim.
+//!
+//! Device column: honoured, copied to [`Record::device`](crate::Record::device) (MQSim
+//! reads it into the request's device id; the host model decides how to use it).
+//!
+//! The layout is textually identical to SSDSim's, so the two cannot be told apart from
+//! the text (see [`crate::detect_format`]). Common rules (blank lines, comments, CRLF,
+//! BOM, errors, continuing after an error) are described in
+//! [the `readers` module](crate::readers).
+
+use super::{line, LineReader};
+use crate::{Op, Record, RecordSource, TraceError};
+use std::io::BufRead;
+
+/// Streaming reader of MQSim ASCII traces. See the [module docs](self).
+pub struct MqsimReader<R> {
+    lines: LineReader<R>,
+    skipped: u64,
+}
+
+impl<R: BufRead> MqsimReader<R> {
+    /// Reads from `reader`; `file` names the input in error messages.
+    pub fn new(reader: R, file: impl Into<String>) -> Self {
+        MqsimReader { lines: LineReader::new(reader, file), skipped: 0 }
+    }
+}
+
+/// MQSim's request type codes: `0` = write, `1` = read.
+pub fn mqsim_op(code: u64) -> Option<Op> {
+    match code {
+        0 => Some(Op::Write),
+        1 => Some(Op::Read),
+        _ => None,
+    }
+}
+
+impl<R: BufRead + Send> Iterator for MqsimReader<R> {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.lines.next_data_line(&mut self.skipped)? {
+            Ok(l) => line::parse_sector_columns(&l, "MQSim", mqsim_op, "MQSim uses 0 = write, 1 = read"),
+            Err(e) => Err(e),
+        })
+    }
+}
+
+impl<R: BufRead + Send> RecordSource for MqsimReader<R> {
+    fn format_name(&self) -> &'static str {
+        "mqsim"
+    }
+
+    /// Blank lines.
+    fn skipped(&self) -> u64 {
+        self.skipped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Vec<Result<Record, TraceError>>, u64) {
+        let mut r = MqsimReader::new(text.as_bytes(), "in.trace");
+        let out: Vec<_> = r.by_ref().collect();
+        (out, r.skipped())
+    }
+
+    fn err(text: &str) -> TraceError {
+        let (out, _) = read(text);
+        out.into_iter().find_map(Result::err).expect("an error")
+    }
+
+    #[test]
+    fn parses_units_and_types() {
+        let (out, skipped) = read("\u{feff}11413000 0 657728 16 1\r\n\r\n938513000 4 264719034 16 0");
+        let recs: Vec<Record> = out.into_iter().map(Result::unwrap).collect();
+        assert_eq!(skipped, 1);
+        assert_eq!(
+            recs,
+            vec![
+                Record { arrival_ns: 11413000, device: 0, offset_bytes: 657728 * 512, size_bytes: 8192, op: Op::Read, hint: None },
+                Record { arrival_ns: 938513000, device: 4, offset_bytes: 264719034 * 512, size_bytes: 8192, op: Op::Write, hint: None },
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_field() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("1e3 0 0 8 1", "time", "'1e3'"),
+            ("-1 0 0 8 1", "time", "negative number '-1'"),
+            ("0 -2 0 8 1", "device", "negative"),
+            ("0 0 abc 8 1", "offset", "'abc'"),
+            ("0 0 0 -8 1", "size", "negative number '-8'"),
+            ("0 0 0 0 0", "size", "zero-size"),
+            ("0 0 0 8 3", "op", "unknown op code '3'"),
+            ("0", "device", "found 1"),
+            ("0 0 0 8 1 1", "", "found 6"),
+        ];
+        for &(bad, field, needle) in cases {
+            let e = err(&format!("# header comment\n\n{bad}\n"));
+            assert_eq!((e.line, e.field), (3, field), "{bad}: {e}");
+            assert!(e.message.contains(needle), "{bad}: {e}");
+            assert_eq!(e.file, "in.trace");
+        }
+    }
+}

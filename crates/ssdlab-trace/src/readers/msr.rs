@@ -1,0 +1,244 @@
+//! MSR Cambridge CSV traces (`msr`), as distributed by SNIA IOTTA.
+//!
+//! One request per line, seven comma-separated fields, no header:
+//!
+//! ```text
+//! Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
+//! 128166385295514663,hm,0,Write,9056014336,2048,2833
+//! ```
+//!
+//! Units: `Timestamp` is a Windows FILETIME in 100-ns ticks; it becomes
+//! `arrival_ns = ticks * 100`, absolute (the host model rebases to the first request).
+//! `Offset` and `Size` are bytes and are kept as is (MSR sizes need not be sector
+//! multiples). `Type` is `Read` or `Write`, in any letter case. `Hostname` and
+//! `ResponseTime` are not interpreted (the response time is a measured result, not part
+//! of the workload). Whitespace around fields is ignored.
+//!
+//! Device column: `DiskNumber` is honoured and becomes [`Record::device`](crate::Record::device).
+//!
+//! Skipped and counted in [`skipped()`](crate::RecordSource::skipped):
+//! - rows whose fields are all empty (`,,,,,,`; `hm_1_short.csv` ends with 18,879 of them),
+//! - blank lines,
+//! - a header line, recognised only as the first data line when its Timestamp field starts
+//!   with a letter and none of its fields is a number (e.g. the line shown above).
+//!
+//! Common rules (comments, CRLF, BOM, errors, continuing after an error) are described in
+//! [the `readers` module](crate::readers).
+
+use super::line::{self, parse_device, parse_u64, quote};
+use super::{DataLine, LineReader};
+use crate::{Op, Record, RecordSource, TraceError};
+use std::io::BufRead;
+
+const FIELDS: usize = 7;
+
+/// Streaming reader of MSR Cambridge CSV traces. See the [module docs](self).
+pub struct MsrReader<R> {
+    lines: LineReader<R>,
+    skipped: u64,
+    /// No data line has been seen yet (a header is possible).
+    first: bool,
+}
+
+impl<R: BufRead> MsrReader<R> {
+    /// Reads from `reader`; `file` names the input in error messages.
+    pub fn new(reader: R, file: impl Into<String>) -> Self {
+        MsrReader { lines: LineReader::new(reader, file), skipped: 0, first: true }
+    }
+}
+
+/// What one CSV line holds.
+enum Row {
+    Record(Record),
+    /// Header or all-empty row: skipped and counted.
+    Skip,
+}
+
+/// True for a line that is a column header rather than a malformed record.
+fn looks_like_header(fields: &[&[u8]]) -> bool {
+    fields.first().is_some_and(|t| t.first().is_some_and(u8::is_ascii_alphabetic))
+        && fields.iter().all(|f| parse_u64(f).is_err())
+}
+
+fn parse_op(field: &[u8]) -> Option<Op> {
+    if field.eq_ignore_ascii_case(b"read") {
+        Some(Op::Read)
+    } else if field.eq_ignore_ascii_case(b"write") {
+        Some(Op::Write)
+    } else {
+        None
+    }
+}
+
+fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
+    let mut fields: [&[u8]; FIELDS] = [b""; FIELDS];
+    let mut n = 0;
+    let mut all_empty = true;
+    for field in l.comma_fields() {
+        all_empty &= field.is_empty();
+        if n < FIELDS {
+            fields[n] = field;
+        }
+        n += 1;
+    }
+    if all_empty {
+        return Ok(Row::Skip);
+    }
+    if first && looks_like_header(&fields[..n.min(FIELDS)]) {
+        return Ok(Row::Skip);
+    }
+    if n != FIELDS {
+        const NAMES: [&str; FIELDS] = ["time", "hostname", "device", "op", "offset", "size", "response_time"];
+        let field = NAMES.get(n).copied().unwrap_or("");
+        let what = if n < FIELDS { "missing: expected" } else { "expected" };
+        return Err(l.error(
+            field,
+            format!(
+                "{what} 7 comma-separated fields \
+                 (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found {n}"
+            ),
+        ));
+    }
+    let [time, _host, disk, kind, offset, size, _response] = fields;
+    let ticks = parse_u64(time).map_err(|m| l.error("time", m))?;
+    let arrival_ns = line::scale(time, ticks, 100, "100-ns ticks").map_err(|m| l.error("time", m))?;
+    let device = parse_device(disk).map_err(|m| l.error("device", m))?;
+    let op = parse_op(kind)
+        .ok_or_else(|| l.error("op", format!("unknown type '{}' (expected Read or Write)", quote(kind))))?;
+    let offset_bytes = parse_u64(offset).map_err(|m| l.error("offset", m))?;
+    let size_bytes = parse_u64(size).map_err(|m| l.error("size", m))?;
+    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Row::Record)
+}
+
+impl<R: BufRead + Send> Iterator for MsrReader<R> {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let l = match self.lines.next_data_line(&mut self.skipped)? {
+                Ok(l) => l,
+                Err(e) => return Some(Err(e)),
+            };
+            let first = std::mem::replace(&mut self.first, false);
+            match parse_row(&l, first) {
+                Ok(Row::Record(r)) => return Some(Ok(r)),
+                Ok(Row::Skip) => self.skipped += 1,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+impl<R: BufRead + Send> RecordSource for MsrReader<R> {
+    fn format_name(&self) -> &'static str {
+        "msr"
+    }
+
+    /// All-empty rows, blank lines and a header line.
+    fn skipped(&self) -> u64 {
+        self.skipped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Vec<Result<Record, TraceError>>, u64) {
+        let mut r = MsrReader::new(text.as_bytes(), "x.csv");
+        let out: Vec<_> = r.by_ref().collect();
+        (out, r.skipped())
+    }
+
+    fn err(text: &str) -> TraceError {
+        let (out, _) = read(text);
+        out.into_iter().find_map(Result::err).expect("an error")
+    }
+
+    #[test]
+    fn parses_units_and_types() {
+        let (out, skipped) = read(
+            "128166385295514663,hm,0,Write,9056014336,2048,2833\r\n\
+             128166386567849449, hm ,3, read ,11946262528,4096,3654\r\n",
+        );
+        let recs: Vec<Record> = out.into_iter().map(Result::unwrap).collect();
+        assert_eq!(skipped, 0);
+        assert_eq!(
+            recs,
+            vec![
+                Record {
+                    arrival_ns: 12816638529551466300,
+                    device: 0,
+                    offset_bytes: 9056014336,
+                    size_bytes: 2048,
+                    op: Op::Write,
+                    hint: None
+                },
+                Record {
+                    arrival_ns: 12816638656784944900,
+                    device: 3,
+                    offset_bytes: 11946262528,
+                    size_bytes: 4096,
+                    op: Op::Read,
+                    hint: None
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_rows_blank_lines_and_header_are_skipped_and_counted() {
+        let (out, skipped) = read(
+            "\u{feff}Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n\
+             1,hm,0,Read,0,512,1\n\n# a comment\n,,,,,,\r\n,,,,,,\n , , ,,,,\n,,,,,,",
+        );
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_ok());
+        assert_eq!(skipped, 1 + 1 + 4);
+    }
+
+    #[test]
+    fn header_only_accepted_on_the_first_data_line() {
+        let e = err("1,hm,0,Read,0,512,1\nTimestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
+        assert_eq!((e.line, e.field), (2, "time"));
+    }
+
+    #[test]
+    fn bad_first_timestamp_is_an_error_not_a_header() {
+        let e = err("abc,hm,0,Read,0,512,1\n");
+        assert_eq!((e.line, e.field), (1, "time"));
+        assert!(e.message.contains("'abc'"), "{e}");
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_field() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("1.5,hm,0,Read,0,512,1", "time", "'1.5'"),
+            ("184467440737095517,hm,0,Read,0,512,1", "time", "overflows"),
+            ("1,hm,,Read,0,512,1", "device", "empty"),
+            ("1,hm,disk0,Read,0,512,1", "device", "'disk0'"),
+            ("1,hm,0,Trim,0,512,1", "op", "unknown type 'Trim'"),
+            ("1,hm,0,R,0,512,1", "op", "'R'"),
+            ("1,hm,0,Read,-512,512,1", "offset", "negative number '-512'"),
+            ("1,hm,0,Read,0,0,1", "size", "zero-size"),
+            ("1,hm,0,Read,0,4k,1", "size", "'4k'"),
+            ("1,hm,0,Read,0,512", "response_time", "found 6"),
+            ("1,hm,0", "op", "found 3"),
+            ("1,hm,0,Read,0,512,1,extra", "", "found 8"),
+            ("1 hm 0 Read 0 512 1", "hostname", "found 1"),
+        ];
+        for &(bad, field, needle) in cases {
+            let e = err(&format!("1,hm,0,Read,0,512,1\n{bad}\n"));
+            assert_eq!((e.line, e.field), (2, field), "{bad}: {e}");
+            assert!(e.message.contains(needle), "{bad}: {e}");
+            assert!(e.to_string().starts_with(&format!("x.csv:2: field '{field}'")) || field.is_empty(), "{e}");
+        }
+    }
+
+    #[test]
+    fn continues_after_an_error() {
+        let (out, _) = read("1,hm,0,Read,0,512,1\n1,hm,0,Read,0,0,1\n2,hm,0,Write,0,512,1\n");
+        assert_eq!(out.len(), 3);
+        assert!(out[0].is_ok() && out[1].is_err() && out[2].is_ok());
+    }
+}

@@ -1,0 +1,496 @@
+//! Synthetic workloads: a seeded generator of [`Record`]s described by a [`SyntheticSpec`].
+//!
+//! This module owns the workload description (deserialisable from a TOML `[workload]`
+//! section) and the generator, [`SyntheticSource`]. The generator is built from two
+//! independent parts that a richer (fio-style, multi-job) generator can reuse:
+//!
+//! - [`OpMix`] chooses read or write,
+//! - [`AddressStream`] chooses offsets: sequential, or random following an
+//!   [`AddressDistribution`] (uniform today; skewed distributions such as Zipf go there).
+//!
+//! Determinism: the random numbers come from a `rand_pcg::Pcg64Mcg` seeded with
+//! `seed_from_u64(spec.seed)`. For each request the generator draws the op first, then
+//! (for the random pattern) the offset, so equal specs give equal streams on every
+//! platform (for a given version of `rand`).
+
+use crate::{Op, Record, RecordSource, TraceError};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Order of offsets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Each offset drawn independently from the [`AddressDistribution`].
+    #[default]
+    Random,
+    /// Consecutive blocks from the start of the address space, wrapping around to the
+    /// start when the next block would not fit.
+    Sequential,
+}
+
+/// How random offsets are distributed over the address space's aligned slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressDistribution {
+    /// Every aligned slot equally likely.
+    #[default]
+    Uniform,
+}
+
+/// A synthetic workload. Every field has a default, so a TOML `[workload]` section only
+/// names what it changes; unknown keys are rejected.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SyntheticSpec {
+    /// Fraction of requests that are reads, in [0, 1]. The rest are writes. Default 0.5.
+    pub read_fraction: f64,
+    /// Size of every request in bytes. Default 4096.
+    pub block_size_bytes: u64,
+    /// Default random.
+    pub pattern: Pattern,
+    /// Distribution of random offsets (ignored for sequential). Default uniform.
+    pub distribution: AddressDistribution,
+    /// Length of the region requests fall in, starting at `start_offset_bytes`; every
+    /// request lies wholly inside it. `0` (the default) means "the whole device from
+    /// `start_offset_bytes` on": the host fills it in with
+    /// [`resolve_address_space`](SyntheticSpec::resolve_address_space).
+    pub address_space_bytes: u64,
+    /// First byte of the region. Must be a multiple of the alignment. Default 0.
+    pub start_offset_bytes: u64,
+    /// Number of requests. Default 100,000.
+    pub count: u64,
+    /// Seed of the random number generator. Default 1.
+    pub seed: u64,
+    /// Time between arrivals; request `i` arrives at `i * interarrival_ns`. `0` (the
+    /// default) puts every request at time 0, for closed-loop replay.
+    pub interarrival_ns: u64,
+    /// Random offsets are multiples of this (relative to address 0). `0` (the default)
+    /// means `block_size_bytes`. For the sequential pattern the block size must be a
+    /// multiple of it.
+    pub align_bytes: u64,
+}
+
+impl Default for SyntheticSpec {
+    fn default() -> Self {
+        SyntheticSpec {
+            read_fraction: 0.5,
+            block_size_bytes: 4096,
+            pattern: Pattern::Random,
+            distribution: AddressDistribution::Uniform,
+            address_space_bytes: 0,
+            start_offset_bytes: 0,
+            count: 100_000,
+            seed: 1,
+            interarrival_ns: 0,
+            align_bytes: 0,
+        }
+    }
+}
+
+/// A problem with one field of a [`SyntheticSpec`]. `field` is the bare key
+/// (`"read_fraction"`); a config layer prefixes its section (`workload.read_fraction`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn spec_err(field: &'static str, message: impl Into<String>) -> SpecError {
+    SpecError { field, message: message.into() }
+}
+
+impl SyntheticSpec {
+    /// The alignment of random offsets in bytes (`align_bytes`, or the block size if 0).
+    pub fn effective_align_bytes(&self) -> u64 {
+        if self.align_bytes == 0 {
+            self.block_size_bytes
+        } else {
+            self.align_bytes
+        }
+    }
+
+    /// This spec with `address_space_bytes = 0` replaced by the device's logical capacity
+    /// from `start_offset_bytes` on. Specs with an explicit address space are unchanged.
+    pub fn resolve_address_space(&self, capacity_bytes: u64) -> SyntheticSpec {
+        let mut spec = self.clone();
+        if spec.address_space_bytes == 0 {
+            spec.address_space_bytes = capacity_bytes.saturating_sub(spec.start_offset_bytes);
+        }
+        spec
+    }
+
+    /// Checks every field; returns all problems found, each naming its field.
+    /// `address_space_bytes = 0` is valid here (it means the whole device).
+    pub fn validate(&self) -> Result<(), Vec<SpecError>> {
+        let mut errors = Vec::new();
+        if !(self.read_fraction.is_finite() && (0.0..=1.0).contains(&self.read_fraction)) {
+            errors.push(spec_err("read_fraction", format!("must be within [0, 1], got {}", self.read_fraction)));
+        }
+        if self.block_size_bytes == 0 {
+            errors.push(spec_err("block_size_bytes", "must be at least 1"));
+        }
+        let align = self.effective_align_bytes();
+        if align > 0 {
+            if self.start_offset_bytes % align != 0 {
+                errors.push(spec_err(
+                    "start_offset_bytes",
+                    format!("{} is not a multiple of the alignment ({align} bytes)", self.start_offset_bytes),
+                ));
+            }
+            if self.pattern == Pattern::Sequential && self.block_size_bytes % align != 0 {
+                errors.push(spec_err(
+                    "align_bytes",
+                    format!(
+                        "a sequential stream steps by block_size_bytes ({}), which is not a multiple \
+                         of align_bytes ({align})",
+                        self.block_size_bytes
+                    ),
+                ));
+            }
+        }
+        if self.address_space_bytes != 0 {
+            if self.address_space_bytes < self.block_size_bytes {
+                errors.push(spec_err(
+                    "address_space_bytes",
+                    format!(
+                        "{} is smaller than one block ({} bytes)",
+                        self.address_space_bytes, self.block_size_bytes
+                    ),
+                ));
+            }
+            if self.start_offset_bytes.checked_add(self.address_space_bytes).is_none() {
+                errors.push(spec_err("address_space_bytes", "start_offset_bytes + address_space_bytes exceeds 2^64"));
+            }
+        }
+        if self.count == 0 {
+            errors.push(spec_err("count", "must be at least 1"));
+        }
+        if self.interarrival_ns.checked_mul(self.count.saturating_sub(1)).is_none() {
+            errors.push(spec_err("interarrival_ns", "the last arrival time (count - 1) * interarrival_ns exceeds 2^64 ns"));
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// Chooses each request's op.
+#[derive(Clone, Debug)]
+pub struct OpMix {
+    read_fraction: f64,
+}
+
+impl OpMix {
+    pub fn new(read_fraction: f64) -> Self {
+        OpMix { read_fraction }
+    }
+
+    /// Read with probability `read_fraction` (exactly never at 0, always at 1). Draws one
+    /// `f64`.
+    pub fn next<G: Rng + ?Sized>(&self, rng: &mut G) -> Op {
+        if rng.random::<f64>() < self.read_fraction {
+            Op::Read
+        } else {
+            Op::Write
+        }
+    }
+}
+
+/// Chooses each request's offset within `[base, base + span)`.
+#[derive(Clone, Debug)]
+pub struct AddressStream {
+    base: u64,
+    span: u64,
+    block: u64,
+    align: u64,
+    state: AddressState,
+}
+
+#[derive(Clone, Debug)]
+enum AddressState {
+    /// Offset (relative to `base`) of the next request.
+    Sequential { next: u64 },
+    /// Number of aligned slots a block can start at.
+    Uniform { slots: u64 },
+}
+
+impl AddressStream {
+    /// The stream for a validated spec with a non-zero address space.
+    fn new(spec: &SyntheticSpec) -> Self {
+        let (base, span, block) = (spec.start_offset_bytes, spec.address_space_bytes, spec.block_size_bytes);
+        let align = spec.effective_align_bytes();
+        let state = match (spec.pattern, spec.distribution) {
+            (Pattern::Sequential, _) => AddressState::Sequential { next: 0 },
+            (Pattern::Random, AddressDistribution::Uniform) => {
+                AddressState::Uniform { slots: (span - block) / align + 1 }
+            }
+        };
+        AddressStream { base, span, block, align, state }
+    }
+
+    /// The next offset in bytes. A block starting there ends inside the region.
+    pub fn next<G: Rng + ?Sized>(&mut self, rng: &mut G) -> u64 {
+        match &mut self.state {
+            AddressState::Sequential { next } => {
+                let offset = *next;
+                *next += self.block;
+                if *next > self.span - self.block {
+                    *next = 0;
+                }
+                self.base + offset
+            }
+            AddressState::Uniform { slots } => self.base + rng.random_range(0..*slots) * self.align,
+        }
+    }
+}
+
+/// The generator: a [`RecordSource`] yielding `spec.count` records, never an error.
+#[derive(Clone, Debug)]
+pub struct SyntheticSource {
+    spec: SyntheticSpec,
+    rng: Pcg64Mcg,
+    ops: OpMix,
+    addresses: AddressStream,
+    issued: u64,
+}
+
+impl SyntheticSource {
+    /// A generator for `spec`, which must validate and have a non-zero address space
+    /// (call [`SyntheticSpec::resolve_address_space`] first).
+    pub fn new(spec: SyntheticSpec) -> Result<Self, Vec<SpecError>> {
+        spec.validate()?;
+        if spec.address_space_bytes == 0 {
+            return Err(vec![spec_err(
+                "address_space_bytes",
+                "0 means the whole device; resolve it with the device capacity before generating",
+            )]);
+        }
+        Ok(SyntheticSource {
+            rng: Pcg64Mcg::seed_from_u64(spec.seed),
+            ops: OpMix::new(spec.read_fraction),
+            addresses: AddressStream::new(&spec),
+            issued: 0,
+            spec,
+        })
+    }
+
+    pub fn spec(&self) -> &SyntheticSpec {
+        &self.spec
+    }
+}
+
+impl Iterator for SyntheticSource {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.issued >= self.spec.count {
+            return None;
+        }
+        let op = self.ops.next(&mut self.rng);
+        let offset_bytes = self.addresses.next(&mut self.rng);
+        let arrival_ns = self.issued * self.spec.interarrival_ns;
+        self.issued += 1;
+        Some(Ok(Record { arrival_ns, device: 0, offset_bytes, size_bytes: self.spec.block_size_bytes, op, hint: None }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = usize::try_from(self.spec.count - self.issued).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+impl RecordSource for SyntheticSource {
+    fn format_name(&self) -> &'static str {
+        "synthetic"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const GIB: u64 = 1 << 30;
+
+    fn spec() -> SyntheticSpec {
+        SyntheticSpec { address_space_bytes: GIB, ..SyntheticSpec::default() }
+    }
+
+    fn records(spec: SyntheticSpec) -> Vec<Record> {
+        SyntheticSource::new(spec).unwrap().map(Result::unwrap).collect()
+    }
+
+    fn fields(spec: &SyntheticSpec) -> Vec<&'static str> {
+        spec.validate().err().unwrap_or_default().into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn defaults_from_empty_toml_and_unknown_keys_rejected() {
+        let s: SyntheticSpec = toml::from_str("").unwrap();
+        assert_eq!(s, SyntheticSpec::default());
+        assert!(s.validate().is_ok());
+        let s: SyntheticSpec = toml::from_str(
+            "read_fraction = 0.7\npattern = \"sequential\"\ndistribution = \"uniform\"\nblock_size_bytes = 8192",
+        )
+        .unwrap();
+        assert_eq!((s.read_fraction, s.pattern, s.block_size_bytes), (0.7, Pattern::Sequential, 8192));
+        let e = toml::from_str::<SyntheticSpec>("read_fracton = 0.7").unwrap_err().to_string();
+        assert!(e.contains("read_fracton"), "{e}");
+        assert!(toml::from_str::<SyntheticSpec>("pattern = \"zigzag\"").is_err());
+    }
+
+    #[test]
+    fn validation_names_fields() {
+        assert_eq!(fields(&SyntheticSpec { read_fraction: 1.5, ..spec() }), ["read_fraction"]);
+        assert_eq!(fields(&SyntheticSpec { read_fraction: f64::NAN, ..spec() }), ["read_fraction"]);
+        assert_eq!(fields(&SyntheticSpec { block_size_bytes: 0, align_bytes: 512, ..spec() }), ["block_size_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { start_offset_bytes: 100, ..spec() }), ["start_offset_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { address_space_bytes: 100, ..spec() }), ["address_space_bytes"]);
+        assert_eq!(
+            fields(&SyntheticSpec { start_offset_bytes: u64::MAX - 4095, address_space_bytes: 8192, ..spec() }),
+            ["address_space_bytes"]
+        );
+        assert_eq!(fields(&SyntheticSpec { count: 0, ..spec() }), ["count"]);
+        assert_eq!(fields(&SyntheticSpec { interarrival_ns: u64::MAX, count: 3, ..spec() }), ["interarrival_ns"]);
+        let seq = SyntheticSpec { pattern: Pattern::Sequential, block_size_bytes: 4096, align_bytes: 8192, ..spec() };
+        assert_eq!(fields(&seq), ["align_bytes"]);
+        assert!(SyntheticSpec { pattern: Pattern::Random, ..seq }.validate().is_ok());
+        let e = SyntheticSpec { read_fraction: -0.1, ..spec() }.validate().unwrap_err();
+        assert_eq!(e[0].to_string(), "read_fraction: must be within [0, 1], got -0.1");
+    }
+
+    #[test]
+    fn whole_device_address_space_must_be_resolved() {
+        let s = SyntheticSpec { start_offset_bytes: 4096, ..SyntheticSpec::default() };
+        assert_eq!(SyntheticSource::new(s.clone()).unwrap_err()[0].field, "address_space_bytes");
+        let r = s.resolve_address_space(GIB);
+        assert_eq!(r.address_space_bytes, GIB - 4096);
+        assert!(SyntheticSource::new(r).is_ok());
+        assert_eq!(spec().resolve_address_space(4 * GIB).address_space_bytes, GIB);
+    }
+
+    #[test]
+    fn read_fraction_within_one_percent_over_100k() {
+        for fraction in [0.0, 0.3, 0.7, 1.0] {
+            let recs = records(SyntheticSpec { read_fraction: fraction, count: 100_000, seed: 42, ..spec() });
+            assert_eq!(recs.len(), 100_000);
+            let reads = recs.iter().filter(|r| r.op == Op::Read).count() as f64 / 100_000.0;
+            assert!((reads - fraction).abs() < 0.01, "{fraction}: {reads}");
+            if fraction == 0.0 || fraction == 1.0 {
+                assert_eq!(reads, fraction);
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_stream_other_seed_other_stream() {
+        let a = records(SyntheticSpec { count: 10_000, seed: 7, ..spec() });
+        let b = records(SyntheticSpec { count: 10_000, seed: 7, ..spec() });
+        let c = records(SyntheticSpec { count: 10_000, seed: 8, ..spec() });
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn random_offsets_aligned_inside_and_covering_the_space() {
+        let s = SyntheticSpec {
+            block_size_bytes: 16384,
+            align_bytes: 4096,
+            start_offset_bytes: 1 << 20,
+            address_space_bytes: 64 * 4096,
+            count: 20_000,
+            ..spec()
+        };
+        let recs = records(s.clone());
+        let (lo, hi) = (s.start_offset_bytes, s.start_offset_bytes + s.address_space_bytes);
+        for r in &recs {
+            assert_eq!(r.offset_bytes % 4096, 0);
+            assert!(r.offset_bytes >= lo && r.offset_bytes + r.size_bytes <= hi, "{r:?}");
+            assert_eq!((r.size_bytes, r.device, r.arrival_ns, r.hint), (16384, 0, 0, None));
+        }
+        // 61 slots: both ends are reached.
+        assert!(recs.iter().any(|r| r.offset_bytes == lo));
+        assert!(recs.iter().any(|r| r.offset_bytes == hi - 16384));
+    }
+
+    #[test]
+    fn sequential_wraps_around() {
+        let s = SyntheticSpec {
+            pattern: Pattern::Sequential,
+            block_size_bytes: 4096,
+            address_space_bytes: 3 * 4096 + 2048,
+            start_offset_bytes: 8192,
+            count: 7,
+            interarrival_ns: 1000,
+            ..spec()
+        };
+        let recs = records(s);
+        let blocks: Vec<u64> = recs.iter().map(|r| (r.offset_bytes - 8192) / 4096).collect();
+        assert_eq!(blocks, [0, 1, 2, 0, 1, 2, 0]);
+        let times: Vec<u64> = recs.iter().map(|r| r.arrival_ns).collect();
+        assert_eq!(times, [0, 1000, 2000, 3000, 4000, 5000, 6000]);
+    }
+
+    #[test]
+    fn single_block_space() {
+        for pattern in [Pattern::Random, Pattern::Sequential] {
+            let recs = records(SyntheticSpec { pattern, address_space_bytes: 4096, count: 5, ..spec() });
+            assert!(recs.iter().all(|r| r.offset_bytes == 0));
+        }
+    }
+
+    #[test]
+    fn source_metadata() {
+        let mut src = SyntheticSource::new(SyntheticSpec { count: 3, ..spec() }).unwrap();
+        assert_eq!(src.format_name(), "synthetic");
+        assert_eq!(src.size_hint(), (3, Some(3)));
+        src.next();
+        assert_eq!(src.size_hint(), (2, Some(2)));
+        assert_eq!(src.by_ref().count(), 2);
+        assert!(src.next().is_none());
+        assert_eq!(src.skipped(), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn any_valid_spec_stays_inside_and_aligned(
+            block_units in 1u64..64,
+            align_shift in 0u32..4,
+            start_units in 0u64..1000,
+            extra in 0u64..100_000,
+            sequential: bool,
+            seed: u64,
+        ) {
+            let align = 512u64 << align_shift;
+            let block = block_units * align;
+            let s = SyntheticSpec {
+                block_size_bytes: block,
+                align_bytes: align,
+                start_offset_bytes: start_units * align,
+                address_space_bytes: block + extra,
+                pattern: if sequential { Pattern::Sequential } else { Pattern::Random },
+                count: 200,
+                seed,
+                ..SyntheticSpec::default()
+            };
+            let (lo, hi) = (s.start_offset_bytes, s.start_offset_bytes + s.address_space_bytes);
+            for r in records(s) {
+                prop_assert_eq!(r.offset_bytes % align, 0);
+                prop_assert!(r.offset_bytes >= lo && r.offset_bytes + block <= hi);
+            }
+        }
+    }
+}
