@@ -186,6 +186,9 @@ pub struct Simulator<'a> {
     observers: Observers<'a>,
     priority: Vec<QueueKind>,
     logical_bytes: u64,
+    /// Dies that received sub-requests of the request being submitted; they are started
+    /// only after the whole request is queued so its pages can share multi-plane commands.
+    kick_list: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -276,6 +279,7 @@ impl<'a> Simulator<'a> {
             observers,
             priority,
             logical_bytes,
+            kick_list: Vec::with_capacity(64),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -494,7 +498,7 @@ impl<'a> Simulator<'a> {
                     let die = self.ftl.addr.die_of_plane(plane);
                     self.dies[die as usize].writes.push_back(txn);
                     self.dies[die as usize].last_user_ns = self.now;
-                    self.kick(die)?;
+                    self.kick_list.push(die);
                 }
                 Op::Read => {
                     let ppn = match self.ftl.lookup(lpn) {
@@ -532,7 +536,7 @@ impl<'a> Simulator<'a> {
                     let die = self.ftl.addr.die_of_plane(plane);
                     self.dies[die as usize].reads.push_back(txn);
                     self.dies[die as usize].last_user_ns = self.now;
-                    self.kick(die)?;
+                    self.kick_list.push(die);
                 }
                 Op::Trim => {
                     self.ftl.trim(lpn);
@@ -540,6 +544,11 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
+        for i in 0..self.kick_list.len() {
+            let die = self.kick_list[i];
+            self.kick(die)?;
+        }
+        self.kick_list.clear();
         Ok(())
     }
 

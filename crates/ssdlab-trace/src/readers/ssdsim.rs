@@ -31,7 +31,10 @@ pub struct SsdsimReader<R> {
 impl<R: BufRead> SsdsimReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        SsdsimReader { lines: LineReader::new(reader, file), skipped: 0 }
+        SsdsimReader {
+            lines: LineReader::new(reader, file),
+            skipped: 0,
+        }
     }
 }
 
@@ -49,7 +52,12 @@ impl<R: BufRead + Send> Iterator for SsdsimReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(match self.lines.next_data_line(&mut self.skipped)? {
-            Ok(l) => line::parse_sector_columns(&l, "SSDSim", ssdsim_op, "SSDSim uses 1 = read, 0 = write"),
+            Ok(l) => line::parse_sector_columns(
+                &l,
+                "SSDSim",
+                ssdsim_op,
+                "SSDSim uses 1 = read, 0 = write",
+            ),
             Err(e) => Err(e),
         })
     }
@@ -89,8 +97,22 @@ mod tests {
         assert_eq!(
             recs,
             vec![
-                Record { arrival_ns: 0, device: 0, offset_bytes: 303567 * 512, size_bytes: 7 * 512, op: Op::Write, hint: None },
-                Record { arrival_ns: 26214000, device: 3, offset_bytes: 5120, size_bytes: 512, op: Op::Read, hint: None },
+                Record {
+                    arrival_ns: 0,
+                    device: 0,
+                    offset_bytes: 303567 * 512,
+                    size_bytes: 7 * 512,
+                    op: Op::Write,
+                    hint: None
+                },
+                Record {
+                    arrival_ns: 26214000,
+                    device: 3,
+                    offset_bytes: 5120,
+                    size_bytes: 512,
+                    op: Op::Read,
+                    hint: None
+                },
             ]
         );
     }

@@ -1,0 +1,145 @@
+//! Cases with answers known in closed form.
+
+use super::*;
+
+#[test]
+fn lone_read_costs_sense_plus_transfer() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.flash.transfer_ns_per_byte = 3.0;
+    let report = run(&c, vec![rec(1_000, Op::Read, 7, 1, 4096)]);
+    // The never-written page is placed by preconditioning at page 0 of a block: LSB.
+    let expected = 50_000 + 4096 * 3;
+    assert_eq!(report.read.requests, 1);
+    assert_eq!(report.read.latency_ns.max, expected);
+    assert_eq!(report.host.unwritten_reads, 1);
+}
+
+#[test]
+fn writes_to_one_plane_serialise_exactly() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.flash.transfer_ns_per_byte = 3.0;
+    let n = 9u64;
+    let records: Vec<Record> = (0..n).map(|i| rec(0, Op::Write, i, 1, 4096)).collect();
+    let report = run(&c, records);
+    // Staircase TLC order of the first 9 pages: L L C L C M L C M.
+    let types = [0usize, 0, 1, 0, 1, 2, 0, 1, 2];
+    let program = [500_000u64, 2_000_000, 5_500_000];
+    let transfer = 4096 * 3;
+    let mut t = 0;
+    let mut sum = 0;
+    for ty in types {
+        t += transfer + program[ty];
+        sum += t;
+    }
+    assert_eq!(report.write.latency_ns.max, t, "last write completes after all nine");
+    assert_eq!(report.write.latency_ns.mean, sum as f64 / n as f64);
+    assert_eq!(report.flash.programs_by_page_type, vec![4, 3, 2]);
+}
+
+fn slc_like(c: &mut Config) {
+    c.flash.cell = CellType::Slc;
+    c.flash.read_latency_ns = vec![50_000];
+    c.flash.program_latency_ns = vec![500_000];
+    c.energy.read_nj = vec![1.0];
+    c.energy.program_nj = vec![1.0];
+}
+
+#[test]
+fn saturation_throughput_is_planes_times_page_over_tprog() {
+    // 4 channels x 2 dies, one plane each, fast channel: the array is the bottleneck.
+    let mut c = tiny(4, 2, 1, 1);
+    slc_like(&mut c);
+    c.host.replay = ReplayMode::ClosedLoop;
+    c.host.queue_depth = 64;
+    c.ftl.plane_allocation = PlaneAllocation::RoundRobin;
+    let records: Vec<Record> = (0..4000).map(|i| rec(0, Op::Write, i % 1000, 1, 4096)).collect();
+    let report = run(&c, records);
+    let expected = 8.0 * 4096.0 / 500e-6 / 1048576.0;
+    let got = report.write.bandwidth_mib_s;
+    assert!((got - expected).abs() / expected < 0.02, "got {got:.2} MiB/s, expected {expected:.2}");
+}
+
+#[test]
+fn saturation_throughput_is_channel_bandwidth_when_channel_bound() {
+    // One channel, 8 dies, slow bus: 4 KiB at 50 ns/B = 204.8 us per page, 8 dies could
+    // program 8 pages per 500 us, the bus carries only 2.44.
+    let mut c = tiny(1, 8, 1, 1);
+    slc_like(&mut c);
+    c.flash.transfer_ns_per_byte = 50.0;
+    c.host.replay = ReplayMode::ClosedLoop;
+    c.host.queue_depth = 64;
+    c.ftl.plane_allocation = PlaneAllocation::RoundRobin;
+    let records: Vec<Record> = (0..3000).map(|i| rec(0, Op::Write, i % 1000, 1, 4096)).collect();
+    let report = run(&c, records);
+    let expected = 1.0 / (4096.0 * 50e-9) * 4096.0 / 1048576.0;
+    let got = report.write.bandwidth_mib_s;
+    assert!((got - expected).abs() / expected < 0.02, "got {got:.2} MiB/s, expected {expected:.2}");
+}
+
+#[test]
+fn msb_dominated_share_follows_one_minus_two_thirds_to_the_n() {
+    // PA §3: with type-blind allocation each sub-request's type is ~uniform over
+    // LSB/CSB/MSB, so P(at least one MSB among n) = 1 - (2/3)^n.
+    for n in 1..=8u64 {
+        let mut c = tiny(4, 2, 1, 4);
+        c.geometry.blocks_per_plane = 96;
+        c.host.replay = ReplayMode::ClosedLoop;
+        c.host.queue_depth = 8;
+        let span = 8000;
+        let records = random_requests(3000, n, span, Op::Write, 4096, 40 + n);
+        let report = run(&c, records);
+        let expected = 1.0 - (2.0f64 / 3.0).powi(n as i32);
+        let got = report.dominated_write_share[2];
+        assert!((got - expected).abs() < 0.02, "n = {n}: MSB-dominated share {got:.3}, expected {expected:.3}");
+    }
+}
+
+#[test]
+fn multi_plane_program_pairs_planes_of_a_die() {
+    let mut c = tiny(1, 1, 1, 2);
+    c.ftl.allocation_order = "pcwd".into();
+    // One two-page request: its pages go to the two planes of the die and are queued
+    // before the die starts, so they can share a command.
+    let records = vec![rec(0, Op::Write, 0, 2, 4096)];
+    let report = run(&c, records.clone());
+    assert_eq!(report.flash.multi_plane_commands, 1);
+    // Both pages programmed in one command: both complete at transfer(2) + tPROG(LSB).
+    let transfer2 = (2.0f64 * 4096.0 * 0.01).ceil() as u64;
+    assert_eq!(report.write.latency_ns.max, transfer2 + 500_000);
+    c.flash.multi_plane = false;
+    let report = run(&c, records);
+    assert_eq!(report.flash.multi_plane_commands, 0);
+}
+
+#[test]
+fn one_shot_programs_a_page_set_together_and_waits_for_the_delay() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.flash.program_scheme = ProgramScheme::OneShot;
+    c.flash.layout = LayoutKind::Sequential;
+    c.flash.one_shot_program_latency_ns = 5_500_000;
+    c.flash.program_delay_ns = 100_000_000;
+    let transfer = |pages: u64| (pages as f64 * 4096.0 * 0.01).ceil() as u64;
+    // Three writes: one page set, all finish together after one program.
+    let records: Vec<Record> = (0..3).map(|i| rec(0, Op::Write, i, 1, 4096)).collect();
+    let report = run(&c, records);
+    assert_eq!(report.write.latency_ns.max, transfer(3) + 5_500_000);
+    assert_eq!(report.write.latency_ns.mean, report.write.latency_ns.max as f64, "all three finish together");
+    assert_eq!(report.flash.wasted_pages, 0);
+    // A lone write waits for the program delay, then a partial set is programmed.
+    let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096)]);
+    assert_eq!(report.write.latency_ns.max, 100_000_000 + transfer(1) + 5_500_000);
+    assert_eq!(report.flash.wasted_pages, 2);
+}
+
+#[test]
+fn slc_cache_serves_writes_first() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.blocks_per_plane = 64;
+    c.ftl.slc_blocks_per_plane = 4;
+    c.flash.slc_pages_per_block = 16;
+    c.flash.slc_program_latency_ns = 200_000;
+    let records: Vec<Record> = (0..10).map(|i| rec(i * 10_000_000, Op::Write, i, 1, 4096)).collect();
+    let report = run(&c, records);
+    assert_eq!(report.flash.slc_hit_ratio, 1.0);
+    assert_eq!(report.write.latency_ns.max, (4096.0f64 * 0.01).ceil() as u64 + 200_000);
+}

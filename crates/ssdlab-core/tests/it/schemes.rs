@@ -1,0 +1,1 @@
+//! Page-type accounting under the conventional scheme.
