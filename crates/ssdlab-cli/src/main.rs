@@ -1,1 +1,207 @@
-fn main(){}
+//! The `ssdlab` command: run a simulation, compare policies, list presets, check configs.
+//! This crate owns everything that touches files, terminals and the wall clock; the
+//! model itself (ssdlab-core) has none of them.
+
+mod compare;
+mod output;
+mod setup;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ssdlab", version, about = "A fast, deterministic, trace-driven SSD simulator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate one device on one workload and print the summary.
+    Run(RunArgs),
+    /// Run one workload under several config variants and print a table normalised to
+    /// a baseline variant.
+    Compare(CompareArgs),
+    /// List the built-in device presets.
+    Presets {
+        /// Print the named preset's full TOML instead of the list.
+        #[arg(long)]
+        show: Option<String>,
+    },
+    /// Validate a config file (and overrides) without running anything.
+    CheckConfig {
+        /// TOML config file.
+        file: PathBuf,
+        /// Overrides applied on top, as key.path=value.
+        #[arg(long = "set")]
+        set: Vec<String>,
+    },
+}
+
+/// Where the device and the workload come from; shared by `run` and `compare`.
+#[derive(Args, Clone, Debug)]
+pub struct SetupArgs {
+    /// Built-in device preset (see `ssdlab presets`). Default: small-tlc.
+    #[arg(long, conflicts_with = "config")]
+    pub preset: Option<String>,
+    /// TOML config file (see docs/config.md).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override any config key, e.g. --set ftl.gc_victim=fifo (repeatable).
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// Block trace to replay. Without one, the config's [workload] or the built-in
+    /// synthetic workload runs.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Trace format: ssdsim, mqsim, msr. Detected from the first lines when omitted.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Synthetic workload fields, e.g. --synthetic read_fraction=0.3,count=50000
+    /// (keys of the [workload] section; see docs/config.md).
+    #[arg(long)]
+    pub synthetic: Option<String>,
+    /// Root seed (overrides the config's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Replay the workload this many times back to back (multi-run).
+    #[arg(long)]
+    pub runs: Option<u32>,
+    /// Closed-loop replay at this queue depth (ignores trace timestamps).
+    #[arg(long)]
+    pub closed_loop: Option<u32>,
+    /// Open-loop time scaling: trace time is divided by this factor.
+    #[arg(long)]
+    pub speed: Option<f64>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    setup: SetupArgs,
+    /// Write the JSON report here (schema: docs/json-schema.md).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the time series as CSV here.
+    #[arg(long)]
+    series: Option<PathBuf>,
+    /// Time-series interval in milliseconds of simulated time.
+    #[arg(long)]
+    interval_ms: Option<f64>,
+    /// Write one CSV row per completed request here.
+    #[arg(long)]
+    requests: Option<PathBuf>,
+    /// Check FTL invariants during the run (every N completions with --check-every) and at its end.
+    #[arg(long)]
+    check: bool,
+    #[arg(long)]
+    check_every: Option<u64>,
+    /// No progress bar and no terminal summary (errors still print).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Leave wall-clock measurements (simulator speed) out of the JSON so that two runs
+    /// give byte-identical files.
+    #[arg(long)]
+    no_wall_clock: bool,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    setup: SetupArgs,
+    /// A variant as NAME or NAME:key=value,key=value (overrides on top of the setup).
+    /// Repeatable; the first is the baseline unless --baseline names another.
+    #[arg(long = "variant", required = true)]
+    variants: Vec<String>,
+    /// Name of the variant the table is normalised to.
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Write all variants' reports as one JSON object here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Run the variants one after another instead of in parallel.
+    #[arg(long)]
+    serial: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Compare(args) => compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial),
+        Command::Presets { show } => presets(show),
+        Command::CheckConfig { file, set } => check_config(&file, &set),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let mut prepared = setup::prepare(&args.setup)?;
+    if let Some(ms) = args.interval_ms {
+        prepared.config.output.series_interval_ns = (ms * 1e6) as u64;
+    }
+    if let Some(n) = args.check_every {
+        prepared.config.output.check_every = n;
+    }
+    let outcome = output::execute(prepared, args.requests.as_deref(), args.check, args.quiet)?;
+    if let Some(path) = &args.json {
+        output::write_json(path, &outcome, !args.no_wall_clock)?;
+    }
+    if let Some(path) = &args.series {
+        output::write_series(path, &outcome.series)?;
+    }
+    if !args.quiet {
+        output::print_summary(&outcome);
+    }
+    Ok(())
+}
+
+fn presets(show: Option<String>) -> Result<()> {
+    if let Some(name) = show {
+        ssdlab_core::presets::preset(&name)?;
+        let text = ssdlab_core::presets::PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or("");
+        print!("{text}");
+        return Ok(());
+    }
+    println!("{:<20} {:<8} {:>10} {:>10}  description / source", "preset", "cell", "raw GiB", "logical");
+    for (name, _) in ssdlab_core::presets::PRESETS {
+        let c = ssdlab_core::presets::preset(name)?;
+        let g = &c.geometry;
+        let pages = g.channels as f64
+            * g.chips_per_channel as f64
+            * g.dies_per_chip as f64
+            * g.planes_per_die as f64
+            * g.blocks_per_plane as f64
+            * g.pages_per_block as f64;
+        let raw = pages * g.page_size_bytes as f64;
+        let logical = raw * (1.0 - c.ftl.over_provisioning);
+        let gib = 1024f64.powi(3);
+        println!(
+            "{:<20} {:<8} {:>10.1} {:>10.1}  {}",
+            name,
+            format!("{:?}", c.flash.cell).to_lowercase(),
+            raw / gib,
+            logical / gib,
+            c.description
+        );
+        println!("{:<61}source: {}", "", c.source);
+    }
+    Ok(())
+}
+
+fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
+    let config = setup::load_config_file(file)?;
+    let config = setup::apply_set(config, set)?;
+    setup::validate(&config, &file.display().to_string())?;
+    println!("{}: ok ({})", file.display(), config.name);
+    Ok(())
+}

@@ -383,6 +383,9 @@ pub struct Config {
     pub precondition: Precondition,
     pub host: Host,
     pub output: Output,
+    /// A built-in synthetic workload, used when no trace is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<ssdlab_trace::SyntheticSpec>,
 }
 
 impl Default for Config {
@@ -399,6 +402,7 @@ impl Default for Config {
             precondition: Precondition::default(),
             host: Host::default(),
             output: Output::default(),
+            workload: None,
         }
     }
 }
@@ -429,6 +433,23 @@ fn err(key: &str, message: impl Into<String>) -> ConfigError {
 impl Config {
     pub fn bits_per_cell(&self) -> usize {
         self.flash.cell.bits_per_cell()
+    }
+
+    /// Pages the host can address: normal-mode (non-SLC) pages less over-provisioning.
+    pub fn logical_pages(&self) -> u64 {
+        let g = &self.geometry;
+        let normal_blocks = g.blocks_per_plane.saturating_sub(self.ftl.slc_blocks_per_plane) as u64;
+        let pages = g.channels as u64
+            * g.chips_per_channel as u64
+            * g.dies_per_chip as u64
+            * g.planes_per_die as u64
+            * normal_blocks
+            * g.pages_per_block as u64;
+        ((pages as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u64
+    }
+
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages() * self.geometry.page_size_bytes as u64
     }
 
     /// Checks every cross-field constraint; returns all problems found, not just the first.
@@ -605,6 +626,11 @@ impl Config {
         if h.address_overflow == AddressOverflow::Scale && h.trace_span_bytes == 0 {
             // The CLI fills this in with a first pass over the trace; a library user must.
             errors.push(err("host.trace_span_bytes", "address_overflow = \"scale\" needs the trace's span"));
+        }
+        if let Some(w) = &self.workload {
+            if let Err(problems) = w.validate() {
+                errors.extend(problems.into_iter().map(|p| err(&format!("workload.{}", p.field), p.message)));
+            }
         }
         if errors.is_empty() {
             Ok(())

@@ -167,8 +167,7 @@ impl Ftl {
             }
             planes.push(state);
         }
-        let normal_pages = addr.planes() as u64 * normal_blocks_per_plane as u64 * addr.pages_per_block as u64;
-        let logical_pages = ((normal_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u32;
+        let logical_pages = config.logical_pages() as u32;
         let blocks_f = normal_blocks_per_plane as f64;
         let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
         let background_free_blocks =

@@ -1,0 +1,101 @@
+//! `ssdlab compare`: one workload under several config variants, run in parallel on
+//! all cores, reported as a table normalised to a baseline variant (as the papers
+//! present their results).
+
+use crate::output::{execute, json_value, Outcome};
+use crate::setup::prepare;
+use crate::SetupArgs;
+use anyhow::{anyhow, bail, Result};
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+struct Variant {
+    name: String,
+    overrides: Vec<String>,
+}
+
+fn parse_variant(text: &str) -> Result<Variant> {
+    let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+    if name.is_empty() {
+        bail!("--variant '{text}': needs a name, as NAME or NAME:key=value,key=value");
+    }
+    let overrides = rest.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+    Ok(Variant { name: name.to_string(), overrides })
+}
+
+pub fn compare(setup: SetupArgs, variants: &[String], baseline: Option<String>, json: Option<PathBuf>, serial: bool) -> Result<()> {
+    let variants: Vec<Variant> = variants.iter().map(|v| parse_variant(v)).collect::<Result<_>>()?;
+    for (i, v) in variants.iter().enumerate() {
+        if variants[..i].iter().any(|w| w.name == v.name) {
+            bail!("--variant: the name '{}' is used twice", v.name);
+        }
+    }
+    let baseline = baseline.unwrap_or_else(|| variants[0].name.clone());
+    let base_index = variants
+        .iter()
+        .position(|v| v.name == baseline)
+        .ok_or_else(|| anyhow!("--baseline '{baseline}' is not one of the variants"))?;
+    // Prepare every variant first so config errors show before any simulation runs.
+    let prepared: Vec<_> = variants
+        .iter()
+        .map(|v| {
+            let mut args = setup.clone();
+            args.set.extend(v.overrides.iter().cloned());
+            prepare(&args).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))
+        })
+        .collect::<Result<_>>()?;
+    let run_one = |p| execute(p, None, false, true);
+    let outcomes: Vec<Outcome> = if serial {
+        prepared.into_iter().map(run_one).collect::<Result<_>>()?
+    } else {
+        prepared.into_par_iter().map(run_one).collect::<Result<_>>()?
+    };
+    print_table(&variants, &outcomes, base_index);
+    if let Some(path) = json {
+        let mut map = serde_json::Map::new();
+        map.insert("baseline".into(), serde_json::Value::String(baseline.clone()));
+        let mut all = serde_json::Map::new();
+        for (v, o) in variants.iter().zip(&outcomes) {
+            all.insert(v.name.clone(), json_value(o, false));
+        }
+        map.insert("variants".into(), serde_json::Value::Object(all));
+        std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")?;
+    }
+    Ok(())
+}
+
+fn ratio(value: f64, base: f64) -> String {
+    if base > 0.0 {
+        format!("{:.3}", value / base)
+    } else {
+        "-".to_string()
+    }
+}
+
+fn print_table(variants: &[Variant], outcomes: &[Outcome], base: usize) {
+    let b = &outcomes[base].report;
+    println!("workload: {}", outcomes[base].workload);
+    println!("baseline: {} (normalised columns are variant / baseline)", variants[base].name);
+    println!();
+    println!(
+        "{:<16} {:>12} {:>12} {:>10} {:>10} {:>12} {:>10} {:>8} {:>9} {:>8}",
+        "variant", "read mean us", "write mean us", "read norm", "write norm", "write p99 us", "IOPS norm", "WAF", "erases", "MSB-dom"
+    );
+    for (v, o) in variants.iter().zip(outcomes) {
+        let r = &o.report;
+        let msb = r.dominated_write_share.last().copied().unwrap_or(0.0);
+        println!(
+            "{:<16} {:>12.1} {:>12.1} {:>10} {:>10} {:>12.1} {:>10} {:>8.3} {:>9} {:>7.1}%",
+            v.name,
+            r.read.latency_ns.mean / 1e3,
+            r.write.latency_ns.mean / 1e3,
+            ratio(r.read.latency_ns.mean, b.read.latency_ns.mean),
+            ratio(r.write.latency_ns.mean, b.write.latency_ns.mean),
+            r.write.latency_ns.p99 as f64 / 1e3,
+            ratio(r.all.iops, b.all.iops),
+            r.waf,
+            r.gc.erases,
+            msb * 100.0
+        );
+    }
+}

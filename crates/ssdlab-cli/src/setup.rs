@@ -1,0 +1,167 @@
+//! Turns command-line arguments into a validated config plus a workload factory.
+
+use crate::SetupArgs;
+use anyhow::{anyhow, bail, Context, Result};
+use ssdlab_core::config::{apply_overrides, parse_config, AddressOverflow, Config, ReplayMode};
+use ssdlab_core::presets::preset;
+use ssdlab_trace::{detect_format, open_trace, scan_span, Format, RecordSource, SyntheticSource, SyntheticSpec};
+use std::path::{Path, PathBuf};
+
+/// The preset used when neither --preset nor --config is given.
+pub const DEFAULT_PRESET: &str = "small-tlc";
+
+/// Everything a run needs before the engine starts.
+pub struct Prepared {
+    pub config: Config,
+    pub workload: Workload,
+}
+
+#[derive(Clone)]
+pub enum Workload {
+    Trace { path: PathBuf, format: Format, note: String },
+    Synthetic(SyntheticSpec),
+}
+
+impl Workload {
+    pub fn describe(&self) -> String {
+        match self {
+            Workload::Trace { path, format, note } => format!("{} ({}{})", path.display(), format.name(), note),
+            Workload::Synthetic(s) => format!(
+                "synthetic: {} x {} B {:?}, {:.0}% reads",
+                s.count,
+                s.block_size_bytes,
+                s.pattern,
+                s.read_fraction * 100.0
+            )
+            .to_lowercase(),
+        }
+    }
+
+    /// Opens the workload from its start (called once per run of a multi-run).
+    pub fn open(&self) -> Result<Box<dyn RecordSource>, ssdlab_trace::TraceError> {
+        match self {
+            Workload::Trace { path, format, .. } => open_trace(path, *format),
+            Workload::Synthetic(spec) => SyntheticSource::new(spec.clone())
+                .map(|s| Box::new(s) as Box<dyn RecordSource>)
+                .map_err(|errors| {
+                    let text: Vec<String> = errors.iter().map(|e| format!("workload.{}: {}", e.field, e.message)).collect();
+                    ssdlab_trace::TraceError::new("<synthetic>", 0, "", text.join("; "))
+                }),
+        }
+    }
+}
+
+pub fn load_config_file(path: &Path) -> Result<Config> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config {}", path.display()))?;
+    parse_config(&text, &path.display().to_string()).map_err(|e| anyhow!("{e}"))
+}
+
+pub fn apply_set(config: Config, set: &[String]) -> Result<Config> {
+    if set.is_empty() {
+        return Ok(config);
+    }
+    apply_overrides(&config, set).map_err(|e| anyhow!("--set {e}"))
+}
+
+pub fn validate(config: &Config, origin: &str) -> Result<()> {
+    if let Err(errors) = config.validate() {
+        let lines: Vec<String> = errors.iter().map(|e| format!("  {origin}: {e}")).collect();
+        bail!("invalid configuration:\n{}", lines.join("\n"));
+    }
+    Ok(())
+}
+
+/// The built-in workload of the README's default run: a mixed random workload that
+/// fills part of the drive, at queue depth 32.
+pub fn default_synthetic() -> SyntheticSpec {
+    SyntheticSpec { read_fraction: 0.3, block_size_bytes: 16384, count: 50_000, seed: 1, ..SyntheticSpec::default() }
+}
+
+pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
+    let (mut config, origin) = match (&args.config, &args.preset) {
+        (Some(path), _) => (load_config_file(path)?, path.display().to_string()),
+        (None, Some(name)) => (preset(name).map_err(|e| anyhow!("{e}"))?, format!("preset {name}")),
+        (None, None) => (preset(DEFAULT_PRESET).map_err(|e| anyhow!("{e}"))?, format!("preset {DEFAULT_PRESET}")),
+    };
+    config = apply_set(config, &args.set)?;
+    if let Some(seed) = args.seed {
+        config.seed = seed;
+    }
+    if let Some(runs) = args.runs {
+        config.host.runs = runs;
+    }
+    if let Some(depth) = args.closed_loop {
+        config.host.replay = ReplayMode::ClosedLoop;
+        config.host.queue_depth = depth;
+    }
+    if let Some(speed) = args.speed {
+        config.host.speed_factor = speed;
+    }
+    let workload = match &args.trace {
+        Some(path) => {
+            let (format, note) = match &args.format {
+                Some(name) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
+                None => {
+                    let (format, reason) = detect_format(path).map_err(|e| anyhow!("{e}"))?;
+                    (format, format!(", detected: {reason}"))
+                }
+            };
+            if config.host.address_overflow == AddressOverflow::Scale && config.host.trace_span_bytes == 0 {
+                let summary = scan_span(path, format).map_err(|e| anyhow!("{e}"))?;
+                config.host.trace_span_bytes = summary.max_end_bytes;
+            }
+            Workload::Trace { path: path.clone(), format, note }
+        }
+        None => {
+            let mut spec = config.workload.clone().unwrap_or_else(|| {
+                // The built-in workload is closed loop unless the user set a replay.
+                if args.closed_loop.is_none() && config.host.replay == ReplayMode::OpenLoop {
+                    config.host.replay = ReplayMode::ClosedLoop;
+                    config.host.queue_depth = 32;
+                }
+                default_synthetic()
+            });
+            if let Some(text) = &args.synthetic {
+                spec = apply_synthetic(spec, text)?;
+            }
+            Workload::Synthetic(spec)
+        }
+    };
+    validate(&config, &origin)?;
+    if let Workload::Synthetic(spec) = &workload {
+        let logical = config.logical_bytes();
+        let resolved = spec.resolve_address_space(logical);
+        if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
+            bail!(
+                "workload.address_space_bytes: the synthetic workload spans {} bytes but the device's logical \
+                 capacity is {logical} bytes",
+                resolved.start_offset_bytes + resolved.address_space_bytes
+            );
+        }
+        return Ok(Prepared { config, workload: Workload::Synthetic(resolved) });
+    }
+    Ok(Prepared { config, workload })
+}
+
+/// Applies `key=value,key=value` to a synthetic spec through TOML, so the same keys and
+/// error messages as a [workload] section apply.
+fn apply_synthetic(spec: SyntheticSpec, text: &str) -> Result<SyntheticSpec> {
+    let mut table = toml::Table::try_from(&spec).context("serialising workload")?;
+    for item in text.split(',').filter(|s| !s.trim().is_empty()) {
+        let (key, value) = item.split_once('=').ok_or_else(|| anyhow!("--synthetic: '{item}' is not key=value"))?;
+        let key = key.trim();
+        if !table.contains_key(key) {
+            let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+            let hint = ssdlab_core::config::did_you_mean(key, &keys)
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_else(|| format!("; valid keys: {}", keys.join(", ")));
+            bail!("--synthetic: unknown key '{key}'{hint}");
+        }
+        let parsed = toml::from_str::<toml::Table>(&format!("v = {}", value.trim()))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
+        table.insert(key.to_string(), parsed);
+    }
+    toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| anyhow!("--synthetic: {}", e.message()))
+}
