@@ -175,15 +175,8 @@ fn presets(show: Option<String>) -> Result<()> {
     println!("{:<20} {:<8} {:>10} {:>10}  description / source", "preset", "cell", "raw GiB", "logical");
     for (name, _) in ssdlab_core::presets::PRESETS {
         let c = ssdlab_core::presets::preset(name)?;
-        let g = &c.geometry;
-        let pages = g.channels as f64
-            * g.chips_per_channel as f64
-            * g.dies_per_chip as f64
-            * g.planes_per_die as f64
-            * g.blocks_per_plane as f64
-            * g.pages_per_block as f64;
-        let raw = pages * g.page_size_bytes as f64;
-        let logical = raw * (1.0 - c.ftl.over_provisioning);
+        let raw = c.physical_bytes() as f64;
+        let logical = c.logical_bytes() as f64;
         let gib = 1024f64.powi(3);
         println!(
             "{:<20} {:<8} {:>10.1} {:>10.1}  {}",

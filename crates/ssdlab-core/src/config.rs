@@ -169,6 +169,9 @@ pub struct Energy {
     pub read_nj: Vec<f64>,
     pub program_nj: Vec<f64>,
     pub erase_nj: f64,
+    /// Energy of a page read / program in an SLC-mode block; 0 = the LSB entry.
+    pub slc_read_nj: f64,
+    pub slc_program_nj: f64,
     pub transfer_nj_per_byte: f64,
     /// Idle power of one chip in milliwatts, charged over the whole simulated interval.
     pub idle_power_mw_per_chip: f64,
@@ -181,6 +184,8 @@ impl Default for Energy {
             read_nj: vec![1_850.0, 1_850.0, 1_850.0],
             program_nj: vec![7_300.0, 34_000.0, 34_000.0],
             erase_nj: 183_000.0,
+            slc_read_nj: 0.0,
+            slc_program_nj: 0.0,
             transfer_nj_per_byte: 0.0,
             idle_power_mw_per_chip: 0.0,
         }
@@ -448,6 +453,16 @@ impl Config {
         ((pages as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u64
     }
 
+    /// Raw capacity: normal blocks at full page count plus SLC-mode blocks at theirs.
+    pub fn physical_bytes(&self) -> u64 {
+        let g = &self.geometry;
+        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
+        let slc = self.ftl.slc_blocks_per_plane.min(g.blocks_per_plane) as u64;
+        let normal = g.blocks_per_plane as u64 - slc;
+        let pages = planes * (normal * g.pages_per_block as u64 + slc * self.flash.slc_pages_per_block as u64);
+        pages * g.page_size_bytes as u64
+    }
+
     pub fn logical_bytes(&self) -> u64 {
         self.logical_pages() * self.geometry.page_size_bytes as u64
     }
@@ -586,19 +601,20 @@ impl Config {
                 "must list each of \"user-read\", \"user-write\", \"gc\" exactly once",
             ));
         }
-        // GC needs room: the blocks hidden by over-provisioning must exceed the free
-        // blocks GC keeps in reserve, or the drive fills with valid data and deadlocks.
-        let blocks = g.blocks_per_plane as f64;
-        let spare_blocks = blocks * t.over_provisioning;
-        let reserve = (blocks * t.gc_background_free_fraction).ceil().max(2.0);
-        if g.blocks_per_plane > 0 && spare_blocks < reserve + 1.0 {
+        // GC needs room: the spare blocks hidden by over-provisioning must exceed the free
+        // blocks emergency GC keeps, or the drive fills with valid data and deadlocks. A
+        // background threshold above the spare space is allowed: background GC then
+        // cleans whenever a die is idle (SSDSim-style thresholds, as PA-SSD uses).
+        let normal_blocks = g.blocks_per_plane.saturating_sub(t.slc_blocks_per_plane) as f64;
+        let spare_blocks = normal_blocks * t.over_provisioning;
+        let reserve = (normal_blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
+        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 {
             errors.push(err(
                 "ftl.over_provisioning",
                 format!(
-                    "{:.1} spare blocks per plane cannot cover the {reserve:.0} free blocks GC keeps \
-                     (gc_background_free_fraction) plus one to write into; raise \
-                     over_provisioning or lower the GC thresholds",
-                    spare_blocks
+                    "{spare_blocks:.1} spare blocks per plane cannot cover the {reserve:.0} free blocks \
+                     emergency GC keeps (gc_emergency_free_fraction, at least 2) plus two write points; \
+                     raise over_provisioning or blocks_per_plane, or lower the emergency threshold"
                 ),
             ));
         }

@@ -839,7 +839,7 @@ impl<'a> Simulator<'a> {
                 self.ftl.commit_move(lpn, ppn, dest.ppn);
                 let sense = self.timing.read_ns(src_type, src_slc);
                 let program = self.program_ns(dest.page_type, dest.slc);
-                self.count_read(src_type);
+                self.count_read(src_type, src_slc);
                 self.count_program(dest.page_type, dest.slc, false);
                 let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
                 self.txns[txn as usize].from = ppn;
@@ -871,9 +871,9 @@ impl<'a> Simulator<'a> {
         }
     }
 
-    fn count_read(&mut self, page_type: u8) {
+    fn count_read(&mut self, page_type: u8, slc: bool) {
         self.flash_counters.page_reads += 1;
-        self.energy.read += self.timing.read_nj(page_type);
+        self.energy.read += self.timing.read_nj(page_type, slc);
     }
 
     fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
@@ -890,7 +890,7 @@ impl<'a> Simulator<'a> {
         }
         self.flash_counters.programs_by_type[page_type as usize] += 1;
         // One-shot programs a page set with one operation; energy is per page either way.
-        self.energy.program += self.timing.program_nj(page_type);
+        self.energy.program += self.timing.program_nj(page_type, slc);
     }
 
     /// Starts a (possibly multi-plane) read of the oldest queued read.
@@ -927,7 +927,7 @@ impl<'a> Simulator<'a> {
             let ppn = self.txns[t as usize].ppn;
             let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
             sense = sense.max(self.timing.read_ns(page_type, slc));
-            self.count_read(page_type);
+            self.count_read(page_type, slc);
         }
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
@@ -1213,7 +1213,7 @@ impl<'a> Simulator<'a> {
                 blocks: addr.blocks(),
                 pages_per_block: addr.pages_per_block,
                 page_size_bytes: addr.page_size_bytes,
-                physical_bytes: addr.pages() * addr.page_size_bytes as u64,
+                physical_bytes: self.config.physical_bytes(),
                 logical_bytes: self.logical_bytes,
                 mapping_table_bytes: self.ftl.mapping_memory_bytes(self.config.ftl.mapping_entry_bytes),
             },

@@ -23,6 +23,8 @@ pub struct Timing {
     read_nj: Vec<f64>,
     program_nj: Vec<f64>,
     pub erase_nj: f64,
+    slc_read_nj: f64,
+    slc_program_nj: f64,
     pub transfer_nj_per_byte: f64,
 }
 
@@ -51,6 +53,8 @@ impl Timing {
             read_nj: c.energy.read_nj.clone(),
             program_nj: c.energy.program_nj.clone(),
             erase_nj: c.energy.erase_nj,
+            slc_read_nj: if c.energy.slc_read_nj > 0.0 { c.energy.slc_read_nj } else { c.energy.read_nj[0] },
+            slc_program_nj: if c.energy.slc_program_nj > 0.0 { c.energy.slc_program_nj } else { c.energy.program_nj[0] },
             transfer_nj_per_byte: c.energy.transfer_nj_per_byte,
         }
     }
@@ -83,11 +87,19 @@ impl Timing {
         self.command_overhead_ns + (bytes * self.transfer_ps_per_byte).div_ceil(1000)
     }
 
-    pub fn read_nj(&self, page_type: u8) -> f64 {
-        self.read_nj[page_type as usize]
+    pub fn read_nj(&self, page_type: u8, slc: bool) -> f64 {
+        if slc {
+            self.slc_read_nj
+        } else {
+            self.read_nj[page_type as usize]
+        }
     }
-    pub fn program_nj(&self, page_type: u8) -> f64 {
-        self.program_nj[page_type as usize]
+    pub fn program_nj(&self, page_type: u8, slc: bool) -> f64 {
+        if slc {
+            self.slc_program_nj
+        } else {
+            self.program_nj[page_type as usize]
+        }
     }
 }
 

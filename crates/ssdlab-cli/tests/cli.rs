@@ -1,0 +1,222 @@
+//! End-to-end tests of the `ssdlab` binary: the README's commands, the issue's
+//! acceptance command, compare, config errors, determinism and golden summaries of
+//! short real-trace runs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = ssdlab(args);
+    assert!(
+        out.status.success(),
+        "ssdlab {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = ssdlab(args);
+    assert!(!out.status.success(), "ssdlab {args:?} should fail");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
+    stderr
+}
+
+/// The real traces, from SSDLAB_TRACES or ../shared/traces beside the repository.
+fn traces() -> PathBuf {
+    let dir = std::env::var_os("SSDLAB_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
+    assert!(dir.is_dir(), "trace folder {} missing: set SSDLAB_TRACES to the shared/traces folder", dir.display());
+    dir
+}
+
+fn trace(rel: &str) -> String {
+    traces().join(rel).display().to_string()
+}
+
+#[test]
+fn default_run_needs_no_files() {
+    let out = ok(&["run"]);
+    assert!(out.contains("small-tlc"), "{out}");
+    assert!(out.contains("sub-requests/s"), "{out}");
+}
+
+#[test]
+fn acceptance_command_writes_spec_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let t = trace("umass_spc/example.ascii");
+    ok(&["run", "--quiet", "--preset", "pa-ssd-tlc", "--trace", &t, "--format", "ssdsim", "--json", json.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["host"]["requests"], 10_000);
+    for path in [
+        "/read/iops",
+        "/write/bandwidth_mib_s",
+        "/read/latency_ns/p99",
+        "/write/latency_ns/p999",
+        "/all/latency_ns/max",
+        "/waf",
+        "/gc/moved_pages",
+        "/erase_counts/max",
+        "/dominated_write_share/2",
+        "/flash/slc_hit_ratio",
+        "/flash/read_retries",
+        "/flash/uncorrectable_reads",
+        "/energy_nj/total",
+        "/device/mapping_table_bytes",
+        "/simulator/sub_requests_per_second",
+    ] {
+        assert!(v.pointer(path).is_some(), "missing {path}");
+    }
+    let read_share = v["read"]["requests"].as_f64().unwrap() / 10_000.0;
+    assert!((read_share - 0.41).abs() < 0.005, "Fin read share {read_share}");
+}
+
+#[test]
+fn same_run_twice_gives_byte_identical_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    let t = trace("msr_cambridge/msr-cambridge1-sample.csv");
+    for out in [&a, &b] {
+        ok(&["run", "--quiet", "--trace", &t, "--format", "msr", "--no-wall-clock", "--json", out.to_str().unwrap()]);
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn compare_prints_a_normalised_table() {
+    let out = ok(&[
+        "compare",
+        "--synthetic",
+        "count=3000",
+        "--variant",
+        "greedy",
+        "--variant",
+        "fifo:ftl.gc_victim=fifo",
+        "--variant",
+        "dynamic:ftl.plane_allocation=least-busy",
+    ]);
+    assert!(out.contains("baseline: greedy"), "{out}");
+    let greedy = out.lines().find(|l| l.starts_with("greedy")).expect("baseline row");
+    assert!(greedy.contains(" 1.000 "), "baseline normalises to 1: {greedy}");
+    assert!(out.lines().any(|l| l.starts_with("dynamic")), "{out}");
+}
+
+#[test]
+fn compare_parallel_equals_serial() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("par.json");
+    let b = dir.path().join("ser.json");
+    let common = ["compare", "--synthetic", "count=2000", "--variant", "a", "--variant", "b:ftl.gc_victim=cost-benefit"];
+    let mut par: Vec<&str> = common.to_vec();
+    par.extend(["--json", a.to_str().unwrap()]);
+    let mut ser: Vec<&str> = common.to_vec();
+    ser.extend(["--serial", "--json", b.to_str().unwrap()]);
+    ok(&par);
+    ok(&ser);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn presets_lists_every_paper_device() {
+    let out = ok(&["presets"]);
+    for name in ["pa-ssd-tlc", "spa-ssd-hybrid", "dir-tlc", "ipu-slc-mlc", "harey-tortoise-mlc", "gordon"] {
+        assert!(out.contains(name), "{name} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn config_errors_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\n[geometry]\nchanels = 4\n").unwrap();
+    let err = fails(&["check-config", bad.to_str().unwrap()]);
+    assert!(err.contains("bad.toml:3") && err.contains("did you mean 'channels'"), "{err}");
+
+    std::fs::write(&bad, "name = \"x\"\n[geometry]\nplanes_per_die = 0\n").unwrap();
+    let err = fails(&["check-config", bad.to_str().unwrap()]);
+    assert!(err.contains("geometry.planes_per_die") && err.contains("at least 1"), "{err}");
+
+    let err = fails(&["run", "--set", "ftl.over_provisioning=0.01"]);
+    assert!(err.contains("ftl.over_provisioning"), "{err}");
+    let err = fails(&["run", "--preset", "pa-ssd-tcl"]);
+    assert!(err.contains("did you mean 'pa-ssd-tlc'"), "{err}");
+}
+
+#[test]
+fn malformed_trace_line_is_an_error_with_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.trace");
+    std::fs::write(&bad, "0 0 0 8 1\n1000 0 x 8 1\n").unwrap();
+    let err = fails(&["run", "--quiet", "--trace", bad.to_str().unwrap(), "--format", "ssdsim"]);
+    assert!(err.contains("bad.trace:2") && err.contains("field"), "{err}");
+}
+
+#[test]
+fn multi_run_reports_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    let t = trace("msr_cambridge/msr-cambridge1-sample.csv");
+    ok(&["run", "--quiet", "--trace", &t, "--format", "msr", "--runs", "3", "--json", json.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["host"]["requests"], 3000);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn series_and_request_csv_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("s.csv");
+    let requests = dir.path().join("r.csv");
+    let t = trace("msr_cambridge/msr-cambridge1-sample.csv");
+    ok(&[
+        "run", "--quiet", "--trace", &t, "--format", "msr", "--interval-ms", "10000",
+        "--series", series.to_str().unwrap(), "--requests", requests.to_str().unwrap(),
+    ]);
+    let s = std::fs::read_to_string(&series).unwrap();
+    assert!(s.starts_with("start_ns,end_ns,reads,writes"), "{s}");
+    // 127 s of trace at 10 s intervals: 13 rows plus the header.
+    assert!(s.lines().count() >= 13, "{s}");
+    let r = std::fs::read_to_string(&requests).unwrap();
+    assert_eq!(r.lines().count(), 1001, "header plus one row per request");
+}
+
+/// Golden summaries: short runs of real traces must not change silently. Regenerate
+/// with SSDLAB_UPDATE_GOLDEN=1 after an intended model change, and say why in the commit.
+fn golden(name: &str, args: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("g.json");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--quiet", "--no-wall-clock", "--json", json.to_str().unwrap()]);
+    ok(&all);
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Paths differ between machines; the rest must match exactly.
+    v.as_object_mut().unwrap().remove("workload_description");
+    let text = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden")).join(format!("{name}.json"));
+    if std::env::var_os("SSDLAB_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} missing: run with SSDLAB_UPDATE_GOLDEN=1", path.display()));
+    assert!(expected == text, "golden {name} changed; diff {} against the new output:\n{text}", path.display());
+}
+
+#[test]
+fn golden_fin_on_small_tlc() {
+    golden("fin-small-tlc", &["run", "--trace", &trace("umass_spc/example.ascii"), "--format", "ssdsim"]);
+}
+
+#[test]
+fn golden_msr_hm1_on_small_tlc() {
+    golden("msr-hm1-small-tlc", &["run", "--trace", &trace("msr_cambridge/hm_1_short.csv"), "--format", "msr", "--speed", "100"]);
+}
