@@ -23,7 +23,13 @@ fn parse_variant(text: &str) -> Result<Variant> {
     Ok(Variant { name: name.to_string(), overrides })
 }
 
-pub fn compare(setup: SetupArgs, variants: &[String], baseline: Option<String>, json: Option<PathBuf>, serial: bool) -> Result<()> {
+pub fn compare(
+    setup: SetupArgs,
+    variants: &[String],
+    baseline: Option<String>,
+    json: Option<PathBuf>,
+    serial: bool,
+) -> Result<()> {
     let variants: Vec<Variant> = variants.iter().map(|v| parse_variant(v)).collect::<Result<_>>()?;
     for (i, v) in variants.iter().enumerate() {
         if variants[..i].iter().any(|w| w.name == v.name) {
@@ -79,7 +85,16 @@ fn print_table(variants: &[Variant], outcomes: &[Outcome], base: usize) {
     println!();
     println!(
         "{:<16} {:>12} {:>12} {:>10} {:>10} {:>12} {:>10} {:>8} {:>9} {:>8}",
-        "variant", "read mean us", "write mean us", "read norm", "write norm", "write p99 us", "IOPS norm", "WAF", "erases", "MSB-dom"
+        "variant",
+        "read mean us",
+        "write mean us",
+        "read norm",
+        "write norm",
+        "write p99 us",
+        "IOPS norm",
+        "WAF",
+        "erases",
+        "MSB-dom"
     );
     for (v, o) in variants.iter().zip(outcomes) {
         let r = &o.report;

@@ -164,7 +164,14 @@ pub fn print_summary(o: &Outcome) {
     let r = &o.report;
     let d = &r.device;
     let gib = 1024f64.powi(3);
-    println!("ssdlab {} — {} ({}, {:.1} GiB raw, {:.1} GiB logical)", r.ssdlab_version, d.preset, d.cell, d.physical_bytes as f64 / gib, d.logical_bytes as f64 / gib);
+    println!(
+        "ssdlab {} — {} ({}, {:.1} GiB raw, {:.1} GiB logical)",
+        r.ssdlab_version,
+        d.preset,
+        d.cell,
+        d.physical_bytes as f64 / gib,
+        d.logical_bytes as f64 / gib
+    );
     println!("workload: {}", o.workload);
     println!(
         "replay: {}, runs: {}, requests: {}, sub-requests: {}, simulated {:.6} s",
@@ -175,7 +182,10 @@ pub fn print_summary(o: &Outcome) {
         r.simulated_ns as f64 / 1e9
     );
     println!();
-    println!("{:<6} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}", "op", "requests", "IOPS", "MiB/s", "mean us", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us");
+    println!(
+        "{:<6} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}",
+        "op", "requests", "IOPS", "MiB/s", "mean us", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us"
+    );
     for (name, s) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim), ("all", &r.all)] {
         if s.requests == 0 && name != "all" {
             continue;
@@ -199,9 +209,11 @@ pub fn print_summary(o: &Outcome) {
     let names = ["LSB", "CSB", "MSB", "TSB"];
     let bits = r.dominated_write_share.len();
     let label = |t: usize| if bits == 2 { ["fast(LSB)", "slow(MSB)"][t].to_string() } else { names[t].to_string() };
-    let shares: Vec<String> = (0..bits).map(|t| format!("{} {:.1}%", label(t), r.dominated_write_share[t] * 100.0)).collect();
+    let shares: Vec<String> =
+        (0..bits).map(|t| format!("{} {:.1}%", label(t), r.dominated_write_share[t] * 100.0)).collect();
     println!("write requests dominated by: {}", shares.join(", "));
-    let programs: Vec<String> = (0..bits).map(|t| format!("{} {}", label(t), r.flash.programs_by_page_type[t])).collect();
+    let programs: Vec<String> =
+        (0..bits).map(|t| format!("{} {}", label(t), r.flash.programs_by_page_type[t])).collect();
     println!("page programs by type: {}", programs.join(", "));
     println!(
         "WAF {:.3}; GC: {} victims, {} pages moved, {} erases ({} emergency / {} background steps)",
@@ -209,11 +221,20 @@ pub fn print_summary(o: &Outcome) {
     );
     println!(
         "erase counts: min {} mean {:.1} max {}; SLC hit ratio {:.3}; multi-plane commands {}; copybacks {}",
-        r.erase_counts.min, r.erase_counts.mean, r.erase_counts.max, r.flash.slc_hit_ratio, r.flash.multi_plane_commands, r.flash.copybacks
+        r.erase_counts.min,
+        r.erase_counts.mean,
+        r.erase_counts.max,
+        r.flash.slc_hit_ratio,
+        r.flash.multi_plane_commands,
+        r.flash.copybacks
     );
     println!(
         "reads of never-written pages: {} (policy: {}); remapped addresses: {} ({}); unaligned: {}",
-        r.host.unwritten_reads, r.host.unwritten_read_policy, r.host.address_remapped, r.host.address_policy, r.host.unaligned
+        r.host.unwritten_reads,
+        r.host.unwritten_read_policy,
+        r.host.address_remapped,
+        r.host.address_policy,
+        r.host.unaligned
     );
     println!(
         "energy: {:.3} J total, {:.1} uJ per request; mapping table {:.1} MiB",

@@ -41,12 +41,13 @@ impl Workload {
     pub fn open(&self) -> Result<Box<dyn RecordSource>, ssdlab_trace::TraceError> {
         match self {
             Workload::Trace { path, format, .. } => open_trace(path, *format),
-            Workload::Synthetic(spec) => SyntheticSource::new(spec.clone())
-                .map(|s| Box::new(s) as Box<dyn RecordSource>)
-                .map_err(|errors| {
-                    let text: Vec<String> = errors.iter().map(|e| format!("workload.{}: {}", e.field, e.message)).collect();
+            Workload::Synthetic(spec) => {
+                SyntheticSource::new(spec.clone()).map(|s| Box::new(s) as Box<dyn RecordSource>).map_err(|errors| {
+                    let text: Vec<String> =
+                        errors.iter().map(|e| format!("workload.{}: {}", e.field, e.message)).collect();
                     ssdlab_trace::TraceError::new("<synthetic>", 0, "", text.join("; "))
-                }),
+                })
+            }
         }
     }
 }

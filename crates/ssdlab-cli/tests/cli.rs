@@ -53,7 +53,18 @@ fn acceptance_command_writes_spec_fields() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let t = trace("umass_spc/example.ascii");
-    ok(&["run", "--quiet", "--preset", "pa-ssd-tlc", "--trace", &t, "--format", "ssdsim", "--json", json.to_str().unwrap()]);
+    ok(&[
+        "run",
+        "--quiet",
+        "--preset",
+        "pa-ssd-tlc",
+        "--trace",
+        &t,
+        "--format",
+        "ssdsim",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["host"]["requests"], 10_000);
     for path in [
@@ -115,7 +126,8 @@ fn compare_parallel_equals_serial() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("par.json");
     let b = dir.path().join("ser.json");
-    let common = ["compare", "--synthetic", "count=2000", "--variant", "a", "--variant", "b:ftl.gc_victim=cost-benefit"];
+    let common =
+        ["compare", "--synthetic", "count=2000", "--variant", "a", "--variant", "b:ftl.gc_victim=cost-benefit"];
     let mut par: Vec<&str> = common.to_vec();
     par.extend(["--json", a.to_str().unwrap()]);
     let mut ser: Vec<&str> = common.to_vec();
@@ -178,8 +190,18 @@ fn series_and_request_csv_are_written() {
     let requests = dir.path().join("r.csv");
     let t = trace("msr_cambridge/msr-cambridge1-sample.csv");
     ok(&[
-        "run", "--quiet", "--trace", &t, "--format", "msr", "--interval-ms", "10000",
-        "--series", series.to_str().unwrap(), "--requests", requests.to_str().unwrap(),
+        "run",
+        "--quiet",
+        "--trace",
+        &t,
+        "--format",
+        "msr",
+        "--interval-ms",
+        "10000",
+        "--series",
+        series.to_str().unwrap(),
+        "--requests",
+        requests.to_str().unwrap(),
     ]);
     let s = std::fs::read_to_string(&series).unwrap();
     assert!(s.starts_with("start_ns,end_ns,reads,writes"), "{s}");
@@ -218,5 +240,8 @@ fn golden_fin_on_small_tlc() {
 
 #[test]
 fn golden_msr_hm1_on_small_tlc() {
-    golden("msr-hm1-small-tlc", &["run", "--trace", &trace("msr_cambridge/hm_1_short.csv"), "--format", "msr", "--speed", "100"]);
+    golden(
+        "msr-hm1-small-tlc",
+        &["run", "--trace", &trace("msr_cambridge/hm_1_short.csv"), "--format", "msr", "--speed", "100"],
+    );
 }

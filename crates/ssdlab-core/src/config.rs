@@ -240,6 +240,16 @@ pub enum AddressOverflow {
     Error,
 }
 
+/// What a write that covers only part of a page does with the rest of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartialPageWrites {
+    /// Read the old page first (if the page holds data), then program the merged page.
+    ReadModifyWrite,
+    /// Program the page without reading the old data (as if the host wrote whole pages).
+    Overwrite,
+}
+
 /// The kinds of flash transaction queues, for the per-die scheduler's priority order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -275,6 +285,8 @@ pub struct Ftl {
     /// writes go to SLC blocks while any are free; GC of an SLC block moves its valid
     /// data into normal blocks. Needs `flash.slc_pages_per_block`.
     pub slc_blocks_per_plane: u32,
+    /// Partial-page writes: read-modify-write (default) or plain overwrite.
+    pub partial_page_writes: PartialPageWrites,
 }
 
 impl Default for Ftl {
@@ -290,6 +302,7 @@ impl Default for Ftl {
             queue_priority: vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc],
             mapping_entry_bytes: 4,
             slc_blocks_per_plane: 0,
+            partial_page_writes: PartialPageWrites::ReadModifyWrite,
         }
     }
 }
@@ -485,18 +498,12 @@ impl Config {
                 errors.push(err(key, "must be at least 1"));
             }
         }
-        let planes = g.channels as u64
-            * g.chips_per_channel as u64
-            * g.dies_per_chip as u64
-            * g.planes_per_die as u64;
+        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
         let pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
         if pages >= u32::MAX as u64 {
-            errors.push(err(
-                "geometry",
-                format!("{pages} physical pages exceed the 2^32-1 addressable by the model"),
-            ));
+            errors.push(err("geometry", format!("{pages} physical pages exceed the 2^32-1 addressable by the model")));
         }
-        if g.subpages_per_page > 1 && g.page_size_bytes % g.subpages_per_page != 0 {
+        if g.subpages_per_page > 1 && !g.page_size_bytes.is_multiple_of(g.subpages_per_page) {
             errors.push(err("geometry.subpages_per_page", "must divide geometry.page_size_bytes"));
         }
         let bits = self.bits_per_cell();
@@ -525,17 +532,15 @@ impl Config {
         if !(f.transfer_ns_per_byte.is_finite() && f.transfer_ns_per_byte >= 0.0) {
             errors.push(err("flash.transfer_ns_per_byte", "must be a finite number >= 0"));
         }
-        if g.pages_per_block as usize % bits != 0 {
+        if !(g.pages_per_block as usize).is_multiple_of(bits) {
             errors.push(err(
                 "geometry.pages_per_block",
                 format!("must be a multiple of the {bits} bits per cell (whole wordlines)"),
             ));
         }
-        if f.layout == LayoutKind::Pairs && g.pages_per_block as usize % (2 * bits) != 0 {
-            errors.push(err(
-                "flash.layout",
-                format!("\"pairs\" needs pages_per_block to be a multiple of {}", 2 * bits),
-            ));
+        if f.layout == LayoutKind::Pairs && !(g.pages_per_block as usize).is_multiple_of(2 * bits) {
+            errors
+                .push(err("flash.layout", format!("\"pairs\" needs pages_per_block to be a multiple of {}", 2 * bits)));
         }
         if f.layout == LayoutKind::Custom {
             if f.custom_types.len() != g.pages_per_block as usize {
@@ -588,10 +593,7 @@ impl Config {
             errors.push(err("ftl.gc_emergency_free_fraction", "must be in [0, 1)"));
         }
         if t.gc_emergency_free_fraction > t.gc_background_free_fraction {
-            errors.push(err(
-                "ftl.gc_emergency_free_fraction",
-                "must not exceed ftl.gc_background_free_fraction",
-            ));
+            errors.push(err("ftl.gc_emergency_free_fraction", "must not exceed ftl.gc_background_free_fraction"));
         }
         let mut seen = t.queue_priority.clone();
         seen.sort_unstable();
@@ -654,7 +656,6 @@ impl Config {
             Err(errors)
         }
     }
-
 }
 
 /// Parses a TOML configuration. `origin` names the file in error messages. Unknown keys
@@ -666,12 +667,9 @@ pub fn parse_config(text: &str, origin: &str) -> Result<Config, ConfigError> {
 /// Applies `key=value` overrides (TOML values; bare words are taken as strings) on top of
 /// a base config given as TOML text.
 pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, ConfigError> {
-    let mut value = toml::Value::try_from(base)
-        .map_err(|e| err("", format!("cannot re-serialise config: {e}")))?;
+    let mut value = toml::Value::try_from(base).map_err(|e| err("", format!("cannot re-serialise config: {e}")))?;
     for item in overrides {
-        let (key, raw) = item
-            .split_once('=')
-            .ok_or_else(|| err(item, "an override must look like key.path=value"))?;
+        let (key, raw) = item.split_once('=').ok_or_else(|| err(item, "an override must look like key.path=value"))?;
         let key = key.trim();
         let raw = raw.trim();
         let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
@@ -745,8 +743,7 @@ fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {
     let mut friendly = message.clone();
     if let Some(rest) = message.strip_prefix("unknown field `") {
         if let Some((field, tail)) = rest.split_once('`') {
-            let expected: Vec<&str> =
-                tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
+            let expected: Vec<&str> = tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
             friendly = unknown_key_message(field, &expected);
         }
     }
@@ -795,8 +792,8 @@ mod tests {
 
     #[test]
     fn overrides_apply_and_reject_unknown_keys() {
-        let c = apply_overrides(&Config::default(), &["ftl.gc_victim=fifo".into(), "geometry.channels=4".into()])
-            .unwrap();
+        let c =
+            apply_overrides(&Config::default(), &["ftl.gc_victim=fifo".into(), "geometry.channels=4".into()]).unwrap();
         assert_eq!(c.ftl.gc_victim, VictimPolicy::Fifo);
         assert_eq!(c.geometry.channels, 4);
         let e = apply_overrides(&Config::default(), &["ftl.gc_victm=fifo".into()]).unwrap_err();

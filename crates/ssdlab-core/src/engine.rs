@@ -10,7 +10,7 @@
 //! starts; because a die serialises its commands, this is equivalent to changing them at
 //! completion for every observer that must wait for the die anyway.
 
-use crate::config::{AddressOverflow, Config, QueueKind, ReplayMode, WhatIfUnwritten};
+use crate::config::{AddressOverflow, Config, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten};
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::PreconditionReport;
@@ -45,6 +45,8 @@ enum Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TxnKind {
     Read,
+    /// Read of the old page before a partial-page write (read-modify-write).
+    UpdateRead,
     Write,
     GcMove,
     Erase,
@@ -134,10 +136,13 @@ pub enum SimError {
 #[derive(Default)]
 pub struct Observers<'a> {
     /// Called every `progress_every` completed requests with (completed, simulated ns).
-    pub progress: Option<Box<dyn FnMut(u64, u64) + 'a>>,
+    pub progress: Option<ProgressObserver<'a>>,
     pub progress_every: u64,
-    pub requests: Option<Box<dyn FnMut(&RequestRecord) + 'a>>,
+    pub requests: Option<RequestObserver<'a>>,
 }
+
+pub type ProgressObserver<'a> = Box<dyn FnMut(u64, u64) + 'a>;
+pub type RequestObserver<'a> = Box<dyn FnMut(&RequestRecord) + 'a>;
 
 pub struct Simulator<'a> {
     config: Config,
@@ -210,6 +215,7 @@ struct FlashCounters {
     slc_user_programs: u64,
     multi_plane: u64,
     copybacks: u64,
+    update_reads: u64,
 }
 
 impl<'a> Simulator<'a> {
@@ -405,7 +411,8 @@ impl<'a> Simulator<'a> {
                     let scaled = ((span + gap) as f64 / self.config.host.speed_factor) as u64;
                     self.run_offset_ns += scaled;
                     self.run += 1;
-                    self.per_run.push(RunStats { dominated_writes: vec![0; self.ftl.bits_per_cell], ..RunStats::default() });
+                    self.per_run
+                        .push(RunStats { dominated_writes: vec![0; self.ftl.bits_per_cell], ..RunStats::default() });
                     self.trace_base_ns = None;
                     self.last_trace_ns = 0;
                     self.trace_records_in_run = 0;
@@ -462,7 +469,7 @@ impl<'a> Simulator<'a> {
         if remapped {
             self.host_counters.address_remapped += 1;
         }
-        if offset % page != 0 || size % page != 0 {
+        if !offset.is_multiple_of(page) || !size.is_multiple_of(page) {
             self.host_counters.unaligned += 1;
         }
         let first = offset / page;
@@ -489,16 +496,25 @@ impl<'a> Simulator<'a> {
             self.host_counters.sub_requests += 1;
             match record.op {
                 Op::Write => {
-                    let loads = &self.dies;
-                    let plane = self.planes_alloc.choose(&self.ftl.addr, lpn, |d| {
-                        let die = &loads[d as usize];
-                        die.reads.len() + die.writes.len() + usize::from(die.busy)
-                    });
-                    let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
-                    let die = self.ftl.addr.die_of_plane(plane);
-                    self.dies[die as usize].writes.push_back(txn);
-                    self.dies[die as usize].last_user_ns = self.now;
-                    self.kick_list.push(die);
+                    let page_start = (first + k) * page;
+                    let partial = offset > page_start || offset + size < page_start + page;
+                    match self.ftl.lookup(lpn) {
+                        // The rest of the page must be read before it is rewritten.
+                        Some(old)
+                            if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite =>
+                        {
+                            let plane = self.ftl.addr.plane_of(old);
+                            let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
+                            let die = self.ftl.addr.die_of_plane(plane);
+                            self.dies[die as usize].reads.push_back(txn);
+                            self.dies[die as usize].last_user_ns = self.now;
+                            self.kick_list.push(die);
+                        }
+                        _ => {
+                            let die = self.enqueue_write(slot, lpn);
+                            self.kick_list.push(die);
+                        }
+                    }
                 }
                 Op::Read => {
                     let ppn = match self.ftl.lookup(lpn) {
@@ -550,6 +566,20 @@ impl<'a> Simulator<'a> {
         }
         self.kick_list.clear();
         Ok(())
+    }
+
+    /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
+    fn enqueue_write(&mut self, slot: u32, lpn: u32) -> u32 {
+        let loads = &self.dies;
+        let plane = self.planes_alloc.choose(&self.ftl.addr, lpn, |d| {
+            let die = &loads[d as usize];
+            die.reads.len() + die.writes.len() + usize::from(die.busy)
+        });
+        let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].writes.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
     }
 
     fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
@@ -643,7 +673,7 @@ impl<'a> Simulator<'a> {
         }
         let completed = self.total.all.count;
         if let Some(progress) = self.observers.progress.as_mut() {
-            if self.observers.progress_every > 0 && completed % self.observers.progress_every == 0 {
+            if self.observers.progress_every > 0 && completed.is_multiple_of(self.observers.progress_every) {
                 progress(completed, self.now);
             }
         }
@@ -813,14 +843,32 @@ impl<'a> Simulator<'a> {
         }
         match step {
             GcStep::Erase { block } => {
-                self.ftl.erase(block);
-                self.energy.erase += self.timing.erase_nj;
-                let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, block, plane);
-                let cmd = &mut self.dies[die as usize].command;
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
-                cmd.txns.push(txn);
+                let index = self.ftl.addr.block_in_plane(block);
+                for other in self.die_planes(die) {
+                    // Multi-plane erase: other planes of the die whose victim is a block with
+                    // the same address and no valid page left are erased in the same command.
+                    let victim = self.ftl.planes[other as usize].victim;
+                    let joins = other != plane
+                        && self.config.flash.multi_plane
+                        && victim != NO_PAGE
+                        && self.ftl.addr.block_in_plane(victim) == index
+                        && self.ftl.blocks[victim as usize].valid_pages == 0;
+                    if other == plane || joins {
+                        let target = if other == plane { block } else { victim };
+                        self.ftl.erase(target);
+                        self.energy.erase += self.timing.erase_nj;
+                        let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, target, other);
+                        cmd.txns.push(txn);
+                    }
+                }
+                if cmd.txns.len() > 1 {
+                    self.flash_counters.multi_plane += 1;
+                }
                 cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
                 cmd.next = 0;
+                self.dies[die as usize].command = cmd;
             }
             GcStep::Move { ppn, lpn } => {
                 let Some(dest) = self.ftl.allocate_gc(plane, self.now) else {
@@ -853,7 +901,12 @@ impl<'a> Simulator<'a> {
                 cmd.steps = if copyback {
                     [Some(Step::Array(sense)), Some(Step::Array(program)), None, None]
                 } else {
-                    [Some(Step::Array(sense)), Some(Step::ChannelOut(1)), Some(Step::ChannelIn(1)), Some(Step::Array(program))]
+                    [
+                        Some(Step::Array(sense)),
+                        Some(Step::ChannelOut(1)),
+                        Some(Step::ChannelIn(1)),
+                        Some(Step::Array(program)),
+                    ]
                 };
                 cmd.next = 0;
             }
@@ -1047,7 +1100,8 @@ impl<'a> Simulator<'a> {
             }
             let due = oldest + delay;
             // SLC-mode blocks program page by page; a page set forms in normal blocks.
-            let slc_next = self.ftl.slc_blocks_per_plane > 0 && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
+            let slc_next = self.ftl.slc_blocks_per_plane > 0
+                && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
             if count >= bits || self.now >= due || slc_next {
                 let take = if slc_next { 1 } else { count.min(bits) };
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
@@ -1140,14 +1194,20 @@ impl<'a> Simulator<'a> {
         for &t in &cmd.txns {
             let txn = self.txns[t as usize];
             match txn.kind {
-                TxnKind::Read if self.timing.ecc_decode_ns > 0 => {
+                TxnKind::Read | TxnKind::UpdateRead if self.timing.ecc_decode_ns > 0 => {
                     self.push(self.now + self.timing.ecc_decode_ns, Event::Decoded { txn: t });
                 }
                 _ => self.complete_txn(t)?,
             }
         }
+        // Completing a transaction can start the next command on this very die (an
+        // update read queues its write); only an idle die gets the old buffer back.
+        if self.dies[die as usize].busy {
+            return Ok(());
+        }
+        let mut cmd = cmd;
+        cmd.txns.clear();
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].command.txns.clear();
         self.schedule_die(die)
     }
 
@@ -1156,6 +1216,11 @@ impl<'a> Simulator<'a> {
         self.free_txns.push(t);
         match txn.kind {
             TxnKind::Read | TxnKind::Write => self.finish_sub_request(txn.request),
+            TxnKind::UpdateRead => {
+                self.flash_counters.update_reads += 1;
+                let die = self.enqueue_write(txn.request, txn.lpn);
+                self.kick(die)
+            }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),
         }
     }
@@ -1178,14 +1243,12 @@ impl<'a> Simulator<'a> {
         let erase_counts: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let erase_summary = erase_summary(&erase_counts);
         let f = &self.flash_counters;
-        let waf = if f.user_programs == 0 {
-            0.0
-        } else {
-            (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64
-        };
+        let waf =
+            if f.user_programs == 0 { 0.0 } else { (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64 };
         let chips = addr.chips() as f64;
         self.energy.idle = self.config.energy.idle_power_mw_per_chip * chips * interval as f64 / 1e3;
-        self.energy.total = self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
+        self.energy.total =
+            self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
         self.energy.per_request = self.energy.total / self.total.all.count.max(1) as f64;
         let runs = self
             .per_run
@@ -1193,7 +1256,12 @@ impl<'a> Simulator<'a> {
             .enumerate()
             .map(|(i, r)| {
                 let interval = r.last_completion_ns.saturating_sub(r.first_arrival_ns.unwrap_or(0));
-                RunSummary { run: i as u32, interval_ns: interval, read: r.reads.summary(interval), write: r.writes.summary(interval) }
+                RunSummary {
+                    run: i as u32,
+                    interval_ns: interval,
+                    read: r.reads.summary(interval),
+                    write: r.writes.summary(interval),
+                }
             })
             .collect();
         let config_text = toml::to_string(&self.config).unwrap_or_default();
@@ -1254,9 +1322,14 @@ impl<'a> Simulator<'a> {
                 gc_page_programs: f.gc_programs,
                 programs_by_page_type: f.programs_by_type.clone(),
                 slc_programs: f.slc_programs,
-                slc_hit_ratio: if f.user_programs == 0 { 0.0 } else { f.slc_user_programs as f64 / f.user_programs as f64 },
+                slc_hit_ratio: if f.user_programs == 0 {
+                    0.0
+                } else {
+                    f.slc_user_programs as f64 / f.user_programs as f64
+                },
                 multi_plane_commands: f.multi_plane,
                 copybacks: f.copybacks,
+                update_reads: f.update_reads,
                 wasted_pages: self.ftl.counters.wasted_pages,
                 read_retries: 0,
                 uncorrectable_reads: 0,

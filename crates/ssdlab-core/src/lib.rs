@@ -2,10 +2,10 @@
 //! discrete-event engine that ties them together. No file I/O, no wall clock, no threads.
 
 pub mod config;
-pub mod presets;
 pub mod engine;
 pub mod flash;
 pub mod ftl;
+pub mod presets;
 pub mod rng;
 pub mod stats;
 

@@ -184,6 +184,8 @@ pub struct FlashSummary {
     pub slc_hit_ratio: f64,
     pub multi_plane_commands: u64,
     pub copybacks: u64,
+    /// Page reads before partial-page writes (read-modify-write).
+    pub update_reads: u64,
     pub wasted_pages: u64,
     pub read_retries: u64,
     pub uncorrectable_reads: u64,

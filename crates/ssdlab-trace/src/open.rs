@@ -54,11 +54,7 @@ impl Format {
 
     /// A reader of this format over any buffered input (a decompressed file, stdin, a
     /// byte slice). `file` names the input in error messages.
-    pub fn reader<R: BufRead + Send + 'static>(
-        self,
-        input: R,
-        file: impl Into<String>,
-    ) -> Box<dyn RecordSource> {
+    pub fn reader<R: BufRead + Send + 'static>(self, input: R, file: impl Into<String>) -> Box<dyn RecordSource> {
         match self {
             Format::Ssdsim => Box::new(SsdsimReader::new(input, file)),
             Format::Mqsim => Box::new(MqsimReader::new(input, file)),
@@ -78,16 +74,10 @@ impl FromStr for Format {
 
     /// Accepts the [`name`](Format::name)s, in any letter case.
     fn from_str(s: &str) -> Result<Self, String> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!(
-                    "unknown trace format '{s}' (expected one of: {})",
-                    names.join(", ")
-                )
-            })
+        Format::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown trace format '{s}' (expected one of: {})", names.join(", "))
+        })
     }
 }
 
@@ -125,10 +115,7 @@ impl Compression {
     fn decoder(self, raw: impl Read + Send + 'static) -> Box<dyn BufRead + Send> {
         match self {
             Compression::None => Box::new(BufReader::with_capacity(BUF_BYTES, raw)),
-            Compression::Gzip => Box::new(BufReader::with_capacity(
-                BUF_BYTES,
-                flate2::read::MultiGzDecoder::new(raw),
-            )),
+            Compression::Gzip => Box::new(BufReader::with_capacity(BUF_BYTES, flate2::read::MultiGzDecoder::new(raw))),
         }
     }
 }
@@ -139,19 +126,12 @@ fn display(path: &Path) -> String {
 
 /// Opens `path` and returns its decompressed contents as a buffered stream, with the
 /// compression that was detected. Errors carry line 0.
-pub fn open_decompressed(
-    path: &Path,
-) -> Result<(Box<dyn BufRead + Send>, Compression), TraceError> {
+pub fn open_decompressed(path: &Path) -> Result<(Box<dyn BufRead + Send>, Compression), TraceError> {
     let name = display(path);
     let open_err = |e: io::Error| TraceError::new(&name, 0, "", format!("cannot open: {e}"));
     let mut file = File::open(path).map_err(open_err)?;
     if file.metadata().map_err(open_err)?.is_dir() {
-        return Err(TraceError::new(
-            &name,
-            0,
-            "",
-            "is a directory, not a trace file",
-        ));
+        return Err(TraceError::new(&name, 0, "", "is a directory, not a trace file"));
     }
     let mut magic = [0u8; Compression::MAGIC_BYTES];
     let mut got = 0;
@@ -199,11 +179,7 @@ impl Shape {
         } else if text.contains(&b',') {
             Shape::Csv(text.split(|&b| b == b',').count())
         } else {
-            Shape::Whitespace(
-                text.split(u8::is_ascii_whitespace)
-                    .filter(|f| !f.is_empty())
-                    .count(),
-            )
+            Shape::Whitespace(text.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty()).count())
         }
     }
 
@@ -259,21 +235,10 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
             Some(_) => {}
         }
     }
-    let gz = if compression == Compression::None {
-        String::new()
-    } else {
-        format!("{}-compressed, ", compression.name())
-    };
-    let (shape, line) = seen
-        .ok_or_else(|| TraceError::new(&name, 0, "", "cannot detect the format: no data lines"))?;
-    let fail = |why: String| {
-        Err(TraceError::new(
-            &name,
-            line,
-            "",
-            format!("cannot detect the format: {why}"),
-        ))
-    };
+    let gz =
+        if compression == Compression::None { String::new() } else { format!("{}-compressed, ", compression.name()) };
+    let (shape, line) = seen.ok_or_else(|| TraceError::new(&name, 0, "", "cannot detect the format: no data lines"))?;
+    let fail = |why: String| Err(TraceError::new(&name, line, "", format!("cannot detect the format: {why}")));
     match shape {
         Shape::Csv(7) => Ok((
             Format::Msr,
@@ -288,12 +253,10 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
              text; pass --format ssdsim or --format mqsim"
                 .to_string(),
         ),
-        Shape::Csv(n) => {
-            fail(format!("{n} comma-separated fields; the supported CSV format (msr) has 7"))
+        Shape::Csv(n) => fail(format!("{n} comma-separated fields; the supported CSV format (msr) has 7")),
+        Shape::Whitespace(n) => {
+            fail(format!("{n} whitespace-separated fields; the supported whitespace formats (ssdsim, mqsim) have 5"))
         }
-        Shape::Whitespace(n) => fail(format!(
-            "{n} whitespace-separated fields; the supported whitespace formats (ssdsim, mqsim) have 5"
-        )),
         Shape::Binary => fail("the data does not look like text".to_string()),
     }
 }
@@ -326,10 +289,7 @@ mod tests {
         }
         assert_eq!("MSR".parse::<Format>(), Ok(Format::Msr));
         let e = "blkparse".parse::<Format>().unwrap_err();
-        assert!(
-            e.contains("'blkparse'") && e.contains("ssdsim, mqsim, msr"),
-            "{e}"
-        );
+        assert!(e.contains("'blkparse'") && e.contains("ssdsim, mqsim, msr"), "{e}");
     }
 
     #[test]
@@ -348,12 +308,7 @@ mod tests {
         let mut two = gzip(b"0 0 0 8 1\n");
         two.extend(gzip(b"10 1 8 8 0\n"));
         let multi = temp(&two);
-        let read = |p: &Path| {
-            open_trace(p, Format::Ssdsim)
-                .unwrap()
-                .map(Result::unwrap)
-                .collect::<Vec<_>>()
-        };
+        let read = |p: &Path| open_trace(p, Format::Ssdsim).unwrap().map(Result::unwrap).collect::<Vec<_>>();
         let want = read(plain.path());
         assert_eq!(want.len(), 2);
         assert_eq!(read(gz.path()), want);
@@ -383,9 +338,7 @@ mod tests {
 
     #[test]
     fn missing_file_and_directory() {
-        let e = open_trace(Path::new("/nonexistent/trace.csv"), Format::Msr)
-            .err()
-            .unwrap();
+        let e = open_trace(Path::new("/nonexistent/trace.csv"), Format::Msr).err().unwrap();
         assert_eq!((e.line, e.file.as_str()), (0, "/nonexistent/trace.csv"));
         assert!(e.message.starts_with("cannot open"), "{e}");
         let dir = tempfile::tempdir().unwrap();
@@ -409,10 +362,7 @@ mod tests {
     fn five_columns_are_ambiguous() {
         let f = temp(b"# a comment\n\n0 0 0 8 1\n");
         let e = detect_format(f.path()).unwrap_err();
-        assert!(
-            e.message.contains("--format ssdsim or --format mqsim"),
-            "{e}"
-        );
+        assert!(e.message.contains("--format ssdsim or --format mqsim"), "{e}");
         assert_eq!(e.line, 3);
     }
 
@@ -423,10 +373,7 @@ mod tests {
             (b",,,,,,\n", "no data lines"),
             (b"a,b,c\n", "3 comma-separated"),
             (b"1 2 3\n", "3 whitespace-separated"),
-            (
-                b"0 0 0 8 1\n1,hm,0,Read,0,512,1\n",
-                "line 1 has 5 whitespace",
-            ),
+            (b"0 0 0 8 1\n1,hm,0,Read,0,512,1\n", "line 1 has 5 whitespace"),
             (b"\x00\x01\x02\n", "not look like text"),
         ] {
             let f = temp(content);
@@ -444,10 +391,7 @@ mod tests {
         assert_eq!(s.total_bytes, 20 * 512);
         assert_eq!(s.max_end_bytes, 24 * 512);
         assert_eq!(s.min_offset_bytes, Some(0));
-        assert_eq!(
-            (s.first_arrival_ns, s.last_arrival_ns),
-            (Some(100), Some(150))
-        );
+        assert_eq!((s.first_arrival_ns, s.last_arrival_ns), (Some(100), Some(150)));
         let bad = temp(b"100 0 16 8 1\n200 0 0 0 0\n");
         let e = scan_span(bad.path(), Format::Mqsim).unwrap_err();
         assert_eq!((e.line, e.field), (2, "size"));

@@ -53,12 +53,7 @@ pub struct TraceError {
 
 impl TraceError {
     pub fn new(file: &str, line: u64, field: &'static str, message: impl Into<String>) -> Self {
-        TraceError {
-            file: file.to_string(),
-            line,
-            field,
-            message: message.into(),
-        }
+        TraceError { file: file.to_string(), line, field, message: message.into() }
     }
 }
 
@@ -67,11 +62,7 @@ impl fmt::Display for TraceError {
         match (self.line, self.field.is_empty()) {
             (0, _) => write!(f, "{}: {}", self.file, self.message),
             (line, true) => write!(f, "{}:{}: {}", self.file, line, self.message),
-            (line, false) => write!(
-                f,
-                "{}:{}: field '{}': {}",
-                self.file, line, self.field, self.message
-            ),
+            (line, false) => write!(f, "{}:{}: field '{}': {}", self.file, line, self.field, self.message),
         }
     }
 }

@@ -48,13 +48,8 @@ impl TraceSummary {
             Op::Trim => self.trims += 1,
         }
         self.total_bytes = self.total_bytes.saturating_add(r.size_bytes);
-        self.max_end_bytes = self
-            .max_end_bytes
-            .max(r.offset_bytes.saturating_add(r.size_bytes));
-        self.min_offset_bytes = Some(
-            self.min_offset_bytes
-                .map_or(r.offset_bytes, |m| m.min(r.offset_bytes)),
-        );
+        self.max_end_bytes = self.max_end_bytes.max(r.offset_bytes.saturating_add(r.size_bytes));
+        self.min_offset_bytes = Some(self.min_offset_bytes.map_or(r.offset_bytes, |m| m.min(r.offset_bytes)));
         self.first_arrival_ns.get_or_insert(r.arrival_ns);
         self.last_arrival_ns = Some(r.arrival_ns);
         self.max_device = Some(self.max_device.map_or(r.device, |d| d.max(r.device)));
@@ -86,10 +81,7 @@ impl TraceSummary {
 
 /// Drains `source` into a summary. Stops at, and returns, the first error.
 pub fn summarize<S: RecordSource + ?Sized>(source: &mut S) -> Result<TraceSummary, TraceError> {
-    let mut summary = TraceSummary {
-        format: source.format_name(),
-        ..TraceSummary::default()
-    };
+    let mut summary = TraceSummary { format: source.format_name(), ..TraceSummary::default() };
     for item in &mut *source {
         summary.add(&item?);
     }
@@ -102,14 +94,7 @@ mod tests {
     use super::*;
 
     fn rec(arrival_ns: u64, offset_bytes: u64, size_bytes: u64, op: Op) -> Record {
-        Record {
-            arrival_ns,
-            device: 2,
-            offset_bytes,
-            size_bytes,
-            op,
-            hint: None,
-        }
+        Record { arrival_ns, device: 2, offset_bytes, size_bytes, op, hint: None }
     }
 
     #[test]
@@ -121,16 +106,10 @@ mod tests {
         s.add(&rec(5, 0, 1024, Op::Write));
         s.add(&rec(30, 8192, 4096, Op::Trim));
         assert_eq!((s.requests, s.reads, s.writes, s.trims), (3, 1, 1, 1));
-        assert_eq!(
-            (s.total_bytes, s.read_bytes, s.write_bytes),
-            (5632, 512, 1024)
-        );
+        assert_eq!((s.total_bytes, s.read_bytes, s.write_bytes), (5632, 512, 1024));
         assert_eq!(s.max_end_bytes, 12288);
         assert_eq!(s.min_offset_bytes, Some(0));
-        assert_eq!(
-            (s.first_arrival_ns, s.last_arrival_ns),
-            (Some(10), Some(30))
-        );
+        assert_eq!((s.first_arrival_ns, s.last_arrival_ns), (Some(10), Some(30)));
         assert_eq!(s.duration_ns(), Some(20));
         assert_eq!(s.max_device, Some(2));
         assert!((s.read_share() - 1.0 / 3.0).abs() < 1e-12);

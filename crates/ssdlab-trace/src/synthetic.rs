@@ -107,10 +107,7 @@ impl fmt::Display for SpecError {
 impl std::error::Error for SpecError {}
 
 fn spec_err(field: &'static str, message: impl Into<String>) -> SpecError {
-    SpecError {
-        field,
-        message: message.into(),
-    }
+    SpecError { field, message: message.into() }
 }
 
 impl SyntheticSpec {
@@ -138,10 +135,7 @@ impl SyntheticSpec {
     pub fn validate(&self) -> Result<(), Vec<SpecError>> {
         let mut errors = Vec::new();
         if !(self.read_fraction.is_finite() && (0.0..=1.0).contains(&self.read_fraction)) {
-            errors.push(spec_err(
-                "read_fraction",
-                format!("must be within [0, 1], got {}", self.read_fraction),
-            ));
+            errors.push(spec_err("read_fraction", format!("must be within [0, 1], got {}", self.read_fraction)));
         }
         if self.block_size_bytes == 0 {
             errors.push(spec_err("block_size_bytes", "must be at least 1"));
@@ -151,10 +145,7 @@ impl SyntheticSpec {
             if !self.start_offset_bytes.is_multiple_of(align) {
                 errors.push(spec_err(
                     "start_offset_bytes",
-                    format!(
-                        "{} is not a multiple of the alignment ({align} bytes)",
-                        self.start_offset_bytes
-                    ),
+                    format!("{} is not a multiple of the alignment ({align} bytes)", self.start_offset_bytes),
                 ));
             }
             if self.pattern == Pattern::Sequential && !self.block_size_bytes.is_multiple_of(align) {
@@ -172,31 +163,17 @@ impl SyntheticSpec {
             if self.address_space_bytes < self.block_size_bytes {
                 errors.push(spec_err(
                     "address_space_bytes",
-                    format!(
-                        "{} is smaller than one block ({} bytes)",
-                        self.address_space_bytes, self.block_size_bytes
-                    ),
+                    format!("{} is smaller than one block ({} bytes)", self.address_space_bytes, self.block_size_bytes),
                 ));
             }
-            if self
-                .start_offset_bytes
-                .checked_add(self.address_space_bytes)
-                .is_none()
-            {
-                errors.push(spec_err(
-                    "address_space_bytes",
-                    "start_offset_bytes + address_space_bytes exceeds 2^64",
-                ));
+            if self.start_offset_bytes.checked_add(self.address_space_bytes).is_none() {
+                errors.push(spec_err("address_space_bytes", "start_offset_bytes + address_space_bytes exceeds 2^64"));
             }
         }
         if self.count == 0 {
             errors.push(spec_err("count", "must be at least 1"));
         }
-        if self
-            .interarrival_ns
-            .checked_mul(self.count.saturating_sub(1))
-            .is_none()
-        {
+        if self.interarrival_ns.checked_mul(self.count.saturating_sub(1)).is_none() {
             errors.push(spec_err(
                 "interarrival_ns",
                 "the last arrival time (count - 1) * interarrival_ns exceeds 2^64 ns",
@@ -253,25 +230,15 @@ enum AddressState {
 impl AddressStream {
     /// The stream for a validated spec with a non-zero address space.
     fn new(spec: &SyntheticSpec) -> Self {
-        let (base, span, block) = (
-            spec.start_offset_bytes,
-            spec.address_space_bytes,
-            spec.block_size_bytes,
-        );
+        let (base, span, block) = (spec.start_offset_bytes, spec.address_space_bytes, spec.block_size_bytes);
         let align = spec.effective_align_bytes();
         let state = match (spec.pattern, spec.distribution) {
             (Pattern::Sequential, _) => AddressState::Sequential { next: 0 },
-            (Pattern::Random, AddressDistribution::Uniform) => AddressState::Uniform {
-                slots: (span - block) / align + 1,
-            },
+            (Pattern::Random, AddressDistribution::Uniform) => {
+                AddressState::Uniform { slots: (span - block) / align + 1 }
+            }
         };
-        AddressStream {
-            base,
-            span,
-            block,
-            align,
-            state,
-        }
+        AddressStream { base, span, block, align, state }
     }
 
     /// The next offset in bytes. A block starting there ends inside the region.
@@ -336,14 +303,7 @@ impl Iterator for SyntheticSource {
         let offset_bytes = self.addresses.next(&mut self.rng);
         let arrival_ns = self.issued * self.spec.interarrival_ns;
         self.issued += 1;
-        Some(Ok(Record {
-            arrival_ns,
-            device: 0,
-            offset_bytes,
-            size_bytes: self.spec.block_size_bytes,
-            op,
-            hint: None,
-        }))
+        Some(Ok(Record { arrival_ns, device: 0, offset_bytes, size_bytes: self.spec.block_size_bytes, op, hint: None }))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -366,26 +326,15 @@ mod tests {
     const GIB: u64 = 1 << 30;
 
     fn spec() -> SyntheticSpec {
-        SyntheticSpec {
-            address_space_bytes: GIB,
-            ..SyntheticSpec::default()
-        }
+        SyntheticSpec { address_space_bytes: GIB, ..SyntheticSpec::default() }
     }
 
     fn records(spec: SyntheticSpec) -> Vec<Record> {
-        SyntheticSource::new(spec)
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        SyntheticSource::new(spec).unwrap().map(Result::unwrap).collect()
     }
 
     fn fields(spec: &SyntheticSpec) -> Vec<&'static str> {
-        spec.validate()
-            .err()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| e.field)
-            .collect()
+        spec.validate().err().unwrap_or_default().into_iter().map(|e| e.field).collect()
     }
 
     #[test]
@@ -397,125 +346,46 @@ mod tests {
             "read_fraction = 0.7\npattern = \"sequential\"\ndistribution = \"uniform\"\nblock_size_bytes = 8192",
         )
         .unwrap();
-        assert_eq!(
-            (s.read_fraction, s.pattern, s.block_size_bytes),
-            (0.7, Pattern::Sequential, 8192)
-        );
-        let e = toml::from_str::<SyntheticSpec>("read_fracton = 0.7")
-            .unwrap_err()
-            .to_string();
+        assert_eq!((s.read_fraction, s.pattern, s.block_size_bytes), (0.7, Pattern::Sequential, 8192));
+        let e = toml::from_str::<SyntheticSpec>("read_fracton = 0.7").unwrap_err().to_string();
         assert!(e.contains("read_fracton"), "{e}");
         assert!(toml::from_str::<SyntheticSpec>("pattern = \"zigzag\"").is_err());
     }
 
     #[test]
     fn validation_names_fields() {
+        assert_eq!(fields(&SyntheticSpec { read_fraction: 1.5, ..spec() }), ["read_fraction"]);
+        assert_eq!(fields(&SyntheticSpec { read_fraction: f64::NAN, ..spec() }), ["read_fraction"]);
+        assert_eq!(fields(&SyntheticSpec { block_size_bytes: 0, align_bytes: 512, ..spec() }), ["block_size_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { start_offset_bytes: 100, ..spec() }), ["start_offset_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { address_space_bytes: 100, ..spec() }), ["address_space_bytes"]);
         assert_eq!(
-            fields(&SyntheticSpec {
-                read_fraction: 1.5,
-                ..spec()
-            }),
-            ["read_fraction"]
-        );
-        assert_eq!(
-            fields(&SyntheticSpec {
-                read_fraction: f64::NAN,
-                ..spec()
-            }),
-            ["read_fraction"]
-        );
-        assert_eq!(
-            fields(&SyntheticSpec {
-                block_size_bytes: 0,
-                align_bytes: 512,
-                ..spec()
-            }),
-            ["block_size_bytes"]
-        );
-        assert_eq!(
-            fields(&SyntheticSpec {
-                start_offset_bytes: 100,
-                ..spec()
-            }),
-            ["start_offset_bytes"]
-        );
-        assert_eq!(
-            fields(&SyntheticSpec {
-                address_space_bytes: 100,
-                ..spec()
-            }),
-            ["address_space_bytes"]
-        );
-        assert_eq!(
-            fields(&SyntheticSpec {
-                start_offset_bytes: u64::MAX - 4095,
-                address_space_bytes: 8192,
-                ..spec()
-            }),
+            fields(&SyntheticSpec { start_offset_bytes: u64::MAX - 4095, address_space_bytes: 8192, ..spec() }),
             ["address_space_bytes"]
         );
         assert_eq!(fields(&SyntheticSpec { count: 0, ..spec() }), ["count"]);
-        assert_eq!(
-            fields(&SyntheticSpec {
-                interarrival_ns: u64::MAX,
-                count: 3,
-                ..spec()
-            }),
-            ["interarrival_ns"]
-        );
-        let seq = SyntheticSpec {
-            pattern: Pattern::Sequential,
-            block_size_bytes: 4096,
-            align_bytes: 8192,
-            ..spec()
-        };
+        assert_eq!(fields(&SyntheticSpec { interarrival_ns: u64::MAX, count: 3, ..spec() }), ["interarrival_ns"]);
+        let seq = SyntheticSpec { pattern: Pattern::Sequential, block_size_bytes: 4096, align_bytes: 8192, ..spec() };
         assert_eq!(fields(&seq), ["align_bytes"]);
-        assert!(SyntheticSpec {
-            pattern: Pattern::Random,
-            ..seq
-        }
-        .validate()
-        .is_ok());
-        let e = SyntheticSpec {
-            read_fraction: -0.1,
-            ..spec()
-        }
-        .validate()
-        .unwrap_err();
-        assert_eq!(
-            e[0].to_string(),
-            "read_fraction: must be within [0, 1], got -0.1"
-        );
+        assert!(SyntheticSpec { pattern: Pattern::Random, ..seq }.validate().is_ok());
+        let e = SyntheticSpec { read_fraction: -0.1, ..spec() }.validate().unwrap_err();
+        assert_eq!(e[0].to_string(), "read_fraction: must be within [0, 1], got -0.1");
     }
 
     #[test]
     fn whole_device_address_space_must_be_resolved() {
-        let s = SyntheticSpec {
-            start_offset_bytes: 4096,
-            ..SyntheticSpec::default()
-        };
-        assert_eq!(
-            SyntheticSource::new(s.clone()).unwrap_err()[0].field,
-            "address_space_bytes"
-        );
+        let s = SyntheticSpec { start_offset_bytes: 4096, ..SyntheticSpec::default() };
+        assert_eq!(SyntheticSource::new(s.clone()).unwrap_err()[0].field, "address_space_bytes");
         let r = s.resolve_address_space(GIB);
         assert_eq!(r.address_space_bytes, GIB - 4096);
         assert!(SyntheticSource::new(r).is_ok());
-        assert_eq!(
-            spec().resolve_address_space(4 * GIB).address_space_bytes,
-            GIB
-        );
+        assert_eq!(spec().resolve_address_space(4 * GIB).address_space_bytes, GIB);
     }
 
     #[test]
     fn read_fraction_within_one_percent_over_100k() {
         for fraction in [0.0, 0.3, 0.7, 1.0] {
-            let recs = records(SyntheticSpec {
-                read_fraction: fraction,
-                count: 100_000,
-                seed: 42,
-                ..spec()
-            });
+            let recs = records(SyntheticSpec { read_fraction: fraction, count: 100_000, seed: 42, ..spec() });
             assert_eq!(recs.len(), 100_000);
             let reads = recs.iter().filter(|r| r.op == Op::Read).count() as f64 / 100_000.0;
             assert!((reads - fraction).abs() < 0.01, "{fraction}: {reads}");
@@ -527,21 +397,9 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_other_seed_other_stream() {
-        let a = records(SyntheticSpec {
-            count: 10_000,
-            seed: 7,
-            ..spec()
-        });
-        let b = records(SyntheticSpec {
-            count: 10_000,
-            seed: 7,
-            ..spec()
-        });
-        let c = records(SyntheticSpec {
-            count: 10_000,
-            seed: 8,
-            ..spec()
-        });
+        let a = records(SyntheticSpec { count: 10_000, seed: 7, ..spec() });
+        let b = records(SyntheticSpec { count: 10_000, seed: 7, ..spec() });
+        let c = records(SyntheticSpec { count: 10_000, seed: 8, ..spec() });
         assert_eq!(a, b);
         assert_ne!(a, c);
     }
@@ -557,20 +415,11 @@ mod tests {
             ..spec()
         };
         let recs = records(s.clone());
-        let (lo, hi) = (
-            s.start_offset_bytes,
-            s.start_offset_bytes + s.address_space_bytes,
-        );
+        let (lo, hi) = (s.start_offset_bytes, s.start_offset_bytes + s.address_space_bytes);
         for r in &recs {
             assert_eq!(r.offset_bytes % 4096, 0);
-            assert!(
-                r.offset_bytes >= lo && r.offset_bytes + r.size_bytes <= hi,
-                "{r:?}"
-            );
-            assert_eq!(
-                (r.size_bytes, r.device, r.arrival_ns, r.hint),
-                (16384, 0, 0, None)
-            );
+            assert!(r.offset_bytes >= lo && r.offset_bytes + r.size_bytes <= hi, "{r:?}");
+            assert_eq!((r.size_bytes, r.device, r.arrival_ns, r.hint), (16384, 0, 0, None));
         }
         // 61 slots: both ends are reached.
         assert!(recs.iter().any(|r| r.offset_bytes == lo));
@@ -589,10 +438,7 @@ mod tests {
             ..spec()
         };
         let recs = records(s);
-        let blocks: Vec<u64> = recs
-            .iter()
-            .map(|r| (r.offset_bytes - 8192) / 4096)
-            .collect();
+        let blocks: Vec<u64> = recs.iter().map(|r| (r.offset_bytes - 8192) / 4096).collect();
         assert_eq!(blocks, [0, 1, 2, 0, 1, 2, 0]);
         let times: Vec<u64> = recs.iter().map(|r| r.arrival_ns).collect();
         assert_eq!(times, [0, 1000, 2000, 3000, 4000, 5000, 6000]);
@@ -601,12 +447,7 @@ mod tests {
     #[test]
     fn single_block_space() {
         for pattern in [Pattern::Random, Pattern::Sequential] {
-            let recs = records(SyntheticSpec {
-                pattern,
-                address_space_bytes: 4096,
-                count: 5,
-                ..spec()
-            });
+            let recs = records(SyntheticSpec { pattern, address_space_bytes: 4096, count: 5, ..spec() });
             assert!(recs.iter().all(|r| r.offset_bytes == 0));
         }
     }

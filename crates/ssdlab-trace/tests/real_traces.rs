@@ -25,38 +25,21 @@ fn traces_dir() -> PathBuf {
 
 fn trace(rel: &str) -> PathBuf {
     let path = traces_dir().join(rel);
-    assert!(
-        path.is_file(),
-        "trace {} is missing from {}",
-        rel,
-        traces_dir().display()
-    );
+    assert!(path.is_file(), "trace {} is missing from {}", rel, traces_dir().display());
     path
 }
 
 fn read_all(path: &Path, format: Format) -> Vec<Record> {
-    open_trace(path, format)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
-        .collect()
+    open_trace(path, format).unwrap_or_else(|e| panic!("{e}")).map(|r| r.unwrap_or_else(|e| panic!("{e}"))).collect()
 }
 
 /// Scans a trace and checks the catalog's request count and two-decimal read share.
 fn check(rel: &str, format: Format, requests: u64, read_share: &str, skipped: u64) -> TraceSummary {
     let s = scan_span(&trace(rel), format).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.requests, requests, "{rel}: request count");
-    assert_eq!(
-        format!("{:.2}", s.read_share()),
-        read_share,
-        "{rel}: read share {}",
-        s.read_share()
-    );
+    assert_eq!(format!("{:.2}", s.read_share()), read_share, "{rel}: read share {}", s.read_share());
     assert_eq!(s.skipped, skipped, "{rel}: skipped");
-    assert_eq!(
-        s.reads + s.writes,
-        s.requests,
-        "{rel}: no trims in this format"
-    );
+    assert_eq!(s.reads + s.writes, s.requests, "{rel}: no trims in this format");
     assert_eq!(s.format, format.name());
     s
 }
@@ -72,13 +55,7 @@ fn ssdsim_example_ascii() {
 
 #[test]
 fn mqsim_websearch() {
-    let s = check(
-        "umass_spc/wsrch-small.trace",
-        Format::Mqsim,
-        24_783,
-        "1.00",
-        0,
-    );
+    let s = check("umass_spc/wsrch-small.trace", Format::Mqsim, 24_783, "1.00", 0);
     // The catalog calls it read-only; the file does hold 4 writes (lines with type 0),
     // which still round to a read share of 1.00.
     assert_eq!(s.writes, 4);
@@ -87,26 +64,14 @@ fn mqsim_websearch() {
 
 #[test]
 fn mqsim_tpcc() {
-    let s = check(
-        "ms_production/tpcc-small.trace",
-        Format::Mqsim,
-        6_999,
-        "0.63",
-        0,
-    );
+    let s = check("ms_production/tpcc-small.trace", Format::Mqsim, 6_999, "0.63", 0);
     // Catalog: 16 devices.
     assert_eq!(s.max_device, Some(15));
 }
 
 #[test]
 fn msr_official_sample() {
-    let s = check(
-        "msr_cambridge/msr-cambridge1-sample.csv",
-        Format::Msr,
-        1_000,
-        "0.51",
-        0,
-    );
+    let s = check("msr_cambridge/msr-cambridge1-sample.csv", Format::Msr, 1_000, "0.51", 0);
     assert_eq!(s.first_arrival_ns, Some(128_166_385_295_514_663 * 100));
     // Catalog: span 127 s.
     assert_eq!(s.duration_ns().unwrap() / 1_000_000_000, 127);
@@ -114,18 +79,9 @@ fn msr_official_sample() {
 
 #[test]
 fn msr_hm1_with_trailing_empty_rows() {
-    let s = check(
-        "msr_cambridge/hm_1_short.csv",
-        Format::Msr,
-        11_067,
-        "0.78",
-        18_879,
-    );
+    let s = check("msr_cambridge/hm_1_short.csv", Format::Msr, 11_067, "0.78", 18_879);
     // Catalog: span 26.8 h.
-    assert_eq!(
-        format!("{:.1}", s.duration_ns().unwrap() as f64 / 3.6e12),
-        "26.8"
-    );
+    assert_eq!(format!("{:.1}", s.duration_ns().unwrap() as f64 / 3.6e12), "26.8");
     assert!(s.max_end_bytes > s.min_offset_bytes.unwrap());
 }
 
@@ -143,10 +99,7 @@ fn records_are_parsed_with_the_right_units() {
             hint: None
         }
     );
-    let first = read_all(
-        &trace("msr_cambridge/msr-cambridge1-sample.csv"),
-        Format::Msr,
-    )[0];
+    let first = read_all(&trace("msr_cambridge/msr-cambridge1-sample.csv"), Format::Msr)[0];
     assert_eq!(
         first,
         Record {
@@ -163,16 +116,10 @@ fn records_are_parsed_with_the_right_units() {
 #[test]
 fn gzip_round_trip_gives_the_same_records() {
     let tmp = tempfile::tempdir().unwrap();
-    for (rel, format) in [
-        ("umass_spc/example.ascii", Format::Ssdsim),
-        ("msr_cambridge/hm_1_short.csv", Format::Msr),
-    ] {
+    for (rel, format) in [("umass_spc/example.ascii", Format::Ssdsim), ("msr_cambridge/hm_1_short.csv", Format::Msr)] {
         let path = trace(rel);
         let gz_path = tmp.path().join("trace.gz");
-        let mut enc = GzEncoder::new(
-            std::fs::File::create(&gz_path).unwrap(),
-            flate2::Compression::fast(),
-        );
+        let mut enc = GzEncoder::new(std::fs::File::create(&gz_path).unwrap(), flate2::Compression::fast());
         enc.write_all(&std::fs::read(&path).unwrap()).unwrap();
         enc.finish().unwrap();
         let plain = read_all(&path, format);
@@ -187,23 +134,13 @@ fn gzip_round_trip_gives_the_same_records() {
 
 #[test]
 fn detection_on_real_traces() {
-    for rel in [
-        "msr_cambridge/msr-cambridge1-sample.csv",
-        "msr_cambridge/hm_1_short.csv",
-    ] {
+    for rel in ["msr_cambridge/msr-cambridge1-sample.csv", "msr_cambridge/hm_1_short.csv"] {
         let (format, why) = detect_format(&trace(rel)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(format, Format::Msr, "{rel}: {why}");
     }
-    for rel in [
-        "umass_spc/example.ascii",
-        "umass_spc/wsrch-small.trace",
-        "ms_production/tpcc-small.trace",
-    ] {
+    for rel in ["umass_spc/example.ascii", "umass_spc/wsrch-small.trace", "ms_production/tpcc-small.trace"] {
         let e = detect_format(&trace(rel)).unwrap_err();
-        assert!(
-            e.message.contains("--format ssdsim or --format mqsim"),
-            "{rel}: {e}"
-        );
+        assert!(e.message.contains("--format ssdsim or --format mqsim"), "{rel}: {e}");
     }
 }
 
@@ -211,8 +148,5 @@ fn detection_on_real_traces() {
 fn ssdsim_and_mqsim_readers_agree_on_shared_layout() {
     // Both formats use 1 = read, 0 = write: the same file reads the same either way.
     let path = trace("ms_production/tpcc-small.trace");
-    assert_eq!(
-        read_all(&path, Format::Ssdsim),
-        read_all(&path, Format::Mqsim)
-    );
+    assert_eq!(read_all(&path, Format::Ssdsim), read_all(&path, Format::Mqsim));
 }

@@ -20,10 +20,9 @@ impl PageLayout {
             LayoutKind::Staircase => Self::staircase(bits, pages_per_block, 1),
             LayoutKind::Pairs => Self::staircase(bits, pages_per_block, 2),
             LayoutKind::Sequential => Self::sequential(bits, pages_per_block),
-            LayoutKind::Custom => PageLayout {
-                types: flash.custom_types.clone(),
-                wordlines: flash.custom_wordlines.clone(),
-            },
+            LayoutKind::Custom => {
+                PageLayout { types: flash.custom_types.clone(), wordlines: flash.custom_wordlines.clone() }
+            }
         }
     }
 

@@ -54,7 +54,11 @@ impl Timing {
             program_nj: c.energy.program_nj.clone(),
             erase_nj: c.energy.erase_nj,
             slc_read_nj: if c.energy.slc_read_nj > 0.0 { c.energy.slc_read_nj } else { c.energy.read_nj[0] },
-            slc_program_nj: if c.energy.slc_program_nj > 0.0 { c.energy.slc_program_nj } else { c.energy.program_nj[0] },
+            slc_program_nj: if c.energy.slc_program_nj > 0.0 {
+                c.energy.slc_program_nj
+            } else {
+                c.energy.program_nj[0]
+            },
             transfer_nj_per_byte: c.energy.transfer_nj_per_byte,
         }
     }

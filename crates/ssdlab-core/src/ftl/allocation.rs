@@ -86,7 +86,10 @@ mod tests {
         let a = addr();
         let p = PlaneAllocator::new(PlaneAllocation::Static, "cwdp");
         let planes: Vec<u32> = (0..4).map(|i| p.striped(&a, i)).collect();
-        assert_eq!(planes, vec![a.plane_at(0, 0, 0, 0), a.plane_at(1, 0, 0, 0), a.plane_at(0, 1, 0, 0), a.plane_at(1, 1, 0, 0)]);
+        assert_eq!(
+            planes,
+            vec![a.plane_at(0, 0, 0, 0), a.plane_at(1, 0, 0, 0), a.plane_at(0, 1, 0, 0), a.plane_at(1, 1, 0, 0)]
+        );
         let all: std::collections::BTreeSet<u32> = (0..16).map(|i| p.striped(&a, i)).collect();
         assert_eq!(all.len(), 16, "16 consecutive pages cover all planes");
     }

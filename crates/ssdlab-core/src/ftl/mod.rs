@@ -457,9 +457,7 @@ impl Ftl {
                 BlockState::Closed if info.write_ptr != capacity => {
                     return Err(format!("closed block {block} has write pointer {}", info.write_ptr))
                 }
-                BlockState::Open if info.write_ptr >= capacity => {
-                    return Err(format!("open block {block} is full"))
-                }
+                BlockState::Open if info.write_ptr >= capacity => return Err(format!("open block {block} is full")),
                 _ => {}
             }
             if !info.slc {
@@ -469,10 +467,7 @@ impl Ftl {
             }
         }
         if free_by_type != self.free_pages_by_type {
-            return Err(format!(
-                "free pages by type {:?} but counted {:?}",
-                self.free_pages_by_type, free_by_type
-            ));
+            return Err(format!("free pages by type {:?} but counted {:?}", self.free_pages_by_type, free_by_type));
         }
         for (plane, p) in self.planes.iter().enumerate() {
             let plane = plane as u32;
@@ -485,7 +480,10 @@ impl Ftl {
                 .filter(|b| self.blocks[(self.addr.first_block_of_plane(plane) + b) as usize].state == BlockState::Free)
                 .count();
             if free_here != p.free.len() + p.free_slc.len() {
-                return Err(format!("plane {plane}: {free_here} free blocks but pools hold {}", p.free.len() + p.free_slc.len()));
+                return Err(format!(
+                    "plane {plane}: {free_here} free blocks but pools hold {}",
+                    p.free.len() + p.free_slc.len()
+                ));
             }
             for &b in &p.active {
                 if b != NO_PAGE && self.blocks[b as usize].state != BlockState::Open {

@@ -35,8 +35,9 @@ impl Ftl {
         let offset = rng.random_range(0..n_valid);
         for i in 0..n_valid {
             let lpn = ((i as u128 * stride as u128 + offset as u128) % n_valid as u128) as u32;
-            self.place(lpn, planes)
-                .map_err(|_| format!("precondition.used_fraction = {} does not fit: plane full after {i} pages", pc.used_fraction))?;
+            self.place(lpn, planes).map_err(|_| {
+                format!("precondition.used_fraction = {} does not fit: plane full after {i} pages", pc.used_fraction)
+            })?;
             report.valid_pages += 1;
         }
         if pc.fill_invalid_to_gc_threshold {
@@ -65,7 +66,7 @@ impl Ftl {
 
     /// Places `lpn` on flash instantly (no simulated time): used by preconditioning and
     /// by reads of never-written pages under `unwritten_reads = "precondition"`.
-    pub fn place(&mut self, lpn: u32, planes: &mut PlaneAllocator) -> Result<(), ()> {
+    pub fn place(&mut self, lpn: u32, planes: &mut PlaneAllocator) -> Result<(), NoRoom> {
         let first = planes.striped(&self.addr, lpn as u64);
         let total = self.addr.planes();
         // Static placement first; if that plane is full, the next planes in order.
@@ -80,7 +81,7 @@ impl Ftl {
                 return Ok(());
             }
         }
-        Err(())
+        Err(NoRoom)
     }
 
     fn active_user_full(&self, plane: u32) -> bool {
@@ -88,6 +89,10 @@ impl Ftl {
         b == crate::flash::NO_PAGE
     }
 }
+
+/// Every plane is full down to its GC threshold: nothing more can be placed instantly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoRoom;
 
 fn coprime_stride(n: u64, rng: &mut Pcg64Mcg) -> u64 {
     fn gcd(mut a: u64, mut b: u64) -> u64 {

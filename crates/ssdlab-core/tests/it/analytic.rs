@@ -143,3 +143,39 @@ fn slc_cache_serves_writes_first() {
     assert_eq!(report.flash.slc_hit_ratio, 1.0);
     assert_eq!(report.write.latency_ns.max, (4096.0f64 * 0.01).ceil() as u64 + 200_000);
 }
+
+#[test]
+fn partial_page_write_reads_the_old_page_first() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.flash.transfer_ns_per_byte = 3.0;
+    let half =
+        Record { arrival_ns: 100_000_000, device: 0, offset_bytes: 0, size_bytes: 2048, op: Op::Write, hint: None };
+    let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096), half]);
+    assert_eq!(report.flash.update_reads, 1);
+    // Second write: sense LSB page 0 + transfer out, then transfer in + program page 1 (LSB).
+    let expected_second = 50_000 + 4096 * 3 + 4096 * 3 + 500_000;
+    assert_eq!(report.write.latency_ns.max, expected_second);
+    c.ftl.partial_page_writes = PartialPageWrites::Overwrite;
+    let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096), half]);
+    assert_eq!(report.flash.update_reads, 0);
+    // A partial write of a never-written page has nothing to read.
+    let mut c2 = tiny(1, 1, 1, 1);
+    c2.host.unwritten_reads = WhatIfUnwritten::Error;
+    assert_eq!(run(&c2, vec![half]).flash.update_reads, 0);
+}
+
+#[test]
+fn gc_erases_planes_of_a_die_together() {
+    // Two planes filled in lock step and overwritten in lock step: victims share block
+    // addresses, so erases pair up in multi-plane commands.
+    let mut c = tiny(1, 1, 1, 2);
+    c.ftl.allocation_order = "pcwd".into();
+    c.precondition.used_fraction = 1.0;
+    c.host.replay = ReplayMode::ClosedLoop;
+    c.host.queue_depth = 1;
+    let span = c.logical_pages() / 2 * 2;
+    let records: Vec<Record> = (0..4000).map(|i| rec(0, Op::Write, (i * 2) % span, 2, 4096)).collect();
+    let report = run(&c, records);
+    assert!(report.gc.erases > 10);
+    assert!(report.flash.multi_plane_commands > 0);
+}

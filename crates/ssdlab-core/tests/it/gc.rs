@@ -18,7 +18,12 @@ fn gc_device(op: f64, victim: VictimPolicy) -> Config {
 
 fn logical_pages(c: &Config) -> u64 {
     let g = &c.geometry;
-    let pages = (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die * g.blocks_per_plane * g.pages_per_block) as f64;
+    let pages = (g.channels
+        * g.chips_per_channel
+        * g.dies_per_chip
+        * g.planes_per_die
+        * g.blocks_per_plane
+        * g.pages_per_block) as f64;
     (pages * (1.0 - c.ftl.over_provisioning)).floor() as u64
 }
 
@@ -86,4 +91,3 @@ fn same_run_twice_gives_identical_json() {
     let b = serde_json::to_string(&run(&c, records)).unwrap();
     assert_eq!(a, b);
 }
-

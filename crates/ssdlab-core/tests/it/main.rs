@@ -14,17 +14,19 @@ use ssdlab_trace::{Op, Record, RecordSource};
 
 /// A one-plane-per-die SLC-latency device with the given shape; no preconditioning.
 pub fn tiny(channels: u32, chips: u32, dies: u32, planes: u32) -> Config {
-    let mut c = Config::default();
-    c.name = "test".into();
-    c.geometry = Geometry {
-        channels,
-        chips_per_channel: chips,
-        dies_per_chip: dies,
-        planes_per_die: planes,
-        blocks_per_plane: 64,
-        pages_per_block: 48,
-        page_size_bytes: 4096,
-        subpages_per_page: 1,
+    let mut c = Config {
+        name: "test".into(),
+        geometry: Geometry {
+            channels,
+            chips_per_channel: chips,
+            dies_per_chip: dies,
+            planes_per_die: planes,
+            blocks_per_plane: 64,
+            pages_per_block: 48,
+            page_size_bytes: 4096,
+            subpages_per_page: 1,
+        },
+        ..Config::default()
     };
     c.flash.read_latency_ns = vec![50_000, 70_000, 90_000];
     c.flash.program_latency_ns = vec![500_000, 2_000_000, 5_500_000];
@@ -38,14 +40,24 @@ pub fn tiny(channels: u32, chips: u32, dies: u32, planes: u32) -> Config {
 }
 
 pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record {
-    Record { arrival_ns: at_ns, device: 0, offset_bytes: page * page_size, size_bytes: pages * page_size, op, hint: None }
+    Record {
+        arrival_ns: at_ns,
+        device: 0,
+        offset_bytes: page * page_size,
+        size_bytes: pages * page_size,
+        op,
+        hint: None,
+    }
 }
 
 /// Runs a config on in-memory records with invariant checks on; panics on error.
 pub fn run(config: &Config, records: Vec<Record>) -> Report {
     let runs = records.clone();
     let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
-    let mut sim = Simulator::new(config.clone(), factory, Observers::default()).expect("valid setup");
+    let mut config = config.clone();
+    // Invariants are checked during every test run, not only at its end.
+    config.output.check_every = 97;
+    let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
     sim.set_check(true);
     sim.run().expect("run succeeds").0
 }
@@ -53,7 +65,5 @@ pub fn run(config: &Config, records: Vec<Record>) -> Report {
 /// `count` requests of `pages` pages at uniformly random page-aligned offsets.
 pub fn random_requests(count: usize, pages: u64, span_pages: u64, op: Op, page_size: u64, seed: u64) -> Vec<Record> {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    (0..count)
-        .map(|_| rec(0, op, rng.random_range(0..span_pages - pages), pages, page_size))
-        .collect()
+    (0..count).map(|_| rec(0, op, rng.random_range(0..span_pages - pages), pages, page_size)).collect()
 }

@@ -47,13 +47,7 @@ enum RawLine {
 
 impl<R: BufRead> LineReader<R> {
     pub fn new(inner: R, file: impl Into<String>) -> Self {
-        LineReader {
-            inner,
-            file: file.into(),
-            buf: Vec::with_capacity(256),
-            number: 0,
-            done: false,
-        }
+        LineReader { inner, file: file.into(), buf: Vec::with_capacity(256), number: 0, done: false }
     }
 
     /// Reads the next line into `buf` (terminator not included).
@@ -90,11 +84,7 @@ impl<R: BufRead> LineReader<R> {
             }
             self.inner.consume(used);
             if end {
-                return Ok(if too_long {
-                    RawLine::TooLong
-                } else {
-                    RawLine::Line
-                });
+                return Ok(if too_long { RawLine::TooLong } else { RawLine::Line });
             }
         }
     }
@@ -111,12 +101,7 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => {
                     self.done = true;
                     let line = self.number + 1;
-                    return Some(Err(TraceError::new(
-                        &self.file,
-                        line,
-                        "",
-                        format!("read error: {e}"),
-                    )));
+                    return Some(Err(TraceError::new(&self.file, line, "", format!("read error: {e}"))));
                 }
             };
             match raw {
@@ -144,18 +129,11 @@ impl<R: BufRead> LineReader<R> {
             if end > start && self.buf[end - 1] == b'\r' {
                 end -= 1;
             }
-            match self.buf[start..end]
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-            {
+            match self.buf[start..end].iter().position(|b| !b.is_ascii_whitespace()) {
                 None => *blank += 1,
                 Some(i) if self.buf[start + i] == b'#' => {}
                 Some(_) => {
-                    return Some(Ok(DataLine {
-                        file: &self.file,
-                        number: self.number,
-                        text: &self.buf[start..end],
-                    }));
+                    return Some(Ok(DataLine { file: &self.file, number: self.number, text: &self.buf[start..end] }));
                 }
             }
         }
@@ -166,10 +144,7 @@ impl<R: BufRead> LineReader<R> {
 /// escaped, cut to a readable length.
 pub(crate) fn quote(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(QUOTE_BYTES)];
-    let mut s: String = String::from_utf8_lossy(cut)
-        .chars()
-        .flat_map(char::escape_debug)
-        .collect();
+    let mut s: String = String::from_utf8_lossy(cut).chars().flat_map(char::escape_debug).collect();
     if bytes.len() > QUOTE_BYTES {
         s.push('…');
     }
@@ -187,15 +162,9 @@ pub(crate) fn parse_u64(field: &[u8]) -> Result<u64, String> {
     let mut value: u64 = 0;
     for &b in field {
         if !b.is_ascii_digit() {
-            return Err(format!(
-                "expected a non-negative integer, got '{}'",
-                quote(field)
-            ));
+            return Err(format!("expected a non-negative integer, got '{}'", quote(field)));
         }
-        value = match value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(b - b'0')))
-        {
+        value = match value.checked_mul(10).and_then(|v| v.checked_add(u64::from(b - b'0'))) {
             Some(v) => v,
             None => return Err(format!("'{}' does not fit in 64 bits", quote(field))),
         };
@@ -206,15 +175,12 @@ pub(crate) fn parse_u64(field: &[u8]) -> Result<u64, String> {
 /// Parses a device number.
 pub(crate) fn parse_device(field: &[u8]) -> Result<u32, String> {
     let value = parse_u64(field)?;
-    u32::try_from(value)
-        .map_err(|_| format!("device number '{}' does not fit in 32 bits", quote(field)))
+    u32::try_from(value).map_err(|_| format!("device number '{}' does not fit in 32 bits", quote(field)))
 }
 
 /// `value * unit` as bytes, for fields counted in sectors or ticks.
 pub(crate) fn scale(field: &[u8], value: u64, unit: u64, what: &str) -> Result<u64, String> {
-    value
-        .checked_mul(unit)
-        .ok_or_else(|| format!("'{}' {what} overflows 64 bits when converted", quote(field)))
+    value.checked_mul(unit).ok_or_else(|| format!("'{}' {what} overflows 64 bits when converted", quote(field)))
 }
 
 /// Checks what every record must satisfy (non-zero size, end fits in 64 bits) and builds it.
@@ -230,21 +196,10 @@ pub(crate) fn finish(
         return Err(line.error("size", "zero-size request"));
     }
     if offset_bytes.checked_add(size_bytes).is_none() {
-        return Err(line.error(
-            "size",
-            format!(
-                "offset {offset_bytes} + size {size_bytes} bytes exceeds 64-bit byte addresses"
-            ),
-        ));
+        return Err(line
+            .error("size", format!("offset {offset_bytes} + size {size_bytes} bytes exceeds 64-bit byte addresses")));
     }
-    Ok(Record {
-        arrival_ns,
-        device,
-        offset_bytes,
-        size_bytes,
-        op,
-        hint: None,
-    })
+    Ok(Record { arrival_ns, device, offset_bytes, size_bytes, op, hint: None })
 }
 
 impl DataLine<'_> {
@@ -254,9 +209,7 @@ impl DataLine<'_> {
 
     /// Splits on runs of ASCII whitespace.
     pub fn whitespace_fields(&self) -> impl Iterator<Item = &[u8]> {
-        self.text
-            .split(u8::is_ascii_whitespace)
-            .filter(|f| !f.is_empty())
+        self.text.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty())
     }
 
     /// Splits on commas and trims ASCII whitespace around each field.
@@ -303,14 +256,11 @@ pub(crate) fn parse_sector_columns(
     let arrival_ns = parse_u64(time).map_err(|m| line.error("time", m))?;
     let device = parse_device(device).map_err(|m| line.error("device", m))?;
     let offset_sectors = parse_u64(offset).map_err(|m| line.error("offset", m))?;
-    let offset_bytes =
-        scale(offset, offset_sectors, 512, "sectors").map_err(|m| line.error("offset", m))?;
+    let offset_bytes = scale(offset, offset_sectors, 512, "sectors").map_err(|m| line.error("offset", m))?;
     let size_sectors = parse_u64(size).map_err(|m| line.error("size", m))?;
-    let size_bytes =
-        scale(size, size_sectors, 512, "sectors").map_err(|m| line.error("size", m))?;
+    let size_bytes = scale(size, size_sectors, 512, "sectors").map_err(|m| line.error("size", m))?;
     let code = parse_u64(op).map_err(|m| line.error("op", m))?;
-    let op = op_of(code)
-        .ok_or_else(|| line.error("op", format!("unknown op code '{}' ({op_help})", quote(op))))?;
+    let op = op_of(code).ok_or_else(|| line.error("op", format!("unknown op code '{}' ({op_help})", quote(op))))?;
     finish(line, arrival_ns, device, offset_bytes, size_bytes, op)
 }
 
@@ -334,10 +284,7 @@ mod tests {
     fn crlf_bom_blank_and_comments() {
         let (out, blank) = lines(b"\xEF\xBB\xBFa b\r\n\r\n  \n# note\n  # indented note\nc\n\nd");
         let got: Vec<_> = out.into_iter().map(Result::unwrap).collect();
-        assert_eq!(
-            got,
-            vec![(1, b"a b".to_vec()), (6, b"c".to_vec()), (8, b"d".to_vec())]
-        );
+        assert_eq!(got, vec![(1, b"a b".to_vec()), (6, b"c".to_vec()), (8, b"d".to_vec())]);
         assert_eq!(blank, 3);
     }
 
@@ -387,12 +334,8 @@ mod tests {
     fn numbers() {
         assert_eq!(parse_u64(b"0"), Ok(0));
         assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
-        assert!(parse_u64(b"18446744073709551616")
-            .unwrap_err()
-            .contains("64 bits"));
-        assert!(parse_u64(b"-3")
-            .unwrap_err()
-            .contains("negative number '-3'"));
+        assert!(parse_u64(b"18446744073709551616").unwrap_err().contains("64 bits"));
+        assert!(parse_u64(b"-3").unwrap_err().contains("negative number '-3'"));
         assert!(parse_u64(b"1.5").unwrap_err().contains("'1.5'"));
         assert!(parse_u64(b"+1").is_err());
         assert!(parse_u64(b"").unwrap_err().contains("empty"));

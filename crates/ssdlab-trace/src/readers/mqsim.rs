@@ -34,10 +34,7 @@ pub struct MqsimReader<R> {
 impl<R: BufRead> MqsimReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        MqsimReader {
-            lines: LineReader::new(reader, file),
-            skipped: 0,
-        }
+        MqsimReader { lines: LineReader::new(reader, file), skipped: 0 }
     }
 }
 
@@ -55,9 +52,7 @@ impl<R: BufRead + Send> Iterator for MqsimReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(match self.lines.next_data_line(&mut self.skipped)? {
-            Ok(l) => {
-                line::parse_sector_columns(&l, "MQSim", mqsim_op, "MQSim uses 0 = write, 1 = read")
-            }
+            Ok(l) => line::parse_sector_columns(&l, "MQSim", mqsim_op, "MQSim uses 0 = write, 1 = read"),
             Err(e) => Err(e),
         })
     }
@@ -91,8 +86,7 @@ mod tests {
 
     #[test]
     fn parses_units_and_types() {
-        let (out, skipped) =
-            read("\u{feff}11413000 0 657728 16 1\r\n\r\n938513000 4 264719034 16 0");
+        let (out, skipped) = read("\u{feff}11413000 0 657728 16 1\r\n\r\n938513000 4 264719034 16 0");
         let recs: Vec<Record> = out.into_iter().map(Result::unwrap).collect();
         assert_eq!(skipped, 1);
         assert_eq!(

@@ -43,11 +43,7 @@ pub struct MsrReader<R> {
 impl<R: BufRead> MsrReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        MsrReader {
-            lines: LineReader::new(reader, file),
-            skipped: 0,
-            first: true,
-        }
+        MsrReader { lines: LineReader::new(reader, file), skipped: 0, first: true }
     }
 }
 
@@ -60,9 +56,7 @@ enum Row {
 
 /// True for a line that is a column header rather than a malformed record.
 fn looks_like_header(fields: &[&[u8]]) -> bool {
-    fields
-        .first()
-        .is_some_and(|t| t.first().is_some_and(u8::is_ascii_alphabetic))
+    fields.first().is_some_and(|t| t.first().is_some_and(u8::is_ascii_alphabetic))
         && fields.iter().all(|f| parse_u64(f).is_err())
 }
 
@@ -94,21 +88,9 @@ fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
         return Ok(Row::Skip);
     }
     if n != FIELDS {
-        const NAMES: [&str; FIELDS] = [
-            "time",
-            "hostname",
-            "device",
-            "op",
-            "offset",
-            "size",
-            "response_time",
-        ];
+        const NAMES: [&str; FIELDS] = ["time", "hostname", "device", "op", "offset", "size", "response_time"];
         let field = NAMES.get(n).copied().unwrap_or("");
-        let what = if n < FIELDS {
-            "missing: expected"
-        } else {
-            "expected"
-        };
+        let what = if n < FIELDS { "missing: expected" } else { "expected" };
         return Err(l.error(
             field,
             format!(
@@ -119,15 +101,10 @@ fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
     }
     let [time, _host, disk, kind, offset, size, _response] = fields;
     let ticks = parse_u64(time).map_err(|m| l.error("time", m))?;
-    let arrival_ns =
-        line::scale(time, ticks, 100, "100-ns ticks").map_err(|m| l.error("time", m))?;
+    let arrival_ns = line::scale(time, ticks, 100, "100-ns ticks").map_err(|m| l.error("time", m))?;
     let device = parse_device(disk).map_err(|m| l.error("device", m))?;
-    let op = parse_op(kind).ok_or_else(|| {
-        l.error(
-            "op",
-            format!("unknown type '{}' (expected Read or Write)", quote(kind)),
-        )
-    })?;
+    let op = parse_op(kind)
+        .ok_or_else(|| l.error("op", format!("unknown type '{}' (expected Read or Write)", quote(kind))))?;
     let offset_bytes = parse_u64(offset).map_err(|m| l.error("offset", m))?;
     let size_bytes = parse_u64(size).map_err(|m| l.error("size", m))?;
     line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Row::Record)
@@ -222,9 +199,7 @@ mod tests {
 
     #[test]
     fn header_only_accepted_on_the_first_data_line() {
-        let e = err(
-            "1,hm,0,Read,0,512,1\nTimestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
-        );
+        let e = err("1,hm,0,Read,0,512,1\nTimestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
         assert_eq!((e.line, e.field), (2, "time"));
     }
 
@@ -256,12 +231,7 @@ mod tests {
             let e = err(&format!("1,hm,0,Read,0,512,1\n{bad}\n"));
             assert_eq!((e.line, e.field), (2, field), "{bad}: {e}");
             assert!(e.message.contains(needle), "{bad}: {e}");
-            assert!(
-                e.to_string()
-                    .starts_with(&format!("x.csv:2: field '{field}'"))
-                    || field.is_empty(),
-                "{e}"
-            );
+            assert!(e.to_string().starts_with(&format!("x.csv:2: field '{field}'")) || field.is_empty(), "{e}");
         }
     }
 

@@ -31,10 +31,7 @@ pub struct SsdsimReader<R> {
 impl<R: BufRead> SsdsimReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        SsdsimReader {
-            lines: LineReader::new(reader, file),
-            skipped: 0,
-        }
+        SsdsimReader { lines: LineReader::new(reader, file), skipped: 0 }
     }
 }
 
@@ -52,12 +49,7 @@ impl<R: BufRead + Send> Iterator for SsdsimReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(match self.lines.next_data_line(&mut self.skipped)? {
-            Ok(l) => line::parse_sector_columns(
-                &l,
-                "SSDSim",
-                ssdsim_op,
-                "SSDSim uses 1 = read, 0 = write",
-            ),
+            Ok(l) => line::parse_sector_columns(&l, "SSDSim", ssdsim_op, "SSDSim uses 1 = read, 0 = write"),
             Err(e) => Err(e),
         })
     }
