@@ -30,15 +30,28 @@ impl Ftl {
             return Ok(report);
         }
         let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "precondition"));
-        // A multiplicative permutation of 0..n_valid: random-looking order, O(1) memory.
-        let stride = coprime_stride(n_valid, &mut rng);
-        let offset = rng.random_range(0..n_valid);
-        for i in 0..n_valid {
-            let lpn = ((i as u128 * stride as u128 + offset as u128) % n_valid as u128) as u32;
-            self.place(lpn, planes).map_err(|_| {
-                format!("precondition.used_fraction = {} does not fit: plane full after {i} pages", pc.used_fraction)
-            })?;
-            report.valid_pages += 1;
+        // Logical pages are written in a pseudo-random order within windows of WINDOW
+        // pages (a multiplicative permutation per window, O(1) memory). Blocks get a
+        // random mix of logical pages while the mapping-table writes stay in a
+        // cache-sized region: a whole-range permutation was 3x slower (cache misses).
+        const WINDOW: u64 = 1 << 16;
+        let mut start = 0u64;
+        while start < n_valid {
+            let len = WINDOW.min(n_valid - start);
+            let stride = coprime_stride(len, &mut rng);
+            let offset = rng.random_range(0..len);
+            for i in 0..len {
+                let lpn = (start + (i * stride + offset) % len) as u32;
+                self.place(lpn, planes).map_err(|_| {
+                    format!(
+                        "precondition.used_fraction = {} does not fit: every plane reached its GC threshold after \
+                         {} pages",
+                        pc.used_fraction, report.valid_pages
+                    )
+                })?;
+                report.valid_pages += 1;
+            }
+            start += len;
         }
         if pc.fill_invalid_to_gc_threshold {
             // Overwrite random valid pages while their plane stays above the threshold.
