@@ -287,6 +287,10 @@ pub struct Ftl {
     pub slc_blocks_per_plane: u32,
     /// Partial-page writes: read-modify-write (default) or plain overwrite.
     pub partial_page_writes: PartialPageWrites,
+    /// Partial programming (IPU §1): a write smaller than a page whose data lives in an
+    /// SLC-mode page with enough unprogrammed subpages is programmed into that page, up
+    /// to `flash.partial_programs_max` programs per page. Needs subpages and SLC blocks.
+    pub partial_program_updates: bool,
 }
 
 impl Default for Ftl {
@@ -303,6 +307,7 @@ impl Default for Ftl {
             mapping_entry_bytes: 4,
             slc_blocks_per_plane: 0,
             partial_page_writes: PartialPageWrites::ReadModifyWrite,
+            partial_program_updates: false,
         }
     }
 }
@@ -626,6 +631,20 @@ impl Config {
             }
             if t.slc_blocks_per_plane + 2 >= g.blocks_per_plane {
                 errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
+            }
+        }
+        if t.partial_program_updates {
+            if g.subpages_per_page < 2 || g.subpages_per_page > 8 {
+                errors.push(err("geometry.subpages_per_page", "partial programming needs 2 to 8 subpages per page"));
+            }
+            if f.partial_programs_max < 2 {
+                errors.push(err("flash.partial_programs_max", "partial programming needs NOP of at least 2"));
+            }
+            if t.slc_blocks_per_plane == 0 {
+                errors.push(err("ftl.slc_blocks_per_plane", "partial programming works in SLC-mode blocks: set some"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err("ftl.partial_program_updates", "is not supported with one-shot programming"));
             }
         }
         if !(0.0..=1.0).contains(&self.precondition.used_fraction) {

@@ -47,6 +47,8 @@ enum TxnKind {
     Read,
     /// Read of the old page before a partial-page write (read-modify-write).
     UpdateRead,
+    /// Partial program of new subpages into the SLC-mode page holding the old data.
+    PartialProgram,
     Write,
     GcMove,
     Erase,
@@ -64,14 +66,18 @@ struct Txn {
     plane: u32,
     page_type: u8,
     slc: bool,
+    /// Subpages a partial-page write covers (0 = the whole page).
+    subpages: u8,
     enqueued_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
     Array(u64),
-    ChannelOut(u32),
-    ChannelIn(u32),
+    /// Bytes moved from the die to the controller.
+    ChannelOut(u64),
+    /// Bytes moved from the controller to the die.
+    ChannelIn(u64),
 }
 
 /// The command a die is executing: its transactions and remaining steps.
@@ -498,7 +504,19 @@ impl<'a> Simulator<'a> {
                 Op::Write => {
                     let page_start = (first + k) * page;
                     let partial = offset > page_start || offset + size < page_start + page;
+                    let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
                     match self.ftl.lookup(lpn) {
+                        // An update that fits the free subpages of its SLC-mode page is
+                        // partially programmed there (IPU §1), without moving the data.
+                        Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
+                            let plane = self.ftl.addr.plane_of(old);
+                            let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, old, plane);
+                            self.txns[txn as usize].subpages = subpages;
+                            let die = self.ftl.addr.die_of_plane(plane);
+                            self.dies[die as usize].writes.push_back(txn);
+                            self.dies[die as usize].last_user_ns = self.now;
+                            self.kick_list.push(die);
+                        }
                         // The rest of the page must be read before it is rewritten.
                         Some(old)
                             if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite =>
@@ -510,8 +528,13 @@ impl<'a> Simulator<'a> {
                             self.dies[die as usize].last_user_ns = self.now;
                             self.kick_list.push(die);
                         }
-                        _ => {
-                            let die = self.enqueue_write(slot, lpn);
+                        Some(_) => {
+                            let die = self.enqueue_write(slot, lpn, 0);
+                            self.kick_list.push(die);
+                        }
+                        // Nothing to merge with: only the written subpages are programmed.
+                        None => {
+                            let die = self.enqueue_write(slot, lpn, subpages);
                             self.kick_list.push(die);
                         }
                     }
@@ -569,17 +592,26 @@ impl<'a> Simulator<'a> {
     }
 
     /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
-    fn enqueue_write(&mut self, slot: u32, lpn: u32) -> u32 {
+    fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> u32 {
         let loads = &self.dies;
         let plane = self.planes_alloc.choose(&self.ftl.addr, lpn, |d| {
             let die = &loads[d as usize];
             die.reads.len() + die.writes.len() + usize::from(die.busy)
         });
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
+        self.txns[txn as usize].subpages = subpages;
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;
         die
+    }
+
+    /// Subpages of the page starting at `page_start` that a request covers.
+    fn subpages_covered(&self, offset: u64, size: u64, page_start: u64) -> u8 {
+        let sub = self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        let start = offset.max(page_start) - page_start;
+        let end = (offset + size).min(page_start + self.timing.page_size_bytes) - page_start;
+        (end.div_ceil(sub) - start / sub) as u8
     }
 
     fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
@@ -620,7 +652,18 @@ impl<'a> Simulator<'a> {
     }
 
     fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
-        let t = Txn { kind, request, lpn, ppn, from: NO_PAGE, plane, page_type: 0, slc: false, enqueued_ns: self.now };
+        let t = Txn {
+            kind,
+            request,
+            lpn,
+            ppn,
+            from: NO_PAGE,
+            plane,
+            page_type: 0,
+            slc: false,
+            subpages: 0,
+            enqueued_ns: self.now,
+        };
         if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
             slot
@@ -903,8 +946,8 @@ impl<'a> Simulator<'a> {
                 } else {
                     [
                         Some(Step::Array(sense)),
-                        Some(Step::ChannelOut(1)),
-                        Some(Step::ChannelIn(1)),
+                        Some(Step::ChannelOut(self.timing.page_size_bytes)),
+                        Some(Step::ChannelIn(self.timing.page_size_bytes)),
                         Some(Step::Array(program)),
                     ]
                 };
@@ -986,7 +1029,8 @@ impl<'a> Simulator<'a> {
             self.flash_counters.multi_plane += 1;
         }
         let pages = cmd.txns.len() as u32;
-        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages)), None, None];
+        cmd.steps =
+            [Some(Step::Array(sense)), Some(Step::ChannelOut(pages as u64 * self.timing.page_size_bytes)), None, None];
         cmd.next = 0;
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
@@ -1019,6 +1063,15 @@ impl<'a> Simulator<'a> {
         let mut chosen = None;
         for i in 0..queue_len {
             let t = self.dies[die as usize].writes[i];
+            if self.txns[t as usize].kind == TxnKind::PartialProgram {
+                if self.partial_program_still_fits(t) {
+                    let t = self.dies[die as usize].writes.remove(i).expect("index in range");
+                    return self.start_partial_program(die, t);
+                }
+                // GC moved the page or it filled up meanwhile: write a whole new page.
+                self.txns[t as usize].kind = TxnKind::Write;
+                self.txns[t as usize].subpages = 0;
+            }
             if self.ftl.can_allocate_user(self.txns[t as usize].plane) {
                 chosen = Some(i);
                 break;
@@ -1038,7 +1091,8 @@ impl<'a> Simulator<'a> {
                 let t = self.dies[die as usize].writes[i];
                 let plane = self.txns[t as usize].plane;
                 let plane_bit = 1u64 << (plane % 64);
-                if used_planes & plane_bit == 0 && self.ftl.peek_user(plane) == key {
+                let is_write = self.txns[t as usize].kind == TxnKind::Write;
+                if is_write && used_planes & plane_bit == 0 && self.ftl.peek_user(plane) == key {
                     used_planes |= plane_bit;
                     cmd.txns.push(t);
                     self.dies[die as usize].writes.remove(i);
@@ -1059,7 +1113,36 @@ impl<'a> Simulator<'a> {
             self.flash_counters.multi_plane += 1;
         }
         let pages = cmd.txns.len() as u32;
-        cmd.steps = [Some(Step::ChannelIn(pages)), Some(Step::Array(program)), None, None];
+        cmd.steps =
+            [Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)), Some(Step::Array(program)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    fn partial_program_still_fits(&self, txn: u32) -> bool {
+        let t = &self.txns[txn as usize];
+        self.ftl.lookup(t.lpn) == Some(t.ppn) && self.ftl.can_partial_program(t.ppn, t.subpages)
+    }
+
+    /// Programs a write's subpages into the free subpages of the page that already holds
+    /// the logical page: only those subpages cross the channel, at SLC program latency.
+    fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
+        let (ppn, subpages, request) = {
+            let t = &self.txns[txn as usize];
+            (t.ppn, t.subpages, t.request)
+        };
+        self.ftl.partial_program(ppn, subpages);
+        self.count_program(0, true, true);
+        let r = &mut self.requests[request as usize];
+        r.dominant_type = r.dominant_type.max(0);
+        let bytes = subpages as u64 * self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(self.timing.slc_program_ns)), None, None];
         cmd.next = 0;
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
@@ -1073,7 +1156,10 @@ impl<'a> Simulator<'a> {
         t.ppn = ppn;
         t.page_type = page_type;
         t.slc = slc;
-        let (lpn, request) = (t.lpn, t.request);
+        let (lpn, request, subpages) = (t.lpn, t.request, t.subpages);
+        if slc {
+            self.ftl.mark_programmed(ppn, subpages);
+        }
         self.ftl.commit_write(lpn, ppn);
         self.count_program(page_type, slc, true);
         let r = &mut self.requests[request as usize];
@@ -1129,7 +1215,12 @@ impl<'a> Simulator<'a> {
                     self.ftl.skip_rest_of_wordline(last);
                 }
                 let pages = cmd.txns.len() as u32;
-                cmd.steps = [Some(Step::ChannelIn(pages)), Some(Step::Array(program)), None, None];
+                cmd.steps = [
+                    Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)),
+                    Some(Step::Array(program)),
+                    None,
+                    None,
+                ];
                 cmd.next = 0;
                 self.dies[die as usize].command = cmd;
                 self.dies[die as usize].busy = true;
@@ -1170,13 +1261,13 @@ impl<'a> Simulator<'a> {
 
     fn start_transfer(&mut self, channel: u32, die: u32) {
         let d = &self.dies[die as usize];
-        let pages = match d.command.steps[d.command.next - 1] {
-            Some(Step::ChannelOut(p)) | Some(Step::ChannelIn(p)) => p,
+        let bytes = match d.command.steps[d.command.next - 1] {
+            Some(Step::ChannelOut(bytes)) | Some(Step::ChannelIn(bytes)) => bytes,
             _ => unreachable!("transfer step expected"),
         };
         self.channels[channel as usize].holder = Some(die);
-        self.energy.transfer += self.timing.transfer_nj_per_byte * (pages as u64 * self.timing.page_size_bytes) as f64;
-        self.push(self.now + self.timing.transfer_ns(pages), Event::ChannelDone { channel });
+        self.energy.transfer += self.timing.transfer_nj_per_byte * bytes as f64;
+        self.push(self.now + self.timing.transfer_bytes_ns(bytes), Event::ChannelDone { channel });
     }
 
     fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
@@ -1215,10 +1306,10 @@ impl<'a> Simulator<'a> {
         let txn = self.txns[t as usize];
         self.free_txns.push(t);
         match txn.kind {
-            TxnKind::Read | TxnKind::Write => self.finish_sub_request(txn.request),
+            TxnKind::Read | TxnKind::Write | TxnKind::PartialProgram => self.finish_sub_request(txn.request),
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
-                let die = self.enqueue_write(txn.request, txn.lpn);
+                let die = self.enqueue_write(txn.request, txn.lpn, 0);
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),
@@ -1330,6 +1421,7 @@ impl<'a> Simulator<'a> {
                 multi_plane_commands: f.multi_plane,
                 copybacks: f.copybacks,
                 update_reads: f.update_reads,
+                partial_programs: self.ftl.counters.partial_programs,
                 wasted_pages: self.ftl.counters.wasted_pages,
                 read_retries: 0,
                 uncorrectable_reads: 0,

@@ -186,6 +186,8 @@ pub struct FlashSummary {
     pub copybacks: u64,
     /// Page reads before partial-page writes (read-modify-write).
     pub update_reads: u64,
+    /// Partial programs of subpages into SLC-mode pages (NOP-limited).
+    pub partial_programs: u64,
     pub wasted_pages: u64,
     pub read_retries: u64,
     pub uncorrectable_reads: u64,

@@ -87,7 +87,12 @@ impl Timing {
 
     /// Channel occupancy of one command moving `pages` pages.
     pub fn transfer_ns(&self, pages: u32) -> u64 {
-        let bytes = pages as u64 * self.page_size_bytes;
+        self.transfer_bytes_ns(pages as u64 * self.page_size_bytes)
+    }
+
+    /// Channel occupancy of one command moving `bytes` bytes (partial programs move
+    /// only the subpages they write).
+    pub fn transfer_bytes_ns(&self, bytes: u64) -> u64 {
         self.command_overhead_ns + (bytes * self.transfer_ps_per_byte).div_ceil(1000)
     }
 

@@ -106,6 +106,12 @@ pub struct Ftl {
     one_shot: bool,
     closed_counter: u64,
     victim_rng: Pcg64Mcg,
+    /// Partial programming (NOP > 1, subpages > 1, `ftl.partial_program_updates`): per
+    /// physical page, subpages programmed so far and programs issued. Empty when off.
+    pub subpages_programmed: Vec<u8>,
+    pub page_programs: Vec<u8>,
+    pub subpages_per_page: u32,
+    pub partial_programs_max: u32,
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
@@ -120,6 +126,8 @@ pub struct FtlCounters {
     pub gc_moved_pages: u64,
     /// Pages of a one-shot page set skipped because the set was programmed incomplete.
     pub wasted_pages: u64,
+    /// Partial programs of subpages into already-programmed SLC-mode pages.
+    pub partial_programs: u64,
 }
 
 impl Ftl {
@@ -168,6 +176,8 @@ impl Ftl {
             planes.push(state);
         }
         let logical_pages = config.logical_pages() as u32;
+        let partial = config.ftl.partial_program_updates;
+        let pages_total = addr.pages() as usize;
         let blocks_f = normal_blocks_per_plane as f64;
         let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
         let background_free_blocks =
@@ -192,7 +202,40 @@ impl Ftl {
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
             counters: FtlCounters::default(),
+            subpages_programmed: if partial { vec![0; pages_total] } else { Vec::new() },
+            page_programs: if partial { vec![0; pages_total] } else { Vec::new() },
+            subpages_per_page: config.geometry.subpages_per_page,
+            partial_programs_max: config.flash.partial_programs_max,
         }
+    }
+
+    /// Whether `subpages` more subpages can be partially programmed into `ppn`: an
+    /// SLC-mode page with that many unprogrammed subpages and a program left under NOP.
+    pub fn can_partial_program(&self, ppn: Ppn, subpages: u8) -> bool {
+        if self.subpages_programmed.is_empty() || subpages == 0 || !self.is_slc(ppn) {
+            return false;
+        }
+        let done = self.subpages_programmed[ppn as usize] as u32;
+        done > 0
+            && done + subpages as u32 <= self.subpages_per_page
+            && (self.page_programs[ppn as usize] as u32) < self.partial_programs_max
+    }
+
+    pub fn partial_program(&mut self, ppn: Ppn, subpages: u8) {
+        debug_assert!(self.can_partial_program(ppn, subpages));
+        self.subpages_programmed[ppn as usize] += subpages;
+        self.page_programs[ppn as usize] += 1;
+        self.counters.partial_programs += 1;
+    }
+
+    /// Records the first program of an SLC-mode page: `subpages` written (0 = all).
+    pub fn mark_programmed(&mut self, ppn: Ppn, subpages: u8) {
+        if self.subpages_programmed.is_empty() {
+            return;
+        }
+        let all = self.subpages_per_page as u8;
+        self.subpages_programmed[ppn as usize] = if subpages == 0 { all } else { subpages.min(all) };
+        self.page_programs[ppn as usize] = 1;
     }
 
     pub fn pages_in_block(&self, block: u32) -> u32 {
@@ -392,6 +435,12 @@ impl Ftl {
         debug_assert_eq!(info.state, BlockState::Closed);
         info.write_ptr = 0;
         info.erase_count += 1;
+        if !self.subpages_programmed.is_empty() {
+            let first = (block * self.addr.pages_per_block) as usize;
+            let end = first + self.addr.pages_per_block as usize;
+            self.subpages_programmed[first..end].fill(0);
+            self.page_programs[first..end].fill(0);
+        }
         info.state = BlockState::Free;
         let slc = info.slc;
         let p = &mut self.planes[plane as usize];
@@ -468,6 +517,16 @@ impl Ftl {
         }
         if free_by_type != self.free_pages_by_type {
             return Err(format!("free pages by type {:?} but counted {:?}", self.free_pages_by_type, free_by_type));
+        }
+        for (ppn, &programs) in self.page_programs.iter().enumerate() {
+            let subpages = self.subpages_programmed[ppn] as u32;
+            if programs as u32 > self.partial_programs_max || subpages > self.subpages_per_page {
+                return Err(format!("page {ppn}: {programs} programs of {subpages} subpages exceed NOP/subpages"));
+            }
+            let block = self.addr.block_of(ppn as u32);
+            if self.addr.page_in_block(ppn as u32) >= self.blocks[block as usize].write_ptr && programs != 0 {
+                return Err(format!("page {ppn} above its block's write pointer has been programmed"));
+            }
         }
         for (plane, p) in self.planes.iter().enumerate() {
             let plane = plane as u32;

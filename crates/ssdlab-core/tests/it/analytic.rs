@@ -179,3 +179,40 @@ fn gc_erases_planes_of_a_die_together() {
     assert!(report.gc.erases > 10);
     assert!(report.flash.multi_plane_commands > 0);
 }
+
+#[test]
+fn small_updates_are_partially_programmed_up_to_nop() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.page_size_bytes = 16384;
+    c.geometry.subpages_per_page = 4;
+    c.flash.partial_programs_max = 4;
+    c.flash.slc_pages_per_block = 16;
+    c.flash.slc_program_latency_ns = 300_000;
+    c.flash.slc_read_latency_ns = 25_000;
+    c.ftl.slc_blocks_per_plane = 8;
+    c.ftl.partial_program_updates = true;
+    let sub = |i: u64| Record {
+        arrival_ns: i * 10_000_000,
+        device: 0,
+        offset_bytes: 4096,
+        size_bytes: 4096,
+        op: Op::Write,
+        hint: None,
+    };
+    // First write programs one subpage of a fresh SLC page; three updates fill the other
+    // three subpages by partial programs (NOP 4); the fifth needs a new page (RMW).
+    let report = run(&c, (0..5).map(sub).collect());
+    assert_eq!(report.flash.partial_programs, 3);
+    assert_eq!(report.flash.update_reads, 1);
+    assert_eq!(report.flash.user_page_programs, 5);
+    // Slowest: the read-modify-write (SLC sense + page out + page in + SLC program).
+    assert_eq!(report.write.latency_ns.max, 25_000 + (16384.0f64 * 0.01).ceil() as u64 * 2 + 300_000);
+    // The partial programs move one 4 KiB subpage each: the fastest writes.
+    let partial = (4096.0f64 * 0.01).ceil() as u64 + 300_000;
+    assert!(report.write.latency_ns.p50 <= partial + partial / 1000, "p50 {}", report.write.latency_ns.p50);
+    // With NOP 2 one partial program fits; a merged (read-modify-write) page is full.
+    c.flash.partial_programs_max = 2;
+    let report = run(&c, (0..5).map(sub).collect());
+    assert_eq!(report.flash.partial_programs, 1, "pages: [write, partial] [rmw] [rmw] [rmw]");
+    assert_eq!(report.flash.update_reads, 3);
+}
