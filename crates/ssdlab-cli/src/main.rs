@@ -76,6 +76,13 @@ pub struct SetupArgs {
     /// Open-loop time scaling: trace time is divided by this factor.
     #[arg(long)]
     pub speed: Option<f64>,
+    /// Burst/delta replay (thesis §7.3.4): short gaps collapse, long gaps are enforced
+    /// after the previous burst completes.
+    #[arg(long, conflicts_with = "closed_loop")]
+    pub burst: bool,
+    /// Burst replay gap threshold in microseconds (default: the trace's mean inter-arrival).
+    #[arg(long, requires = "burst")]
+    pub burst_gap_us: Option<f64>,
 }
 
 #[derive(Args)]

@@ -242,6 +242,17 @@ pub fn print_summary(o: &Outcome) {
         r.energy_nj.per_request / 1e3,
         d.mapping_table_bytes as f64 / 1048576.0
     );
+    if let Some(b) = &r.burst {
+        println!(
+            "bursts: {} (gap threshold {} us), burst bandwidth mean {:.2} MiB/s, aggregate {:.2} MiB/s, mean duration {} us, idle enforced {:.3} s",
+            b.bursts,
+            us(b.gap_threshold_ns as f64),
+            b.mean_bandwidth_mib_s,
+            b.aggregate_bandwidth_mib_s,
+            us(b.mean_duration_ns),
+            b.idle_ns as f64 / 1e9
+        );
+    }
     if r.runs.len() > 1 {
         for run in &r.runs {
             println!(

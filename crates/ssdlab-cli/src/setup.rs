@@ -98,6 +98,12 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     if let Some(speed) = args.speed {
         config.host.speed_factor = speed;
     }
+    if args.burst {
+        config.host.replay = ReplayMode::Burst;
+    }
+    if let Some(us) = args.burst_gap_us {
+        config.host.burst_gap_ns = (us * 1e3) as u64;
+    }
     let workload = match &args.trace {
         Some(path) => {
             let (format, note) = match &args.format {
@@ -107,9 +113,19 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                     (format, format!(", detected: {reason}"))
                 }
             };
-            if config.host.address_overflow == AddressOverflow::Scale && config.host.trace_span_bytes == 0 {
+            let needs_span =
+                config.host.address_overflow == AddressOverflow::Scale && config.host.trace_span_bytes == 0;
+            let needs_gap = config.host.replay == ReplayMode::Burst && config.host.burst_gap_ns == 0;
+            if needs_span || needs_gap {
                 let summary = scan_span(path, format).map_err(|e| anyhow!("{e}"))?;
-                config.host.trace_span_bytes = summary.max_end_bytes;
+                if needs_span {
+                    config.host.trace_span_bytes = summary.max_end_bytes;
+                }
+                if needs_gap {
+                    // Thesis §7.3.4: the default threshold is the trace's mean inter-arrival time.
+                    let span = summary.duration_ns().unwrap_or(0);
+                    config.host.burst_gap_ns = (span / summary.requests.saturating_sub(1).max(1)).max(1);
+                }
             }
             Workload::Trace { path: path.clone(), format, note }
         }
@@ -124,6 +140,9 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             });
             if let Some(text) = &args.synthetic {
                 spec = apply_synthetic(spec, text)?;
+            }
+            if config.host.replay == ReplayMode::Burst && config.host.burst_gap_ns == 0 {
+                config.host.burst_gap_ns = spec.interarrival_ns.max(1);
             }
             Workload::Synthetic(spec)
         }

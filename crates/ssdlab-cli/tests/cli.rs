@@ -245,3 +245,18 @@ fn golden_msr_hm1_on_small_tlc() {
         &["run", "--trace", &trace("msr_cambridge/hm_1_short.csv"), "--format", "msr", "--speed", "100"],
     );
 }
+
+#[test]
+fn burst_replay_measures_its_gap_threshold_from_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let t = trace("umass_spc/example.ascii");
+    ok(&["run", "--quiet", "--trace", &t, "--format", "ssdsim", "--burst", "--json", json.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Fin excerpt: 10,000 requests over ~259.6 s → mean inter-arrival ~26 ms.
+    let gap = v["burst"]["gap_threshold_ns"].as_u64().unwrap();
+    assert!((25_000_000..27_000_000).contains(&gap), "gap {gap}");
+    let bursts = v["burst"]["bursts"].as_u64().unwrap();
+    assert!(bursts > 100 && bursts < 10_000, "bursts {bursts}");
+    assert_eq!(v["host"]["replay"], "burst");
+}

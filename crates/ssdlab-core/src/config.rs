@@ -337,6 +337,10 @@ pub enum ReplayMode {
     OpenLoop,
     /// Keep `queue_depth` requests outstanding; timestamps are ignored.
     ClosedLoop,
+    /// Burst/delta replay (thesis §7.3.4): gaps shorter than `host.burst_gap_ns`
+    /// collapse to zero, so a burst is issued at once (up to `queue_depth`); a longer gap
+    /// is enforced after the previous burst has completed.
+    Burst,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -356,6 +360,10 @@ pub struct Host {
     pub unwritten_reads: WhatIfUnwritten,
     /// Fixed host-interface/firmware overhead added to every request's latency.
     pub request_overhead_ns: u64,
+    /// Burst replay: gaps (in trace time) below this separate requests of one burst.
+    /// The thesis' default is the trace's mean inter-arrival time, which the CLI
+    /// measures when this is 0.
+    pub burst_gap_ns: u64,
 }
 
 impl Default for Host {
@@ -369,6 +377,7 @@ impl Default for Host {
             trace_span_bytes: 0,
             unwritten_reads: WhatIfUnwritten::Precondition,
             request_overhead_ns: 0,
+            burst_gap_ns: 0,
         }
     }
 }
@@ -656,6 +665,12 @@ impl Config {
         }
         if !(h.speed_factor.is_finite() && h.speed_factor > 0.0) {
             errors.push(err("host.speed_factor", "must be a positive number"));
+        }
+        if h.replay == ReplayMode::Burst && h.burst_gap_ns == 0 {
+            errors.push(err(
+                "host.burst_gap_ns",
+                "burst replay needs the gap threshold (the CLI sets it to the trace's mean inter-arrival time)",
+            ));
         }
         if h.runs == 0 {
             errors.push(err("host.runs", "must be at least 1"));

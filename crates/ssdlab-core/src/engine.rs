@@ -197,9 +197,26 @@ pub struct Simulator<'a> {
     observers: Observers<'a>,
     priority: Vec<QueueKind>,
     logical_bytes: u64,
+    burst: BurstState,
     /// Dies that received sub-requests of the request being submitted; they are started
     /// only after the whole request is queued so its pages can share multi-plane commands.
     kick_list: Vec<u32>,
+}
+
+/// Burst replay bookkeeping.
+#[derive(Default)]
+struct BurstState {
+    /// Trace time of the last record issued in this run.
+    previous_trace_ns: Option<u64>,
+    /// The next burst waits for this burst to complete, then this idle gap.
+    pending_gap_ns: Option<u64>,
+    start_ns: Option<u64>,
+    bytes: u64,
+    count: u64,
+    total_bytes: u64,
+    total_ns: u64,
+    bandwidth_sum: f64,
+    idle_ns: u64,
 }
 
 #[derive(Default)]
@@ -292,6 +309,7 @@ impl<'a> Simulator<'a> {
             priority,
             logical_bytes,
             kick_list: Vec::with_capacity(64),
+            burst: BurstState::default(),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -365,7 +383,7 @@ impl<'a> Simulator<'a> {
 
     fn start_host(&mut self) -> Result<(), SimError> {
         match self.config.host.replay {
-            ReplayMode::OpenLoop => {
+            ReplayMode::OpenLoop | ReplayMode::Burst => {
                 if self.fetch_record()? {
                     let at = self.pending_arrival_ns();
                     self.push(at, Event::Arrival);
@@ -442,6 +460,9 @@ impl<'a> Simulator<'a> {
     }
 
     fn on_arrival(&mut self) -> Result<(), SimError> {
+        if self.config.host.replay == ReplayMode::Burst {
+            return self.on_burst_arrival();
+        }
         let record = self.pending_record.take().expect("arrival without record");
         let depth = self.config.host.queue_depth as u64;
         if depth > 0 && self.outstanding >= depth {
@@ -459,6 +480,64 @@ impl<'a> Simulator<'a> {
         }
         self.update_host_done();
         Ok(())
+    }
+
+    /// Burst replay: issue this record, then the next at once if the trace gap is short,
+    /// or after this burst completes plus the gap if it is long.
+    fn on_burst_arrival(&mut self) -> Result<(), SimError> {
+        let record = self.pending_record.take().expect("arrival without record");
+        self.burst.start_ns.get_or_insert(self.now);
+        self.burst.bytes += record.size_bytes;
+        self.burst.previous_trace_ns = Some(record.arrival_ns);
+        let run = self.run;
+        let depth = self.config.host.queue_depth as u64;
+        if depth > 0 && self.outstanding >= depth {
+            self.host_waiting.push_back((record, self.now));
+        } else {
+            self.submit(record, self.now)?;
+        }
+        if self.fetch_record()? {
+            let next = self.pending_record.as_ref().expect("fetched").arrival_ns;
+            // A new run of a multi-run starts a new burst without idle time.
+            let gap = match self.burst.previous_trace_ns {
+                Some(prev) if self.run == run => next.saturating_sub(prev),
+                _ => u64::MAX,
+            };
+            if gap < self.config.host.burst_gap_ns {
+                self.push(self.now, Event::Arrival);
+            } else {
+                let idle = if gap == u64::MAX { 0 } else { (gap as f64 / self.config.host.speed_factor) as u64 };
+                self.burst.pending_gap_ns = Some(idle);
+                self.maybe_end_burst();
+            }
+        } else {
+            self.maybe_end_burst();
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Closes the current burst once all of it has completed, and schedules the next.
+    fn maybe_end_burst(&mut self) {
+        let burst_over = self.outstanding == 0
+            && self.host_waiting.is_empty()
+            && (self.burst.pending_gap_ns.is_some() || self.pending_record.is_none());
+        if !burst_over {
+            return;
+        }
+        let Some(start) = self.burst.start_ns.take() else { return };
+        let duration = self.now - start;
+        self.burst.count += 1;
+        self.burst.total_bytes += self.burst.bytes;
+        self.burst.total_ns += duration;
+        if duration > 0 {
+            self.burst.bandwidth_sum += self.burst.bytes as f64 / (duration as f64 / 1e9) / 1048576.0;
+        }
+        self.burst.bytes = 0;
+        if let Some(gap) = self.burst.pending_gap_ns.take() {
+            self.burst.idle_ns += gap;
+            self.push(self.now + gap, Event::Arrival);
+        }
     }
 
     fn update_host_done(&mut self) {
@@ -731,8 +810,11 @@ impl<'a> Simulator<'a> {
         // nested call, so long runs of instantly-completing requests cannot recurse.
         let refill = match self.config.host.replay {
             ReplayMode::ClosedLoop => self.pending_record.is_some(),
-            ReplayMode::OpenLoop => !self.host_waiting.is_empty(),
+            ReplayMode::OpenLoop | ReplayMode::Burst => !self.host_waiting.is_empty(),
         };
+        if self.config.host.replay == ReplayMode::Burst {
+            self.maybe_end_burst();
+        }
         if refill {
             self.push(self.now, Event::Refill);
         }
@@ -747,7 +829,7 @@ impl<'a> Simulator<'a> {
                     self.fetch_record()?;
                 }
             }
-            ReplayMode::OpenLoop => {
+            ReplayMode::OpenLoop | ReplayMode::Burst => {
                 let depth = self.config.host.queue_depth as u64;
                 if self.outstanding < depth {
                     if let Some((record, arrival)) = self.host_waiting.pop_front() {
@@ -1429,6 +1511,21 @@ impl<'a> Simulator<'a> {
             energy_nj: self.energy.clone(),
             precondition: self.precondition_report.clone(),
             runs,
+            burst: (self.config.host.replay == ReplayMode::Burst).then(|| {
+                let b = &self.burst;
+                BurstSummary {
+                    bursts: b.count,
+                    gap_threshold_ns: self.config.host.burst_gap_ns,
+                    mean_bandwidth_mib_s: b.bandwidth_sum / b.count.max(1) as f64,
+                    aggregate_bandwidth_mib_s: if b.total_ns == 0 {
+                        0.0
+                    } else {
+                        b.total_bytes as f64 / (b.total_ns as f64 / 1e9) / 1048576.0
+                    },
+                    mean_duration_ns: b.total_ns as f64 / b.count.max(1) as f64,
+                    idle_ns: b.idle_ns,
+                }
+            }),
             events: self.events_processed,
         };
         (report, self.series)

@@ -152,6 +152,20 @@ pub struct RunSummary {
     pub write: OpSummary,
 }
 
+/// Burst replay results: a burst runs from its first arrival to its last completion.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct BurstSummary {
+    pub bursts: u64,
+    pub gap_threshold_ns: u64,
+    /// Mean over bursts of (bytes of the burst / its duration).
+    pub mean_bandwidth_mib_s: f64,
+    /// All burst bytes over all burst time.
+    pub aggregate_bandwidth_mib_s: f64,
+    pub mean_duration_ns: f64,
+    /// Idle time enforced between bursts.
+    pub idle_ns: u64,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct GcSummary {
     /// Blocks chosen as GC victims.
@@ -254,6 +268,9 @@ pub struct Report {
     pub energy_nj: EnergySummary,
     pub precondition: crate::ftl::precondition::PreconditionReport,
     pub runs: Vec<RunSummary>,
+    /// Present for burst replay only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }

@@ -216,3 +216,35 @@ fn small_updates_are_partially_programmed_up_to_nop() {
     assert_eq!(report.flash.partial_programs, 1, "pages: [write, partial] [rmw] [rmw] [rmw]");
     assert_eq!(report.flash.update_reads, 3);
 }
+
+#[test]
+fn burst_replay_collapses_short_gaps_and_enforces_long_ones() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.host.replay = ReplayMode::Burst;
+    c.host.burst_gap_ns = 1_000_000;
+    let us = 1_000;
+    let records = vec![
+        rec(0, Op::Write, 0, 1, 4096),
+        rec(10 * us, Op::Write, 1, 1, 4096),
+        rec(20 * us, Op::Write, 2, 1, 4096),
+        rec(10_000 * us, Op::Write, 3, 1, 4096),
+        rec(10_010 * us, Op::Write, 4, 1, 4096),
+    ];
+    let report = run(&c, records);
+    let transfer = (4096.0f64 * 0.01).ceil() as u64;
+    // Burst 1: pages 0-2 (LSB, LSB, CSB) issued together at t = 0.
+    let burst1 = 3 * transfer + 500_000 + 500_000 + 2_000_000;
+    // Then the 9.98 ms trace gap, then burst 2: pages 3-4 (LSB, CSB).
+    let idle = 10_000 * us - 20 * us;
+    let burst2 = 2 * transfer + 500_000 + 2_000_000;
+    let b = report.burst.expect("burst summary");
+    assert_eq!(b.bursts, 2);
+    assert_eq!(b.idle_ns, idle);
+    assert_eq!(report.simulated_ns, burst1 + idle + burst2);
+    assert_eq!(b.mean_duration_ns, (burst1 + burst2) as f64 / 2.0);
+    // In open loop the same trace keeps its timestamps instead.
+    c.host.replay = ReplayMode::OpenLoop;
+    let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096), rec(10_000 * us, Op::Write, 1, 1, 4096)]);
+    assert_eq!(report.simulated_ns, 10_000 * us + transfer + 500_000);
+    assert!(report.burst.is_none());
+}
