@@ -2,6 +2,7 @@
 //! This crate owns everything that touches files, terminals and the wall clock; the
 //! model itself (ssdlab-core) has none of them.
 
+mod bench;
 mod compare;
 mod output;
 mod setup;
@@ -30,6 +31,25 @@ enum Command {
         /// Print the named preset's full TOML instead of the list.
         #[arg(long)]
         show: Option<String>,
+    },
+    /// Run the standard speed and memory scenarios (see BENCHMARKS.md).
+    Bench {
+        /// Scenarios to run (default: all): mqsim-default, pa-ssd-aged, trace-fin, large-device.
+        scenarios: Vec<String>,
+        #[arg(long)]
+        all: bool,
+        /// Override every scenario's request count (trace-fin: runs = requests / 10,000).
+        #[arg(long)]
+        requests: Option<u64>,
+        /// Print the results as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Rewrite the results table in ./BENCHMARKS.md.
+        #[arg(long)]
+        record: bool,
+        /// Internal: run one scenario in this process.
+        #[arg(long, hide = true)]
+        child: Option<String>,
     },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
@@ -140,6 +160,10 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Compare(args) => compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial),
         Command::Presets { show } => presets(show),
+        Command::Bench { scenarios, all, requests, json, record, child } => match child {
+            Some(name) => bench::child(&name, requests),
+            None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
+        },
         Command::CheckConfig { file, set } => check_config(&file, &set),
     };
     match result {
