@@ -283,7 +283,10 @@ fn record(results: &[BenchResult], requests: Option<u64>) -> Result<()> {
         .unwrap_or_default();
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())))
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+        })
         .unwrap_or_else(|| "unknown CPU".into());
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let command = match requests {

@@ -398,6 +398,89 @@ impl Default for Output {
     }
 }
 
+/// One PA-SSD page-type specifying scheme (PA §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaScheme {
+    Us,
+    Hgs,
+    Lfs,
+    Sbs,
+    Qds,
+    Wbs,
+    Ubs,
+}
+
+impl PaScheme {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "us" => PaScheme::Us,
+            "hgs" => PaScheme::Hgs,
+            "lfs" => PaScheme::Lfs,
+            "sbs" => PaScheme::Sbs,
+            "qds" => PaScheme::Qds,
+            "wbs" => PaScheme::Wbs,
+            "ubs" => PaScheme::Ubs,
+            _ => return None,
+        })
+    }
+
+    /// Schemes that decide every request (usable as a complement).
+    fn is_total(self) -> bool {
+        matches!(self, PaScheme::Us | PaScheme::Lfs | PaScheme::Ubs)
+    }
+}
+
+/// PA-SSD (seed 000): page-type aware allocation under relaxed program constraints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PaConfig {
+    /// "none" (conventional type-blind allocation, strict order) or a scheme, optionally
+    /// with its complement: "us", "hgs", "lfs", "sbs", "qds", "wbs", "ubs", "sbs+us",
+    /// "qds+ubs", … Partial schemes (hgs, sbs, qds, wbs) default to "+us".
+    pub scheme: String,
+    /// QDS: requests in the device queue above which writes get LSB pages (PA: 10).
+    pub qds_threshold: u64,
+    /// SBS: requests of at most this many page-sized sub-requests get LSB pages.
+    pub sbs_max_pages: u32,
+    /// WBS: the DRAM write buffer, in pages; it is full when this many written pages
+    /// wait to be programmed.
+    pub write_buffer_pages: u64,
+}
+
+impl Default for PaConfig {
+    fn default() -> Self {
+        PaConfig { scheme: "none".into(), qds_threshold: 10, sbs_max_pages: 1, write_buffer_pages: 256 }
+    }
+}
+
+impl PaConfig {
+    pub fn enabled(&self) -> bool {
+        self.scheme != "none"
+    }
+
+    /// (primary, complement). Call only on a validated config.
+    pub fn schemes(&self) -> (PaScheme, PaScheme) {
+        self.parse().unwrap_or((PaScheme::Us, PaScheme::Us))
+    }
+
+    fn parse(&self) -> Result<(PaScheme, PaScheme), String> {
+        let mut parts = self.scheme.split('+').map(str::trim);
+        let first = parts.next().unwrap_or("");
+        let primary = PaScheme::parse(first).ok_or_else(|| format!("unknown scheme '{first}'"))?;
+        let complement = match parts.next() {
+            Some(name) => PaScheme::parse(name).ok_or_else(|| format!("unknown scheme '{name}'"))?,
+            None => PaScheme::Us,
+        };
+        if parts.next().is_some() {
+            return Err("at most two schemes: primary+complement".into());
+        }
+        if !complement.is_total() {
+            return Err("the complement must decide every request: us, lfs or ubs".into());
+        }
+        Ok((primary, complement))
+    }
+}
+
 /// A whole simulation configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -415,6 +498,7 @@ pub struct Config {
     pub precondition: Precondition,
     pub host: Host,
     pub output: Output,
+    pub pa: PaConfig,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -434,6 +518,7 @@ impl Default for Config {
             precondition: Precondition::default(),
             host: Host::default(),
             output: Output::default(),
+            pa: PaConfig::default(),
             workload: None,
         }
     }
@@ -678,6 +763,23 @@ impl Config {
         if h.address_overflow == AddressOverflow::Scale && h.trace_span_bytes == 0 {
             // The CLI fills this in with a first pass over the trace; a library user must.
             errors.push(err("host.trace_span_bytes", "address_overflow = \"scale\" needs the trace's span"));
+        }
+        if self.pa.enabled() {
+            if let Err(message) = self.pa.parse() {
+                errors.push(err("pa.scheme", format!("\"{}\": {message}", self.pa.scheme)));
+            }
+            if bits < 2 {
+                errors.push(err("pa.scheme", "page-type aware allocation needs MLC, TLC or QLC cells"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err("pa.scheme", "PA-SSD programs page by page; it cannot run with one-shot programming"));
+            }
+            if !matches!(f.layout, LayoutKind::Staircase | LayoutKind::Pairs) {
+                errors.push(err("flash.layout", "PA-SSD's relaxed constraints need a staircase or pairs layout"));
+            }
+            if t.slc_blocks_per_plane > 0 {
+                errors.push(err("pa.scheme", "PA-SSD with SLC-mode blocks is not modelled"));
+            }
         }
         if let Some(w) = &self.workload {
             if let Err(problems) = w.validate() {

@@ -15,12 +15,14 @@ use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Ftl, GcNeed, GcStep};
+use crate::policies::pa_ssd::{PaPolicy, WriteContext};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 const NO_REQUEST: u32 = u32::MAX;
+const NO_TYPE: u8 = u8::MAX;
 /// How far into a die's queue the scheduler looks for multi-plane partners.
 const MULTI_PLANE_SCAN: usize = 64;
 
@@ -68,6 +70,8 @@ struct Txn {
     slc: bool,
     /// Subpages a partial-page write covers (0 = the whole page).
     subpages: u8,
+    /// Page type the write asks for (PA-SSD); NO_TYPE when allocation is type-blind.
+    want: u8,
     enqueued_ns: u64,
 }
 
@@ -117,6 +121,8 @@ struct Request {
     pages: u32,
     dominant_type: i32,
     run: u32,
+    /// Page type assigned by the PA-SSD scheme (NO_TYPE without one).
+    want: u8,
 }
 
 /// Opens the workload afresh for each run of a multi-run replay.
@@ -198,6 +204,11 @@ pub struct Simulator<'a> {
     priority: Vec<QueueKind>,
     logical_bytes: u64,
     burst: BurstState,
+    pa: Option<PaPolicy>,
+    /// User write pages waiting in DRAM to be programmed (PA-SSD's WBS reads it).
+    buffered_write_pages: u64,
+    pa_typed_allocations: u64,
+    pa_typed_successes: u64,
     /// Dies that received sub-requests of the request being submitted; they are started
     /// only after the whole request is queued so its pages can share multi-plane commands.
     kick_list: Vec<u32>,
@@ -253,6 +264,10 @@ impl<'a> Simulator<'a> {
         let mut ftl = Ftl::new(&config);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
         let precondition_report = ftl.precondition(&config, &mut planes_alloc).map_err(SimError::Setup)?;
+        let pa = config.pa.enabled().then(|| {
+            ftl.enable_relaxed();
+            PaPolicy::new(&config.pa, config.bits_per_cell(), config.seed)
+        });
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
@@ -310,6 +325,10 @@ impl<'a> Simulator<'a> {
             logical_bytes,
             kick_list: Vec::with_capacity(64),
             burst: BurstState::default(),
+            pa,
+            buffered_write_pages: 0,
+            pa_typed_allocations: 0,
+            pa_typed_successes: 0,
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -319,6 +338,9 @@ impl<'a> Simulator<'a> {
     /// Turns on invariant checking (every `output.check_every` completions and at the end).
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
+        if on {
+            self.ftl.track_program_order();
+        }
     }
 
     pub fn now_ns(&self) -> u64 {
@@ -570,7 +592,20 @@ impl<'a> Simulator<'a> {
             pages,
             dominant_type: -1,
             run: self.run,
+            want: NO_TYPE,
         });
+        if record.op == Op::Write {
+            if let Some(policy) = self.pa.as_mut() {
+                let ctx = WriteContext {
+                    pages,
+                    hint: record.hint,
+                    queue_length: self.outstanding,
+                    buffered_pages: self.buffered_write_pages,
+                    free_pages_by_type: &self.ftl.free_pages_by_type,
+                };
+                self.requests[slot as usize].want = policy.assign(&ctx);
+            }
+        }
         self.outstanding += 1;
         let stats = &mut self.per_run[self.run as usize];
         stats.first_arrival_ns.get_or_insert(arrival_ns);
@@ -625,10 +660,13 @@ impl<'a> Simulator<'a> {
                             self.host_counters.unwritten_reads += 1;
                             match self.config.host.unwritten_reads {
                                 WhatIfUnwritten::Precondition => {
-                                    self.ftl.place(lpn, &mut self.planes_alloc).map_err(|_| SimError::Stalled {
-                                        time_ns: self.now,
-                                        outstanding: self.outstanding,
-                                        message: "no room to place a never-written page read by the host".into(),
+                                    let limit = self.ftl.emergency_free_blocks;
+                                    self.ftl.place(lpn, &mut self.planes_alloc, limit).map_err(|_| {
+                                        SimError::Stalled {
+                                            time_ns: self.now,
+                                            outstanding: self.outstanding,
+                                            message: "no room to place a never-written page read by the host".into(),
+                                        }
                                     })?;
                                     self.ftl.lookup(lpn).expect("just placed")
                                 }
@@ -679,6 +717,8 @@ impl<'a> Simulator<'a> {
         });
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
+        self.txns[txn as usize].want = self.requests[slot as usize].want;
+        self.buffered_write_pages += 1;
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;
@@ -741,6 +781,7 @@ impl<'a> Simulator<'a> {
             page_type: 0,
             slc: false,
             subpages: 0,
+            want: NO_TYPE,
             enqueued_ns: self.now,
         };
         if let Some(slot) = self.free_txns.pop() {
@@ -974,6 +1015,14 @@ impl<'a> Simulator<'a> {
                 for other in self.die_planes(die) {
                     // Multi-plane erase: other planes of the die whose victim is a block with
                     // the same address and no valid page left are erased in the same command.
+                    if other != plane
+                        && self.config.flash.multi_plane
+                        && self.ftl.planes[other as usize].victim == NO_PAGE
+                        && self.ftl.gc_need(other) >= GcNeed::Background
+                    {
+                        // Let that plane choose its victim now (as its next step would).
+                        self.ftl.ensure_victim(other, self.now);
+                    }
                     let victim = self.ftl.planes[other as usize].victim;
                     let joins = other != plane
                         && self.config.flash.multi_plane
@@ -996,7 +1045,14 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].command = cmd;
             }
             GcStep::Move { ppn, lpn } => {
-                let Some(dest) = self.ftl.allocate_gc(plane, self.now) else {
+                let dest = match self.pa.as_mut() {
+                    Some(policy) => {
+                        let want = policy.assign_gc(&self.ftl.free_pages_by_type);
+                        self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
+                    }
+                    None => self.ftl.allocate_gc(plane, self.now),
+                };
+                let Some(dest) = dest else {
                     return Err(SimError::Stalled {
                         time_ns: self.now,
                         outstanding: self.outstanding,
@@ -1161,6 +1217,9 @@ impl<'a> Simulator<'a> {
         }
         let Some(index) = chosen else { return Ok(false) };
         let first = self.dies[die as usize].writes.remove(index).expect("index in range");
+        if self.ftl.relaxed.is_some() {
+            return self.start_typed_write(die, first);
+        }
         let first_plane = self.txns[first as usize].plane;
         let key = self.ftl.peek_user(first_plane);
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
@@ -1197,6 +1256,26 @@ impl<'a> Simulator<'a> {
         let pages = cmd.txns.len() as u32;
         cmd.steps =
             [Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)), Some(Step::Array(program)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// PA-SSD: one sub-request, its page chosen by pa-BLAlloc for the assigned type.
+    /// (Type-specified writes are not combined into multi-plane commands.)
+    fn start_typed_write(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
+        let (plane, want) = (self.txns[txn as usize].plane, self.txns[txn as usize].want);
+        let (a, matched) = self.ftl.allocate_typed(plane, want, 1, self.now).expect("room was checked");
+        self.pa_typed_allocations += 1;
+        self.pa_typed_successes += u64::from(matched);
+        let program = self.program_ns(a.page_type, a.slc);
+        self.bind_write(txn, a.ppn, a.page_type, a.slc);
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        cmd.steps = [Some(Step::ChannelIn(self.timing.page_size_bytes)), Some(Step::Array(program)), None, None];
         cmd.next = 0;
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
@@ -1388,7 +1467,11 @@ impl<'a> Simulator<'a> {
         let txn = self.txns[t as usize];
         self.free_txns.push(t);
         match txn.kind {
-            TxnKind::Read | TxnKind::Write | TxnKind::PartialProgram => self.finish_sub_request(txn.request),
+            TxnKind::Write => {
+                self.buffered_write_pages -= 1;
+                self.finish_sub_request(txn.request)
+            }
+            TxnKind::Read | TxnKind::PartialProgram => self.finish_sub_request(txn.request),
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
                 let die = self.enqueue_write(txn.request, txn.lpn, 0);
@@ -1511,6 +1594,14 @@ impl<'a> Simulator<'a> {
             energy_nj: self.energy.clone(),
             precondition: self.precondition_report.clone(),
             runs,
+            pa: self.pa.as_ref().map(|p| PaSummary {
+                scheme: self.config.pa.scheme.clone(),
+                assigned_by_type: p.assigned.clone(),
+                typed_allocations: self.pa_typed_allocations,
+                type_matched: self.pa_typed_successes,
+                success_rate: self.pa_typed_successes as f64 / self.pa_typed_allocations.max(1) as f64,
+                unprogrammed_pages_reclaimed: self.ftl.counters.unprogrammed_reclaimed,
+            }),
             burst: (self.config.host.replay == ReplayMode::Burst).then(|| {
                 let b = &self.burst;
                 BurstSummary {

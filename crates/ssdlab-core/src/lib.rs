@@ -12,4 +12,5 @@ pub mod stats;
 pub use config::Config;
 pub use engine::{Observers, SimError, Simulator, SourceFactory};
 pub use stats::{Report, SeriesRow};
+pub mod policies;
 pub mod source;

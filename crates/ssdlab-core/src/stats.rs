@@ -152,6 +152,20 @@ pub struct RunSummary {
     pub write: OpSummary,
 }
 
+/// PA-SSD results (PA §6.1 "success rate of type-specified allocation").
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct PaSummary {
+    pub scheme: String,
+    /// User write requests assigned each page type.
+    pub assigned_by_type: Vec<u64>,
+    /// User write sub-requests allocated by pa-BLAlloc, and how many got their type.
+    pub typed_allocations: u64,
+    pub type_matched: u64,
+    pub success_rate: f64,
+    /// Unprogrammed pages lost because GC reclaimed partly programmed blocks.
+    pub unprogrammed_pages_reclaimed: u64,
+}
+
 /// Burst replay results: a burst runs from its first arrival to its last completion.
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct BurstSummary {
@@ -268,6 +282,9 @@ pub struct Report {
     pub energy_nj: EnergySummary,
     pub precondition: crate::ftl::precondition::PreconditionReport,
     pub runs: Vec<RunSummary>,
+    /// Present with a PA-SSD scheme only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pa: Option<PaSummary>,
     /// Present for burst replay only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstSummary>,

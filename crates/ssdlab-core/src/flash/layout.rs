@@ -66,6 +66,27 @@ impl PageLayout {
         self.types.len() as u32
     }
 
+    /// Index of each page among the pages of its type, in ID order.
+    pub fn ranks(&self) -> Vec<u32> {
+        let mut seen = [0u32; 8];
+        self.types
+            .iter()
+            .map(|&t| {
+                seen[t as usize] += 1;
+                seen[t as usize] - 1
+            })
+            .collect()
+    }
+
+    /// Page IDs of each type in ID order: `by_type[t][k]` is the k-th page of type t.
+    pub fn by_type(&self, bits: usize) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); bits];
+        for (page, &t) in self.types.iter().enumerate() {
+            out[t as usize].push(page as u32);
+        }
+        out
+    }
+
     /// Pages of each type in one block.
     pub fn pages_per_type(&self, bits: usize) -> Vec<u32> {
         let mut counts = vec![0u32; bits];

@@ -34,12 +34,8 @@ impl Ftl {
     /// The next cleanup operation for `plane`, choosing a victim if none is in progress.
     /// `None` when nothing can be cleaned (no closed block).
     pub fn gc_next_step(&mut self, plane: u32, now_ns: u64) -> Option<GcStep> {
-        if self.planes[plane as usize].victim == NO_PAGE {
-            let victim = self.pick_victim(plane, now_ns)?;
-            let p = &mut self.planes[plane as usize];
-            p.victim = victim;
-            p.victim_cursor = 0;
-            self.counters.gc_victims += 1;
+        if !self.ensure_victim(plane, now_ns) {
+            return None;
         }
         let p = &self.planes[plane as usize];
         let victim = p.victim;
@@ -62,6 +58,19 @@ impl Ftl {
         None
     }
 
+    /// Chooses a victim for `plane` if none is being cleaned; false if none can be.
+    pub fn ensure_victim(&mut self, plane: u32, now_ns: u64) -> bool {
+        if self.planes[plane as usize].victim != NO_PAGE {
+            return true;
+        }
+        let Some(victim) = self.pick_victim(plane, now_ns) else { return false };
+        let p = &mut self.planes[plane as usize];
+        p.victim = victim;
+        p.victim_cursor = 0;
+        self.counters.gc_victims += 1;
+        true
+    }
+
     /// Picks the block to clean among the plane's closed blocks. Blocks without valid
     /// pages always win. SLC blocks are cleaned when the SLC pool is exhausted and the
     /// normal pool is not in need.
@@ -70,9 +79,13 @@ impl Ftl {
         let normal_need = (p.free.len() as u32) <= self.background_free_blocks;
         let slc_need = self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1;
         let first = self.addr.first_block_of_plane(plane);
+        // Under PA's relaxed constraints a block may be reclaimed before all its pages
+        // are programmed (PA §4.2, UBS), so open blocks are candidates too.
+        let open_ok = self.relaxed.is_some();
         let candidates = (first..first + self.addr.blocks_per_plane).filter(|&b| {
             let info = &self.blocks[b as usize];
-            info.state == BlockState::Closed && if info.slc { slc_need && !normal_need } else { normal_need }
+            let state_ok = info.state == BlockState::Closed || (open_ok && info.state == BlockState::Open);
+            state_ok && if info.slc { slc_need && !normal_need } else { normal_need }
         });
         let mut best: Option<(u32, u64)> = None;
         let mut count = 0u32;
@@ -81,17 +94,22 @@ impl Ftl {
         let mut pool: Vec<u32> = Vec::new();
         for b in candidates {
             let info = &self.blocks[b as usize];
-            if info.valid_pages == 0 {
-                return Some(b);
+            let closed = info.state == BlockState::Closed;
+            if closed && info.valid_pages == 0 {
+                return self.claim_victim(b);
             }
             let capacity = if info.slc { self.slc_layout.pages() } else { pages_per_block };
-            if info.valid_pages >= capacity {
-                continue; // nothing to gain
+            // Pages an erase would gain: the invalid ones (a partly programmed block's
+            // unprogrammed pages are free already).
+            let invalid = info.write_ptr - info.valid_pages;
+            if invalid == 0 {
+                continue;
             }
             count += 1;
             // Lower score wins; ties keep the lowest block number (deterministic).
             let score = match policy {
-                VictimPolicy::Greedy => info.valid_pages as u64,
+                // Most invalid pages (SSDSim's rule); for full blocks: fewest valid.
+                VictimPolicy::Greedy => (capacity - invalid) as u64,
                 VictimPolicy::Fifo => info.closed_seq,
                 VictimPolicy::CostBenefit => {
                     // benefit/cost = (1-u)/(2u) × age; maximise → minimise its negation.
@@ -110,8 +128,29 @@ impl Ftl {
             }
         }
         if policy == VictimPolicy::Random && count > 0 {
-            return Some(pool[self.victim_rng.random_range(0..pool.len())]);
+            let b = pool[self.victim_rng.random_range(0..pool.len())];
+            return self.claim_victim(b);
         }
-        best.map(|(b, _)| b)
+        let (b, _) = best?;
+        self.claim_victim(b)
+    }
+
+    /// A victim takes no more writes: an open (relaxed) victim is closed early and its
+    /// unprogrammed pages are given up until the erase.
+    fn claim_victim(&mut self, block: u32) -> Option<u32> {
+        if self.blocks[block as usize].state == BlockState::Open {
+            let plane = self.addr.plane_of_block(block);
+            if let Some(r) = self.relaxed.as_mut() {
+                r.open[plane as usize].retain(|&b| b != block);
+            }
+            self.blocks[block as usize].state = BlockState::Closed;
+            for page in 0..self.layout.pages() {
+                if !self.is_programmed(block, page) {
+                    self.free_pages_by_type[self.layout.types[page as usize] as usize] -= 1;
+                    self.counters.unprogrammed_reclaimed += 1;
+                }
+            }
+        }
+        Some(block)
     }
 }

@@ -7,6 +7,7 @@
 pub mod allocation;
 pub mod gc;
 pub mod precondition;
+pub mod relaxed;
 
 use crate::config::{Config, VictimPolicy};
 use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};
@@ -27,8 +28,13 @@ pub enum BlockState {
 #[derive(Clone, Debug)]
 pub struct BlockInfo {
     pub valid_pages: u32,
-    /// Next page ID to program; pages below it are programmed (or skipped and lost).
+    /// Pages programmed (or skipped and lost) so far. Under the strict program order
+    /// they are exactly the pages below this ID.
     pub write_ptr: u32,
+    /// Pages programmed of each type. Pages of one type are always programmed in ID
+    /// order, so page p is programmed iff its rank among its type is below this count
+    /// (this also holds under PA's relaxed constraints).
+    pub programmed_by_type: [u16; 4],
     pub erase_count: u32,
     pub state: BlockState,
     /// Used in SLC mode: fewer pages, SLC latencies, all page type 0.
@@ -112,6 +118,15 @@ pub struct Ftl {
     pub page_programs: Vec<u8>,
     pub subpages_per_page: u32,
     pub partial_programs_max: u32,
+    /// Rank of each page among the pages of its type (see `is_programmed`).
+    pub ranks: Vec<u32>,
+    /// Program sequence number of every physical page (0 = not programmed), kept only
+    /// when invariant checking asks for it (`track_program_order`).
+    pub program_seq: Vec<u64>,
+    program_counter: u64,
+    /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
+    /// the strict order.
+    pub relaxed: Option<relaxed::Relaxed>,
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
@@ -128,6 +143,8 @@ pub struct FtlCounters {
     pub wasted_pages: u64,
     /// Partial programs of subpages into already-programmed SLC-mode pages.
     pub partial_programs: u64,
+    /// Unprogrammed pages given up because their block was reclaimed early (PA-SSD).
+    pub unprogrammed_reclaimed: u64,
 }
 
 impl Ftl {
@@ -158,6 +175,7 @@ impl Ftl {
                 blocks.push(BlockInfo {
                     valid_pages: 0,
                     write_ptr: 0,
+                    programmed_by_type: [0; 4],
                     erase_count: 0,
                     state: BlockState::Free,
                     slc,
@@ -176,6 +194,7 @@ impl Ftl {
             planes.push(state);
         }
         let logical_pages = config.logical_pages() as u32;
+        let ranks = layout.ranks();
         let partial = config.ftl.partial_program_updates;
         let pages_total = addr.pages() as usize;
         let blocks_f = normal_blocks_per_plane as f64;
@@ -206,6 +225,10 @@ impl Ftl {
             page_programs: if partial { vec![0; pages_total] } else { Vec::new() },
             subpages_per_page: config.geometry.subpages_per_page,
             partial_programs_max: config.flash.partial_programs_max,
+            ranks,
+            program_seq: Vec::new(),
+            program_counter: 0,
+            relaxed: None,
         }
     }
 
@@ -236,6 +259,31 @@ impl Ftl {
         let all = self.subpages_per_page as u8;
         self.subpages_programmed[ppn as usize] = if subpages == 0 { all } else { subpages.min(all) };
         self.page_programs[ppn as usize] = 1;
+    }
+
+    /// Records program sequence numbers from now on, so the invariant checker can verify
+    /// program order (costs 8 bytes per physical page).
+    pub fn track_program_order(&mut self) {
+        if self.program_seq.is_empty() {
+            self.program_seq = vec![0; self.addr.pages() as usize];
+        }
+    }
+
+    pub(crate) fn record_program(&mut self, block: u32, page: u32) {
+        if !self.program_seq.is_empty() {
+            self.program_counter += 1;
+            self.program_seq[self.addr.ppn(block, page) as usize] = self.program_counter;
+        }
+    }
+
+    /// Whether page `page` of `block` has been programmed (or skipped) since the erase.
+    pub fn is_programmed(&self, block: u32, page: u32) -> bool {
+        let info = &self.blocks[block as usize];
+        if info.slc {
+            return page < info.write_ptr;
+        }
+        let t = self.layout.types[page as usize] as usize;
+        self.ranks[page as usize] < info.programmed_by_type[t] as u32
     }
 
     pub fn pages_in_block(&self, block: u32) -> u32 {
@@ -282,6 +330,9 @@ impl Ftl {
     /// Whether a user write could get a page in `plane` now. User writes never take the
     /// last free block: GC needs it as a destination.
     pub fn can_allocate_user(&self, plane: u32) -> bool {
+        if self.relaxed.is_some() {
+            return self.can_allocate_relaxed(plane, 1);
+        }
         let p = &self.planes[plane as usize];
         self.active_room(plane, Stream::Slc) > 0
             || !p.free_slc.is_empty()
@@ -343,12 +394,14 @@ impl Ftl {
 
     /// Advances a block's write pointer by one page and returns that page.
     fn take_page(&mut self, block: u32, now_ns: u64) -> Allocated {
+        let page = self.blocks[block as usize].write_ptr;
+        self.record_program(block, page);
         let info = &mut self.blocks[block as usize];
-        let page = info.write_ptr;
         info.write_ptr += 1;
         info.last_write_ns = now_ns;
         let slc = info.slc;
         let page_type = if slc { 0 } else { self.layout.types[page as usize] };
+        info.programmed_by_type[page_type as usize] += 1;
         if !slc {
             self.free_pages_by_type[page_type as usize] -= 1;
         }
@@ -432,9 +485,14 @@ impl Ftl {
         let plane = self.addr.plane_of_block(block);
         let info = &mut self.blocks[block as usize];
         debug_assert_eq!(info.valid_pages, 0, "erasing block {block} with valid data");
-        debug_assert_eq!(info.state, BlockState::Closed);
+        debug_assert_eq!(info.state, BlockState::Closed, "only claimed victims are erased");
         info.write_ptr = 0;
+        info.programmed_by_type = [0; 4];
         info.erase_count += 1;
+        if !self.program_seq.is_empty() {
+            let first = (block * self.addr.pages_per_block) as usize;
+            self.program_seq[first..first + self.addr.pages_per_block as usize].fill(0);
+        }
         if !self.subpages_programmed.is_empty() {
             let first = (block * self.addr.pages_per_block) as usize;
             let end = first + self.addr.pages_per_block as usize;
@@ -474,7 +532,7 @@ impl Ftl {
                 return Err(format!("map[{lpn}] = {ppn} but reverse[{ppn}] = {}", self.reverse[ppn as usize]));
             }
             let block = self.addr.block_of(ppn);
-            if self.addr.page_in_block(ppn) >= self.blocks[block as usize].write_ptr {
+            if !self.is_programmed(block, self.addr.page_in_block(ppn)) {
                 return Err(format!("lpn {lpn} maps to unprogrammed page {ppn}"));
             }
         }
@@ -488,8 +546,8 @@ impl Ftl {
                     continue;
                 }
                 valid += 1;
-                if page as u32 >= info.write_ptr {
-                    return Err(format!("block {block}: page {page} valid above write pointer {}", info.write_ptr));
+                if !self.is_programmed(block as u32, page as u32) {
+                    return Err(format!("block {block}: page {page} is valid but was never programmed"));
                 }
                 if self.map.get(lpn as usize) != Some(&((first + page) as u32)) {
                     return Err(format!("reverse[{}] = {lpn} but map disagrees", first + page));
@@ -503,15 +561,35 @@ impl Ftl {
                 BlockState::Free if info.write_ptr != 0 => {
                     return Err(format!("free block {block} has write pointer {}", info.write_ptr))
                 }
-                BlockState::Closed if info.write_ptr != capacity => {
+                BlockState::Closed if info.write_ptr != capacity && self.relaxed.is_none() => {
                     return Err(format!("closed block {block} has write pointer {}", info.write_ptr))
                 }
                 BlockState::Open if info.write_ptr >= capacity => return Err(format!("open block {block} is full")),
                 _ => {}
             }
             if !info.slc {
-                for page in info.write_ptr..capacity {
-                    free_by_type[self.layout.types[page as usize] as usize] += 1;
+                // A closed block's unprogrammed pages (an early-reclaimed victim) are not free.
+                for page in 0..capacity {
+                    if info.state != BlockState::Closed && !self.is_programmed(block as u32, page) {
+                        free_by_type[self.layout.types[page as usize] as usize] += 1;
+                    }
+                }
+                let counted: u32 = info.programmed_by_type.iter().map(|&n| n as u32).sum();
+                if counted != info.write_ptr {
+                    return Err(format!(
+                        "block {block}: per-type counts {:?} disagree with {} programmed",
+                        info.programmed_by_type, info.write_ptr
+                    ));
+                }
+                if self.relaxed.is_some() {
+                    self.check_relaxed_constraints(block as u32)?;
+                } else if !self.program_seq.is_empty() {
+                    // Strict order: programmed pages are a prefix, programmed in ID order.
+                    let first = self.addr.ppn(block as u32, 0) as usize;
+                    let seqs = &self.program_seq[first..first + info.write_ptr as usize];
+                    if let Some(i) = seqs.windows(2).position(|w| w[0] != 0 && w[1] != 0 && w[0] >= w[1]) {
+                        return Err(format!("block {block}: page {} programmed before page {}", i + 1, i));
+                    }
                 }
             }
         }
@@ -524,7 +602,7 @@ impl Ftl {
                 return Err(format!("page {ppn}: {programs} programs of {subpages} subpages exceed NOP/subpages"));
             }
             let block = self.addr.block_of(ppn as u32);
-            if self.addr.page_in_block(ppn as u32) >= self.blocks[block as usize].write_ptr && programs != 0 {
+            if !self.is_programmed(block, self.addr.page_in_block(ppn as u32)) && programs != 0 {
                 return Err(format!("page {ppn} above its block's write pointer has been programmed"));
             }
         }

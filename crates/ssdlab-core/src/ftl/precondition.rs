@@ -61,7 +61,7 @@ impl Ftl {
                 let lpn = lpn_at(i);
                 let plane = plane_of_residue[(lpn % plane_count) as usize];
                 if !self.place_in(lpn, plane, limit) {
-                    self.place(lpn, planes).map_err(|_| {
+                    self.place(lpn, planes, limit).map_err(|_| {
                         format!(
                             "precondition.used_fraction = {} does not fit: every plane reached its GC threshold \
                              after {} pages",
@@ -101,13 +101,23 @@ impl Ftl {
 
     /// Places `lpn` on flash instantly (no simulated time): used by preconditioning and
     /// by reads of never-written pages under `unwritten_reads = "precondition"`.
-    pub fn place(&mut self, lpn: u32, planes: &mut PlaneAllocator) -> Result<(), NoRoom> {
+    /// Planes are filled down to `limit` free blocks at most.
+    pub fn place(&mut self, lpn: u32, planes: &mut PlaneAllocator, limit: u32) -> Result<(), NoRoom> {
         let first = planes.striped(&self.addr, lpn as u64);
         let total = self.addr.planes();
         // Static placement first; if that plane is full, the next planes in order.
         for k in 0..total {
             let plane = (first + k) % total;
-            if self.free_blocks(plane) <= self.background_free_blocks && self.active_user_full(plane) {
+            if self.relaxed.is_some() {
+                // Under PA's constraints: the type with the most free pages.
+                let want = (0..self.bits_per_cell).max_by_key(|&t| (self.free_pages_by_type[t], usize::MAX - t));
+                if let Some((a, _)) = self.allocate_typed(plane, want.unwrap_or(0) as u8, limit as usize, 0) {
+                    self.commit_write(lpn, a.ppn);
+                    return Ok(());
+                }
+                continue;
+            }
+            if self.free_blocks(plane) <= limit && self.active_user_full(plane) {
                 continue;
             }
             // Preconditioned data lives in normal blocks, never in the SLC cache.

@@ -52,6 +52,10 @@ pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record 
 
 /// Runs a config on in-memory records with invariant checks on; panics on error.
 pub fn run(config: &Config, records: Vec<Record>) -> Report {
+    run_with_series(config, records).0
+}
+
+pub fn run_with_series(config: &Config, records: Vec<Record>) -> (Report, Vec<ssdlab_core::SeriesRow>) {
     let runs = records.clone();
     let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
     let mut config = config.clone();
@@ -59,7 +63,7 @@ pub fn run(config: &Config, records: Vec<Record>) -> Report {
     config.output.check_every = 97;
     let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
     sim.set_check(true);
-    sim.run().expect("run succeeds").0
+    sim.run().expect("run succeeds")
 }
 
 /// `count` requests of `pages` pages at uniformly random page-aligned offsets.

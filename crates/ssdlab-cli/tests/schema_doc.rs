@@ -1,0 +1,137 @@
+//! Keeps docs/json-schema.md in step with the outputs: runs the binary, collects every key
+//! path of the JSON report (and every column of the two CSV files) and checks that each
+//! one is documented, written in backticks (`read.latency_ns.p99`, `runs[].interval_ns`).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/json-schema.md");
+
+fn doc() -> String {
+    std::fs::read_to_string(DOC_PATH).unwrap_or_else(|e| panic!("cannot read {DOC_PATH}: {e}"))
+}
+
+fn run_ssdlab(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab");
+    assert!(
+        out.status.success(),
+        "ssdlab {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every key path under `value`: `a.b` for key `b` of object `a`; the elements of an array
+/// `a` are walked with the prefix `a[]`, so keys of array elements read `a[].b`.
+fn key_paths(value: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                out.insert(path.clone());
+                key_paths(inner, &path, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            let path = format!("{prefix}[]");
+            for item in items {
+                key_paths(item, &path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn undocumented<'a>(names: impl IntoIterator<Item = &'a String>, doc: &str) -> Vec<String> {
+    names.into_iter().filter(|name| !doc.contains(&format!("`{name}`"))).cloned().collect()
+}
+
+#[test]
+fn every_json_key_path_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    run_ssdlab(&["run", "--quiet", "--synthetic", "count=2000", "--json", json.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&json).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).expect("the report is JSON");
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    // The collector must have seen nested objects, arrays of objects and the CLI's additions.
+    for expected in [
+        "schema_version",
+        "read.latency_ns.p99",
+        "runs[].write.latency_ns.max",
+        "workload_description",
+        "simulator.wall_seconds",
+    ] {
+        assert!(paths.contains(expected), "key path {expected} not in the report: {paths:?}");
+    }
+    assert_eq!(report["schema_version"], 1, "docs/json-schema.md documents schema_version 1");
+    let missing = undocumented(&paths, &doc());
+    assert!(
+        missing.is_empty(),
+        "{} JSON key path(s) are not documented in docs/json-schema.md (write each one in backticks, \
+         e.g. in the first column of a table):\n  {}",
+        missing.len(),
+        missing.join("\n  ")
+    );
+}
+
+/// Optional objects (here `burst`, written only under burst replay) must be documented too.
+#[test]
+fn optional_burst_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("burst.json");
+    let synthetic = "count=2000,read_fraction=0.5,interarrival_ns=20000";
+    run_ssdlab(&["run", "--quiet", "--burst", "--synthetic", synthetic, "--json", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["burst"].is_object(), "a burst run reports a burst object");
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    let missing = undocumented(&paths, &doc());
+    assert!(missing.is_empty(), "JSON key path(s) of a burst run not documented:\n  {}", missing.join("\n  "));
+}
+
+/// The header line of a CSV file, split into column names.
+fn csv_header(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines().next().unwrap_or_default().split(',').map(str::to_string).collect()
+}
+
+#[test]
+fn every_csv_column_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("series.csv");
+    let requests = dir.path().join("requests.csv");
+    run_ssdlab(&[
+        "run",
+        "--quiet",
+        "--synthetic",
+        "count=2000",
+        "--interval-ms",
+        "100",
+        "--series",
+        series.to_str().unwrap(),
+        "--requests",
+        requests.to_str().unwrap(),
+    ]);
+    let mut columns = BTreeSet::new();
+    for column in csv_header(&series) {
+        // One column per page type: documented once as `free_pages_type<t>`.
+        let generic = match column.strip_prefix("free_pages_type") {
+            Some(t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => "free_pages_type<t>".to_string(),
+            _ => column,
+        };
+        columns.insert(generic);
+    }
+    assert!(columns.contains("free_pages_type<t>"), "series header lacks page-type columns: {columns:?}");
+    let request_columns = csv_header(&requests);
+    assert!(request_columns.iter().any(|c| c == "dominant_page_type"), "{request_columns:?}");
+    columns.extend(request_columns);
+    let missing = undocumented(&columns, &doc());
+    assert!(
+        missing.is_empty(),
+        "CSV column(s) not documented in docs/json-schema.md (in backticks):\n  {}",
+        missing.join("\n  ")
+    );
+}

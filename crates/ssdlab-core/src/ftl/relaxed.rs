@@ -1,0 +1,199 @@
+//! PA-SSD's relaxed program constraints (PA §4.3.1) and type-specified page allocation,
+//! pa-BLAlloc (PA §4.3.2).
+//!
+//! Constraints replacing the strict order inside a block: pages of each type are
+//! programmed in ID order; a CSB page only after the LSB pages of the adjacent wordlines;
+//! an MSB page only after the CSB pages of the adjacent wordlines (generalised: type t
+//! needs type t-1 on the adjacent wordlines). Each plane keeps its open blocks oldest
+//! first; the active block for type t is the oldest open block with a free type-t page,
+//! which gives up to three active blocks per plane. When the wanted type has no candidate
+//! page, the first alternate type is used if available, else the last; MSB is always the
+//! last alternate (LSB→CSB→MSB, CSB→LSB→MSB, MSB→CSB→LSB).
+
+use super::{Allocated, BlockState, Ftl, Stream};
+use crate::flash::NO_PAGE;
+
+pub struct Relaxed {
+    /// Per plane: blocks open for writing, oldest first.
+    pub open: Vec<Vec<u32>>,
+    /// `by_type[t][k]`: page ID of the k-th page of type t.
+    by_type: Vec<Vec<u32>>,
+    /// `upto[t][w]`: number of type-t pages on wordlines 0..=w.
+    upto: Vec<Vec<u32>>,
+    last_wordline: u32,
+}
+
+/// The wanted type first, then the alternates in PA's exception order: nearest type
+/// first, the slowest (highest) type always last.
+pub fn preference_order(want: u8, bits: usize) -> Vec<u8> {
+    let mut order: Vec<u8> = (0..bits as u8).collect();
+    let slowest = bits as u8 - 1;
+    order.sort_by_key(|&t| (t != want, t == slowest, (t as i16 - want as i16).abs(), t));
+    order
+}
+
+impl Ftl {
+    /// Switches the drive to relaxed constraints. Blocks already being written in the
+    /// strict order (e.g. by preconditioning) join the open lists: a strict prefix
+    /// satisfies the relaxed constraints.
+    pub fn enable_relaxed(&mut self) {
+        let bits = self.bits_per_cell;
+        let by_type = self.layout.by_type(bits);
+        let last_wordline = *self.layout.wordlines.iter().max().unwrap_or(&0);
+        let mut upto = vec![vec![0u32; last_wordline as usize + 1]; bits];
+        for (page, &t) in self.layout.types.iter().enumerate() {
+            upto[t as usize][self.layout.wordlines[page] as usize] += 1;
+        }
+        for counts in upto.iter_mut() {
+            for w in 1..counts.len() {
+                counts[w] += counts[w - 1];
+            }
+        }
+        let mut open = vec![Vec::new(); self.planes.len()];
+        for (plane, p) in self.planes.iter_mut().enumerate() {
+            for stream in [Stream::User, Stream::Gc] {
+                let b = p.active[stream as usize];
+                if b != NO_PAGE && !self.blocks[b as usize].slc {
+                    open[plane].push(b);
+                    p.active[stream as usize] = NO_PAGE;
+                }
+            }
+        }
+        self.relaxed = Some(Relaxed { open, by_type, upto, last_wordline });
+    }
+
+    /// The next page of type `t` in `block` if the constraints allow programming it now.
+    fn candidate(&self, block: u32, t: u8) -> Option<u32> {
+        let r = self.relaxed.as_ref()?;
+        let info = &self.blocks[block as usize];
+        let k = info.programmed_by_type[t as usize] as usize;
+        let page = *r.by_type[t as usize].get(k)?;
+        if t > 0 {
+            let w = self.layout.wordlines[page as usize];
+            let needed = r.upto[t as usize - 1][(w + 1).min(r.last_wordline) as usize];
+            if (info.programmed_by_type[t as usize - 1] as u32) < needed {
+                return None;
+            }
+        }
+        Some(page)
+    }
+
+    /// The active block for type `t`: the oldest open block with a free type-t page.
+    fn active_for_type(&self, plane: u32, t: u8) -> Option<u32> {
+        let r = self.relaxed.as_ref()?;
+        r.open[plane as usize]
+            .iter()
+            .copied()
+            .find(|&b| (self.blocks[b as usize].programmed_by_type[t as usize] as usize) < r.by_type[t as usize].len())
+    }
+
+    /// The oldest open block of `plane` whose next type-`t` page may be programmed now.
+    fn block_with_candidate(&self, plane: u32, t: u8) -> Option<(u32, u32)> {
+        let r = self.relaxed.as_ref()?;
+        r.open[plane as usize].iter().find_map(|&b| self.candidate(b, t).map(|page| (b, page)))
+    }
+
+    /// Whether a page of any type can be had in `plane` without going below `reserve`
+    /// free blocks. Every open block has a candidate: its next LSB page needs nothing,
+    /// and once all LSB pages are programmed every CSB page may follow, and so on.
+    pub fn can_allocate_relaxed(&self, plane: u32, reserve: usize) -> bool {
+        let Some(r) = self.relaxed.as_ref() else { return false };
+        !r.open[plane as usize].is_empty() || self.planes[plane as usize].free.len() > reserve
+    }
+
+    /// pa-BLAlloc: a page of type `want` in `plane` if one is a candidate, else the
+    /// first alternate, else the last; a new block is opened only when no open block
+    /// has a free LSB page. Returns the page and whether its type is the wanted one.
+    pub fn allocate_typed(&mut self, plane: u32, want: u8, reserve: usize, now_ns: u64) -> Option<(Allocated, bool)> {
+        let bits = self.bits_per_cell;
+        for t in preference_order(want.min(bits as u8 - 1), bits) {
+            if let Some((block, page)) = self.block_with_candidate(plane, t) {
+                return Some((self.take_typed(block, page, now_ns), t == want));
+            }
+            if t == 0 && self.active_for_type(plane, 0).is_none() && self.planes[plane as usize].free.len() > reserve {
+                // No open block has LSB pages left: activate a new block for LSB.
+                let block = self.planes[plane as usize].free.pop_front().expect("checked");
+                self.blocks[block as usize].state = BlockState::Open;
+                self.relaxed.as_mut().expect("relaxed").open[plane as usize].push(block);
+                let page = self.candidate(block, 0).expect("a fresh block's first LSB page");
+                return Some((self.take_typed(block, page, now_ns), want == 0));
+            }
+        }
+        None
+    }
+
+    fn take_typed(&mut self, block: u32, page: u32, now_ns: u64) -> Allocated {
+        self.record_program(block, page);
+        let info = &mut self.blocks[block as usize];
+        let page_type = self.layout.types[page as usize];
+        info.programmed_by_type[page_type as usize] += 1;
+        info.write_ptr += 1;
+        info.last_write_ns = now_ns;
+        self.free_pages_by_type[page_type as usize] -= 1;
+        if info.write_ptr == self.layout.pages() {
+            self.close_block(block);
+            let plane = self.addr.plane_of_block(block);
+            let open = &mut self.relaxed.as_mut().expect("relaxed").open[plane as usize];
+            open.retain(|&b| b != block);
+        }
+        Allocated { ppn: self.addr.ppn(block, page), page_type, slc: false }
+    }
+
+    /// The relaxed constraints held when each programmed page of `block` was programmed
+    /// (using the program sequence numbers when they are tracked), and the open list
+    /// agrees with the block state.
+    pub(super) fn check_relaxed_constraints(&self, block: u32) -> Result<(), String> {
+        let Some(r) = self.relaxed.as_ref() else { return Ok(()) };
+        let info = &self.blocks[block as usize];
+        if !self.program_seq.is_empty() {
+            let seq = |page: u32| self.program_seq[self.addr.ppn(block, page) as usize];
+            for t in 0..self.bits_per_cell {
+                let done = info.programmed_by_type[t] as usize;
+                for k in 0..done {
+                    let page = r.by_type[t][k];
+                    if seq(page) == 0 {
+                        continue; // programmed before tracking started (preconditioning)
+                    }
+                    if k > 0 && seq(r.by_type[t][k - 1]) >= seq(page) {
+                        return Err(format!("block {block}: type-{t} pages programmed out of ID order at page {page}"));
+                    }
+                    if t == 0 {
+                        continue;
+                    }
+                    // Every type t-1 page on wordlines up to w+1 was programmed earlier.
+                    let w = self.layout.wordlines[page as usize];
+                    let needed = r.upto[t - 1][(w + 1).min(r.last_wordline) as usize] as usize;
+                    if needed > info.programmed_by_type[t - 1] as usize
+                        || seq(r.by_type[t - 1][needed - 1]) >= seq(page)
+                    {
+                        return Err(format!(
+                            "block {block}: page {page} (type {t}, wordline {w}) programmed before the type-{} pages of \
+                             its adjacent wordlines",
+                            t - 1
+                        ));
+                    }
+                }
+            }
+        }
+        let plane = self.addr.plane_of_block(block);
+        let listed = r.open[plane as usize].contains(&block);
+        if listed != (info.state == BlockState::Open) {
+            return Err(format!("block {block}: state {:?} but open-list membership {listed}", info.state));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exception_order_matches_pa_figure_8() {
+        assert_eq!(preference_order(0, 3), vec![0, 1, 2]);
+        assert_eq!(preference_order(1, 3), vec![1, 0, 2]);
+        assert_eq!(preference_order(2, 3), vec![2, 1, 0]);
+        assert_eq!(preference_order(0, 2), vec![0, 1]);
+        assert_eq!(preference_order(1, 2), vec![1, 0]);
+    }
+}
