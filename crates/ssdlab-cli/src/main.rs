@@ -4,6 +4,7 @@
 
 mod bench;
 mod compare;
+mod reproduce;
 mod output;
 mod setup;
 
@@ -31,6 +32,23 @@ enum Command {
         /// Print the named preset's full TOML instead of the list.
         #[arg(long)]
         show: Option<String>,
+    },
+    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd).
+    Reproduce {
+        /// Which paper: pa-ssd.
+        name: String,
+        /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces).
+        #[arg(long)]
+        traces: Option<PathBuf>,
+        /// Report to write (default docs/reproductions/NAME.md).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Scale every workload's length (multi-run count, synthetic request count).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        /// Only these workloads, comma-separated (e.g. Fin,hm_1).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
     },
     /// Run the standard speed and memory scenarios (see BENCHMARKS.md).
     Bench {
@@ -160,6 +178,13 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Compare(args) => compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial),
         Command::Presets { show } => presets(show),
+        Command::Reproduce { name, traces, out, scale, only } => reproduce::reproduce(reproduce::ReproduceArgs {
+            out: out.unwrap_or_else(|| PathBuf::from(format!("docs/reproductions/{name}.md"))),
+            traces: traces.unwrap_or_else(reproduce::default_traces),
+            name,
+            scale,
+            only,
+        }),
         Command::Bench { scenarios, all, requests, json, record, child } => match child {
             Some(name) => bench::child(&name, requests),
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
