@@ -4,8 +4,8 @@
 
 mod bench;
 mod compare;
-mod reproduce;
 mod output;
+mod reproduce;
 mod setup;
 
 use anyhow::Result;

@@ -73,7 +73,12 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
     }
     let opener = workload.clone();
     let factory = Box::new(move || opener.open());
+    let workload = workload.clone();
     let mut sim = Simulator::new(config, factory, observers).map_err(|e| anyhow!("{e}"))?;
+    if matches!(workload, crate::setup::Workload::Trace { .. }) {
+        // SSDSim-style pre-pass: pages the trace reads before writing are placed first.
+        sim.preplace_unwritten_reads(workload.open().map_err(|e| anyhow!("{e}"))?).map_err(|e| anyhow!("{e}"))?;
+    }
     let setup = started.elapsed().as_secs_f64();
     sim.set_check(check);
     let (report, series) = sim.run().map_err(|e| anyhow!("{e}"))?;

@@ -185,7 +185,11 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
 
     // Fig. 9
     for (title, write) in [("write", true), ("read", false)] {
-        writeln!(md, "## Fig. 9{}: mean {title} response time normalised to the baseline\n", if write { "a" } else { "b" })?;
+        writeln!(
+            md,
+            "## Fig. 9{}: mean {title} response time normalised to the baseline\n",
+            if write { "a" } else { "b" }
+        )?;
         write_header(&mut md, "workload", PA_SCHEMES.iter().map(|s| s.0))?;
         let mut sums = vec![0.0; PA_SCHEMES.len()];
         let mut counted = 0;
@@ -196,9 +200,9 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             }
             counted += 1;
             let mut row = format!("| {} ({:.0} µs) |", w.name, base / 1e3);
-            for si in 0..PA_SCHEMES.len() {
+            for (si, sum) in sums.iter_mut().enumerate() {
                 let v = mean(&cell(wi, si).outcome, write) / base;
-                sums[si] += v;
+                *sum += v;
                 write!(row, " {v:.3} |")?;
             }
             writeln!(md, "{row}")?;
@@ -249,7 +253,11 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
 
     // Fig. 12: time series for a light and a heavy workload.
     for (wi, w) in workloads.iter().enumerate().filter(|(_, w)| matches!(w.name, "Fin" | "heavy (synthetic)")) {
-        writeln!(md, "## Fig. 12 ({}): mean write latency (ms) and free LSB pages (% of free pages) per window\n", w.name)?;
+        writeln!(
+            md,
+            "## Fig. 12 ({}): mean write latency (ms) and free LSB pages (% of free pages) per window\n",
+            w.name
+        )?;
         let rows = cell(wi, 0).series.len();
         write_header(&mut md, "window end (s)", PA_SCHEMES.iter().map(|s| s.0))?;
         let step = (rows / 20).max(1);

@@ -240,6 +240,18 @@ pub enum AddressOverflow {
     Error,
 }
 
+/// How much background GC cleans once a plane is at or below its background threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackgroundGc {
+    /// Clean (while idle) until the plane is above the threshold again.
+    UntilAboveThreshold,
+    /// Clean one victim for every block the plane opens while at or below the threshold
+    /// (SSDSim's rule, which the PA-SSD and DIR experiments ran with): GC keeps pace with
+    /// consumption instead of restoring the threshold.
+    OneVictimPerBlock,
+}
+
 /// What a write that covers only part of a page does with the rest of the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -277,6 +289,8 @@ pub struct Ftl {
     pub gc_emergency_free_fraction: f64,
     /// Background GC only starts after the die has been idle this long.
     pub gc_idle_ns: u64,
+    /// How much background GC cleans below the background threshold.
+    pub gc_background: BackgroundGc,
     /// Priority order of the per-die queues; emergency GC always comes first.
     pub queue_priority: Vec<QueueKind>,
     /// Bytes per mapping-table entry (for the reported mapping memory).
@@ -303,6 +317,7 @@ impl Default for Ftl {
             gc_background_free_fraction: 0.10,
             gc_emergency_free_fraction: 0.05,
             gc_idle_ns: 1_000_000,
+            gc_background: BackgroundGc::UntilAboveThreshold,
             queue_priority: vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc],
             mapping_entry_bytes: 4,
             slc_blocks_per_plane: 0,
@@ -322,11 +337,20 @@ pub struct Precondition {
     pub fill_invalid_to_gc_threshold: bool,
     /// Program/erase cycles every block has already seen.
     pub pe_cycles: u32,
+    /// SSDSim-style aging (`make_aged`, used by PA-SSD and DIR): after the valid fill,
+    /// whole blocks of each plane are marked programmed with only invalid data until this
+    /// fraction of the plane's normal blocks is used. GC then reclaims them without moves.
+    pub aged_invalid_fraction: f64,
 }
 
 impl Default for Precondition {
     fn default() -> Self {
-        Precondition { used_fraction: 0.0, fill_invalid_to_gc_threshold: true, pe_cycles: 0 }
+        Precondition {
+            used_fraction: 0.0,
+            fill_invalid_to_gc_threshold: true,
+            pe_cycles: 0,
+            aged_invalid_fraction: 0.0,
+        }
     }
 }
 
@@ -740,6 +764,9 @@ impl Config {
             if f.program_scheme == ProgramScheme::OneShot {
                 errors.push(err("ftl.partial_program_updates", "is not supported with one-shot programming"));
             }
+        }
+        if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
+            errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
         }
         if !(0.0..=1.0).contains(&self.precondition.used_fraction) {
             errors.push(err("precondition.used_fraction", "must be in [0, 1]"));

@@ -205,6 +205,7 @@ pub struct Simulator<'a> {
     logical_bytes: u64,
     burst: BurstState,
     pa: Option<PaPolicy>,
+    preplaced: u64,
     /// User write pages waiting in DRAM to be programmed (PA-SSD's WBS reads it).
     buffered_write_pages: u64,
     pa_typed_allocations: u64,
@@ -264,10 +265,9 @@ impl<'a> Simulator<'a> {
         let mut ftl = Ftl::new(&config);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
         let precondition_report = ftl.precondition(&config, &mut planes_alloc).map_err(SimError::Setup)?;
-        let pa = config.pa.enabled().then(|| {
-            ftl.enable_relaxed();
-            PaPolicy::new(&config.pa, config.bits_per_cell(), config.seed)
-        });
+        // The relaxed constraints start with the run (after preconditioning and any
+        // pre-placement, which write in the strict order like an aged conventional drive).
+        let pa = config.pa.enabled().then(|| PaPolicy::new(&config.pa, config.bits_per_cell(), config.seed));
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
@@ -326,6 +326,7 @@ impl<'a> Simulator<'a> {
             kick_list: Vec::with_capacity(64),
             burst: BurstState::default(),
             pa,
+            preplaced: 0,
             buffered_write_pages: 0,
             pa_typed_allocations: 0,
             pa_typed_successes: 0,
@@ -336,6 +337,45 @@ impl<'a> Simulator<'a> {
     }
 
     /// Turns on invariant checking (every `output.check_every` completions and at the end).
+    /// SSDSim's pre-processing: one pass over the workload places every logical page that
+    /// is read before it is written, so those reads hit flash like the rest of the
+    /// preconditioned drive instead of being placed one by one during the run (which
+    /// would interleave with, and perturb, the run's own allocation). Only with
+    /// `host.unwritten_reads = "precondition"`. Returns the number of pages placed.
+    pub fn preplace_unwritten_reads(&mut self, source: Box<dyn RecordSource>) -> Result<u64, SimError> {
+        if self.config.host.unwritten_reads != WhatIfUnwritten::Precondition {
+            return Ok(0);
+        }
+        let logical = self.ftl.logical_pages as u64;
+        let page = self.ftl.addr.page_size_bytes as u64;
+        // One bit per logical page: seen (written, placed or already mapped).
+        let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
+        let limit = self.ftl.emergency_free_blocks;
+        let mut placed = 0;
+        for (id, record) in source.enumerate() {
+            let record = record?;
+            let (offset, _) = self.map_offset(id as u64, &record)?;
+            let first = offset / page;
+            let last = (offset + record.size_bytes.max(1) - 1) / page;
+            for p in first..=last {
+                let lpn = (p % logical) as u32;
+                let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
+                if seen[word] & bit != 0 {
+                    continue;
+                }
+                seen[word] |= bit;
+                if record.op == Op::Read && self.ftl.lookup(lpn).is_none() {
+                    self.ftl.place(lpn, &mut self.planes_alloc, limit).map_err(|_| {
+                        SimError::Setup("no room to precondition the pages the workload reads before writing".into())
+                    })?;
+                    placed += 1;
+                }
+            }
+        }
+        self.preplaced = placed;
+        Ok(placed)
+    }
+
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
         if on {
@@ -359,6 +399,9 @@ impl<'a> Simulator<'a> {
 
     /// Runs the workload to the end and returns the report.
     pub fn run(mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
+        if self.pa.is_some() && self.ftl.relaxed.is_none() {
+            self.ftl.enable_relaxed();
+        }
         self.start_host()?;
         while let Some(Reverse((time, _, event))) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
@@ -1545,6 +1588,7 @@ impl<'a> Simulator<'a> {
                 requests: self.next_request_id,
                 sub_requests: self.host_counters.sub_requests,
                 unwritten_reads: self.host_counters.unwritten_reads,
+                unwritten_pages_preplaced: self.preplaced,
                 unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
                 address_remapped: self.host_counters.address_remapped,
                 address_policy: kebab(&self.config.host.address_overflow),

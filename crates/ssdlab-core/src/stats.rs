@@ -227,6 +227,8 @@ pub struct HostSummary {
     pub sub_requests: u64,
     /// Reads of logical pages never written, and how they were served.
     pub unwritten_reads: u64,
+    /// Pages read before written that a pre-pass placed on flash before the run.
+    pub unwritten_pages_preplaced: u64,
     pub unwritten_read_policy: String,
     /// Requests whose addresses exceeded the logical capacity and were wrapped or scaled.
     pub address_remapped: u64,

@@ -17,7 +17,11 @@ impl Ftl {
         if free <= self.emergency_free_blocks {
             return GcNeed::Emergency;
         }
-        if free <= self.background_free_blocks || p.victim != NO_PAGE {
+        let below = match self.background_gc {
+            crate::config::BackgroundGc::UntilAboveThreshold => free <= self.background_free_blocks,
+            crate::config::BackgroundGc::OneVictimPerBlock => free <= self.background_free_blocks && p.gc_owed > 0,
+        };
+        if below || p.victim != NO_PAGE {
             return GcNeed::Background;
         }
         if self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1 && self.has_closed_slc(plane) {

@@ -62,6 +62,9 @@ pub struct PlaneState {
     /// Block being cleaned (NO_PAGE = none) and the next page to examine in it.
     pub victim: u32,
     pub victim_cursor: u32,
+    /// One-victim-per-block background GC: victims still owed for blocks opened at or
+    /// below the background threshold.
+    pub gc_owed: u32,
 }
 
 /// What a plane needs from garbage collection right now.
@@ -108,6 +111,7 @@ pub struct Ftl {
     pub background_free_blocks: u32,
     pub emergency_free_blocks: u32,
     pub victim_policy: VictimPolicy,
+    pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
     one_shot: bool,
     closed_counter: u64,
@@ -168,6 +172,7 @@ impl Ftl {
                 active: [NO_PAGE; 3],
                 victim: NO_PAGE,
                 victim_cursor: 0,
+                gc_owed: 0,
             };
             for b in 0..addr.blocks_per_plane {
                 let global = addr.first_block_of_plane(plane) + b;
@@ -215,6 +220,7 @@ impl Ftl {
             background_free_blocks,
             emergency_free_blocks,
             victim_policy: config.ftl.gc_victim,
+            background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
             one_shot: config.flash.program_scheme == crate::config::ProgramScheme::OneShot,
             closed_counter: 0,
@@ -387,6 +393,9 @@ impl Ftl {
             let block = pool.pop_front().expect("checked non-empty");
             p.active[stream as usize] = block;
             self.blocks[block as usize].state = BlockState::Open;
+            if stream != Stream::Slc {
+                self.note_block_opened(plane);
+            }
         }
         let block = self.planes[plane as usize].active[stream as usize];
         Some(self.take_page(block, now_ns))
@@ -480,6 +489,14 @@ impl Ftl {
         self.blocks[self.addr.block_of(ppn) as usize].valid_pages -= 1;
     }
 
+    /// Counts a block taken from the free pool for one-victim-per-block background GC.
+    pub(crate) fn note_block_opened(&mut self, plane: u32) {
+        let p = &mut self.planes[plane as usize];
+        if p.free.len() as u32 <= self.background_free_blocks {
+            p.gc_owed += 1;
+        }
+    }
+
     /// Erases a block and returns it to its plane's free pool.
     pub fn erase(&mut self, block: u32) {
         let plane = self.addr.plane_of_block(block);
@@ -505,6 +522,7 @@ impl Ftl {
         if p.victim == block {
             p.victim = NO_PAGE;
         }
+        p.gc_owed = p.gc_owed.saturating_sub(1);
         if slc {
             p.free_slc.push_back(block);
             self.counters.slc_erases += 1;

@@ -11,7 +11,7 @@
 //! permutation with random overwrites afterwards was 3–5x slower (cache misses).
 
 use super::allocation::PlaneAllocator;
-use super::{Ftl, Stream};
+use super::{BlockState, Ftl, Stream};
 use crate::config::Config;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -22,6 +22,8 @@ const WINDOW: u64 = 1 << 16;
 pub struct PreconditionReport {
     pub valid_pages: u64,
     pub overwritten_pages: u64,
+    /// Pages of blocks aged as programmed-but-invalid (`aged_invalid_fraction`).
+    pub invalid_pages: u64,
 }
 
 impl Ftl {
@@ -34,9 +36,48 @@ impl Ftl {
             info.erase_count = pc.pe_cycles;
         }
         let n_valid = (self.logical_pages as f64 * pc.used_fraction).round() as u64;
-        if n_valid == 0 {
-            return Ok(report);
+        if n_valid > 0 {
+            self.fill_valid(config, planes, n_valid, &mut report)?;
         }
+        if pc.aged_invalid_fraction > 0.0 {
+            self.age_with_invalid_blocks(pc.aged_invalid_fraction, &mut report);
+        }
+        Ok(report)
+    }
+
+    /// SSDSim's `make_aged`: whole free blocks become programmed-but-invalid until
+    /// `fraction` of each plane's normal blocks are in use (never below the emergency
+    /// reserve plus two write points).
+    fn age_with_invalid_blocks(&mut self, fraction: f64, report: &mut PreconditionReport) {
+        let per_type = self.layout.pages_per_type(self.bits_per_cell);
+        let pages = self.layout.pages();
+        let keep_free = (self.normal_blocks_per_plane as f64 * (1.0 - fraction)).ceil() as usize;
+        let keep_free = keep_free.max(self.emergency_free_blocks as usize + 2);
+        for plane in 0..self.planes.len() {
+            while self.planes[plane].free.len() > keep_free {
+                let block = self.planes[plane].free.pop_front().expect("non-empty");
+                let info = &mut self.blocks[block as usize];
+                info.state = BlockState::Closed;
+                info.write_ptr = pages;
+                for (t, n) in per_type.iter().enumerate() {
+                    info.programmed_by_type[t] = *n as u16;
+                    self.free_pages_by_type[t] -= *n as u64;
+                }
+                self.closed_counter += 1;
+                info.closed_seq = self.closed_counter;
+                report.invalid_pages += pages as u64;
+            }
+        }
+    }
+
+    fn fill_valid(
+        &mut self,
+        config: &Config,
+        planes: &mut PlaneAllocator,
+        n_valid: u64,
+        report: &mut PreconditionReport,
+    ) -> Result<(), String> {
+        let pc = &config.precondition;
         let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "precondition"));
         // Static striping depends only on lpn mod planes: tabulate it once.
         let plane_count = self.addr.planes();
@@ -82,7 +123,7 @@ impl Ftl {
             }
             window_start += len;
         }
-        Ok(report)
+        Ok(())
     }
 
     /// Writes `lpn` into `plane` unless that would take the plane to `limit` free blocks.

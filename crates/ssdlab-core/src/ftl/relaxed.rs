@@ -113,6 +113,7 @@ impl Ftl {
             if t == 0 && self.active_for_type(plane, 0).is_none() && self.planes[plane as usize].free.len() > reserve {
                 // No open block has LSB pages left: activate a new block for LSB.
                 let block = self.planes[plane as usize].free.pop_front().expect("checked");
+                self.note_block_opened(plane);
                 self.blocks[block as usize].state = BlockState::Open;
                 self.relaxed.as_mut().expect("relaxed").open[plane as usize].push(block);
                 let page = self.candidate(block, 0).expect("a fresh block's first LSB page");
