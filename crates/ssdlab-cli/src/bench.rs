@@ -114,7 +114,15 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
             if !path.is_file() {
                 bail!("trace-fin needs {} (set SSDLAB_TRACES)", path.display());
             }
-            Prepared { workload: Workload::Trace { path, format: Format::Ssdsim, note: String::new() }, config: c }
+            Prepared {
+                workload: Workload::Trace {
+                    path,
+                    format: Format::Ssdsim,
+                    note: String::new(),
+                    options: Default::default(),
+                },
+                config: c,
+            }
         }
         "large-device" => {
             let mut c = Config { name: "large-device".into(), ..Config::default() };

@@ -7,6 +7,7 @@ mod compare;
 mod output;
 mod reproduce;
 mod setup;
+mod trace_stats;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -69,6 +70,16 @@ enum Command {
         #[arg(long, hide = true)]
         child: Option<String>,
     },
+    /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
+    TraceStats {
+        trace: PathBuf,
+        #[arg(long)]
+        format: Option<String>,
+        #[arg(long)]
+        device: Option<String>,
+        #[arg(long)]
+        lenient: bool,
+    },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
         /// TOML config file.
@@ -95,9 +106,23 @@ pub struct SetupArgs {
     /// synthetic workload runs.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Trace format: ssdsim, mqsim, msr. Detected from the first lines when omitted.
+    /// Trace format: ssdsim, mqsim, msr, spc, disksim, flashsim, fiu, systor, blkparse,
+    /// fio-v2, fio-v3, tencent, alibaba, arc. Detected from the first lines when omitted
+    /// (the summary says which format was used and why). See docs/trace-formats.md.
     #[arg(long)]
     pub format: Option<String>,
+    /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Reorder out-of-order timestamps through a window of this many records.
+    #[arg(long, default_value_t = 0)]
+    pub sort_window: usize,
+    /// fio job file (INI as fio writes it, or TOML) to generate the workload.
+    #[arg(long, conflicts_with_all = ["trace", "synthetic"])]
+    pub job: Option<PathBuf>,
     /// Synthetic workload fields, e.g. --synthetic read_fraction=0.3,count=50000
     /// (keys of the [workload] section; see docs/config.md).
     #[arg(long)]
@@ -190,6 +215,13 @@ fn main() -> ExitCode {
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
         Command::CheckConfig { file, set } => check_config(&file, &set),
+        Command::TraceStats { trace, format, device, lenient } => (|| {
+            let format = format
+                .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))
+                .transpose()?;
+            let options = setup::trace_options(device.as_deref(), lenient, 0)?;
+            trace_stats::trace_stats(&trace, format, &options)
+        })(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -58,7 +58,12 @@ fn pa_workloads(args: &ReproduceArgs) -> Result<Vec<PaWorkload>> {
         }
         Ok(p)
     };
-    let trace = |path: PathBuf, format: Format| Workload::Trace { path, format, note: String::new() };
+    let trace = |path: PathBuf, format: Format| Workload::Trace {
+        path,
+        format,
+        note: String::new(),
+        options: Default::default(),
+    };
     let runs = |base: f64| ((base * args.scale).round() as u32).max(1);
     let heavy_count = ((200_000.0 * args.scale) as u64).max(1000);
     let mut list = vec![

@@ -4,7 +4,10 @@ use crate::SetupArgs;
 use anyhow::{anyhow, bail, Context, Result};
 use ssdlab_core::config::{apply_overrides, parse_config, AddressOverflow, Config, ReplayMode};
 use ssdlab_core::presets::preset;
-use ssdlab_trace::{detect_format, open_trace, scan_span, Format, RecordSource, SyntheticSource, SyntheticSpec};
+use ssdlab_trace::{
+    detect_format, open_trace_with, parse_device_selector, scan_span_with, FioJob, Format, RecordSource,
+    SyntheticSource, SyntheticSpec, TraceOptions,
+};
 use std::path::{Path, PathBuf};
 
 /// The preset used when neither --preset nor --config is given.
@@ -18,14 +21,25 @@ pub struct Prepared {
 
 #[derive(Clone)]
 pub enum Workload {
-    Trace { path: PathBuf, format: Format, note: String },
+    Trace { path: PathBuf, format: Format, note: String, options: TraceOptions },
     Synthetic(SyntheticSpec),
+    Fio { path: PathBuf, job: Box<FioJob>, capacity_bytes: u64 },
+}
+
+/// Reader options from the command line.
+pub fn trace_options(device: Option<&str>, lenient: bool, sort_window: usize) -> Result<TraceOptions> {
+    let device = device.map(|d| parse_device_selector(d).map_err(|e| anyhow!("--device: {e}"))).transpose()?;
+    Ok(TraceOptions { device, lenient, sort_window, ..TraceOptions::default() })
 }
 
 impl Workload {
     pub fn describe(&self) -> String {
         match self {
-            Workload::Trace { path, format, note } => format!("{} ({}{})", path.display(), format.name(), note),
+            Workload::Trace { path, format, note, options } => {
+                let extra = if options.is_default() { String::new() } else { format!(", {}", options.describe()) };
+                format!("{} (format {}{note}{extra})", path.display(), format.name())
+            }
+            Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
             Workload::Synthetic(s) => format!(
                 "synthetic: {} x {} B {:?}, {:.0}% reads",
                 s.count,
@@ -40,7 +54,11 @@ impl Workload {
     /// Opens the workload from its start (called once per run of a multi-run).
     pub fn open(&self) -> Result<Box<dyn RecordSource>, ssdlab_trace::TraceError> {
         match self {
-            Workload::Trace { path, format, .. } => open_trace(path, *format),
+            Workload::Trace { path, format, options, .. } => open_trace_with(path, *format, options),
+            Workload::Fio { job, capacity_bytes, path } => job
+                .source(*capacity_bytes)
+                .map(|s| Box::new(s) as Box<dyn RecordSource>)
+                .map_err(|e| ssdlab_trace::TraceError::new(&path.display().to_string(), 0, "", e.to_string())),
             Workload::Synthetic(spec) => {
                 SyntheticSource::new(spec.clone()).map(|s| Box::new(s) as Box<dyn RecordSource>).map_err(|errors| {
                     let text: Vec<String> =
@@ -104,20 +122,52 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     if let Some(us) = args.burst_gap_us {
         config.host.burst_gap_ns = (us * 1e3) as u64;
     }
+    let options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
+    if let Some(path) = &args.job {
+        let job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
+        if job.is_unbounded() {
+            bail!(
+                "{}: a time_based job without a request count never ends by itself; give number_ios, size or \
+                 io_size (ssdlab runs until the workload is exhausted)",
+                path.display()
+            );
+        }
+        if !job.ignored_keys.is_empty() {
+            eprintln!("note: {}: fio keys without effect in ssdlab: {}", path.display(), job.ignored_keys.join(", "));
+        }
+        if !job.has_timestamps() && args.closed_loop.is_none() {
+            config.host.replay = ReplayMode::ClosedLoop;
+            config.host.queue_depth = job.iodepth();
+        }
+        validate(&config, &origin)?;
+        let capacity_bytes = config.logical_bytes();
+        return Ok(Prepared {
+            config,
+            workload: Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes },
+        });
+    }
     let workload = match &args.trace {
         Some(path) => {
             let (format, note) = match &args.format {
                 Some(name) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
                 None => {
                     let (format, reason) = detect_format(path).map_err(|e| anyhow!("{e}"))?;
+                    eprintln!("format: {reason}");
                     (format, format!(", detected: {reason}"))
                 }
             };
+            if !format.has_timestamps() && config.host.replay != ReplayMode::ClosedLoop {
+                bail!(
+                    "{}: the {} format has no timestamps; replay it closed loop (--closed-loop DEPTH)",
+                    path.display(),
+                    format.name()
+                );
+            }
             let needs_span =
                 config.host.address_overflow == AddressOverflow::Scale && config.host.trace_span_bytes == 0;
             let needs_gap = config.host.replay == ReplayMode::Burst && config.host.burst_gap_ns == 0;
             if needs_span || needs_gap {
-                let summary = scan_span(path, format).map_err(|e| anyhow!("{e}"))?;
+                let summary = scan_span_with(path, format, &options).map_err(|e| anyhow!("{e}"))?;
                 if needs_span {
                     config.host.trace_span_bytes = summary.max_end_bytes;
                 }
@@ -127,7 +177,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                     config.host.burst_gap_ns = (span / summary.requests.saturating_sub(1).max(1)).max(1);
                 }
             }
-            Workload::Trace { path: path.clone(), format, note }
+            Workload::Trace { path: path.clone(), format, note, options }
         }
         None => {
             let mut spec = config.workload.clone().unwrap_or_else(|| {

@@ -334,3 +334,60 @@ fn pa_ssd_lfs_and_qds_ubs_beat_the_baseline_on_fin() {
     assert!(mean_write("lfs") < 0.5 * base);
     assert!(mean_write("qds+ubs") < base);
 }
+
+#[test]
+fn trace_stats_prints_the_catalog_count_and_read_share_of_every_file() {
+    // (file, requests, read share) from ../shared/traces/CATALOG.md.
+    let catalog = [
+        ("msr_cambridge/msr-cambridge1-sample.csv", "1,000", 0.51),
+        ("msr_cambridge/hm_1_short.csv", "11,067", 0.78),
+        ("umass_spc/example.ascii", "10,000", 0.41),
+        ("umass_spc/fin1.trace", "50,000", 0.58),
+        ("umass_spc/reconstructed_spc/Financial1_first10000.reconstructed.spc", "10,000", 0.41),
+        ("umass_spc/wsrch-small.trace", "24,783", 1.00),
+        ("umass_spc/reconstructed_spc/WebSearch1_first24783.reconstructed.spc", "24,783", 1.00),
+        ("ms_production/tpcc-small.trace", "6,999", 0.63),
+        ("fiu/cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines.clean.blkparse", "9,998", 0.89),
+        ("systor17_vdi/systor-traces-sample.csv", "999", 0.83),
+        ("blkparse_ycsb/blkparseout_ext4.txt", "9,887", 0.91),
+    ];
+    for (file, requests, read_share) in catalog {
+        let out = ok(&["trace-stats", &trace(file)]);
+        let line = |key: &str| {
+            out.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{file}: no {key}:\n{out}")).to_string()
+        };
+        assert!(line("requests").contains(requests), "{file}: {}", line("requests"));
+        let ops = line("ops");
+        let read_pct: f64 =
+            ops.split("read ").nth(1).unwrap().split('(').nth(1).unwrap().split('%').next().unwrap().parse().unwrap();
+        assert!((read_pct / 100.0 - read_share).abs() < 0.006, "{file}: read share {read_pct}% vs {read_share}");
+    }
+}
+
+#[test]
+fn fio_job_files_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job.fio");
+    std::fs::write(&job, "[global]\nbs=4k\niodepth=8\n[mix]\nrw=randrw\nrwmixread=70\nbssplit=4k/60:16k/40\nnumber_ios=3000\nrandseed=2\n").unwrap();
+    let json = dir.path().join("j.json");
+    ok(&["run", "--quiet", "--job", job.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["host"]["requests"], 3000);
+    assert_eq!(v["host"]["replay"], "closed-loop");
+    let reads = v["read"]["requests"].as_f64().unwrap() / 3000.0;
+    assert!((reads - 0.7).abs() < 0.03, "read share {reads}");
+}
+
+#[test]
+fn gzip_msr_trace_is_detected_inside_the_compression() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("x.csv.gz");
+    let raw = std::fs::read(trace("msr_cambridge/msr-cambridge1-sample.csv")).unwrap();
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    enc.write_all(&raw).unwrap();
+    enc.finish().unwrap();
+    let out = ok(&["run", "--trace", gz.to_str().unwrap()]);
+    assert!(out.contains("format msr") && out.contains("gzip"), "{out}");
+    assert!(out.contains("requests: 1000"), "{out}");
+}

@@ -78,4 +78,22 @@ pub trait RecordSource: Iterator<Item = Result<Record, TraceError>> + Send {
     fn skipped(&self) -> u64 {
         0
     }
+    /// [`skipped`](RecordSource::skipped) broken down by reason (`("blank line", 3)`, ...),
+    /// in order of first occurrence. The counts add up to `skipped()`. Sources that keep no
+    /// breakdown return an empty list.
+    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
+    fn format_name(&self) -> &'static str {
+        (**self).format_name()
+    }
+    fn skipped(&self) -> u64 {
+        (**self).skipped()
+    }
+    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+        (**self).skip_reasons()
+    }
 }

@@ -6,13 +6,16 @@
 //!
 //! - [`OpMix`] chooses read or write,
 //! - [`AddressStream`] chooses offsets: sequential, or random following an
-//!   [`AddressDistribution`] (uniform today; skewed distributions such as Zipf go there).
+//!   [`AddressDistribution`] (uniform, or skewed: Zipf, Pareto, normal, zoned — see
+//!   [`crate::distribution`]).
 //!
 //! Determinism: the random numbers come from a `rand_pcg::Pcg64Mcg` seeded with
 //! `seed_from_u64(spec.seed)`. For each request the generator draws the op first, then
 //! (for the random pattern) the offset, so equal specs give equal streams on every
-//! platform (for a given version of `rand`).
+//! platform (for given versions of `rand` and `rand_distr`). The rank permutation of the
+//! Zipf and Pareto distributions is keyed by the seed too.
 
+use crate::distribution::SlotSampler;
 use crate::{Op, Record, RecordSource, TraceError};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -31,14 +34,7 @@ pub enum Pattern {
     Sequential,
 }
 
-/// How random offsets are distributed over the address space's aligned slots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AddressDistribution {
-    /// Every aligned slot equally likely.
-    #[default]
-    Uniform,
-}
+pub use crate::distribution::{AddressDistribution, Zone};
 
 /// A synthetic workload. Every field has a default, so a TOML `[workload]` section only
 /// names what it changes; unknown keys are rejected.
@@ -51,7 +47,9 @@ pub struct SyntheticSpec {
     pub block_size_bytes: u64,
     /// Default random.
     pub pattern: Pattern,
-    /// Distribution of random offsets (ignored for sequential). Default uniform.
+    /// Distribution of random offsets (ignored for sequential), in fio's spelling:
+    /// `"uniform"`, `"zipf:1.2"`, `"pareto:0.2"`, `"normal:5"`, `"zoned:60/10:40/90"`.
+    /// Default uniform.
     pub distribution: AddressDistribution,
     /// Length of the region requests fall in, starting at `start_offset_bytes`; every
     /// request lies wholly inside it. `0` (the default) means "the whole device from
@@ -170,6 +168,9 @@ impl SyntheticSpec {
                 errors.push(spec_err("address_space_bytes", "start_offset_bytes + address_space_bytes exceeds 2^64"));
             }
         }
+        if let Err(m) = self.distribution.validate() {
+            errors.push(spec_err("distribution", m));
+        }
         if self.count == 0 {
             errors.push(spec_err("count", "must be at least 1"));
         }
@@ -225,6 +226,8 @@ enum AddressState {
     Sequential { next: u64 },
     /// Number of aligned slots a block can start at.
     Uniform { slots: u64 },
+    /// A skewed distribution over the same slots.
+    Skewed(SlotSampler),
 }
 
 impl AddressStream {
@@ -232,11 +235,13 @@ impl AddressStream {
     fn new(spec: &SyntheticSpec) -> Self {
         let (base, span, block) = (spec.start_offset_bytes, spec.address_space_bytes, spec.block_size_bytes);
         let align = spec.effective_align_bytes();
-        let state = match (spec.pattern, spec.distribution) {
+        let slots = (span - block) / align + 1;
+        let state = match (spec.pattern, &spec.distribution) {
             (Pattern::Sequential, _) => AddressState::Sequential { next: 0 },
-            (Pattern::Random, AddressDistribution::Uniform) => {
-                AddressState::Uniform { slots: (span - block) / align + 1 }
-            }
+            (Pattern::Random, AddressDistribution::Uniform) => AddressState::Uniform { slots },
+            (Pattern::Random, dist) => AddressState::Skewed(
+                SlotSampler::new(dist, slots, align, spec.seed).expect("validated distribution over at least one slot"),
+            ),
         };
         AddressStream { base, span, block, align, state }
     }
@@ -253,6 +258,7 @@ impl AddressStream {
                 self.base + offset
             }
             AddressState::Uniform { slots } => self.base + rng.random_range(0..*slots) * self.align,
+            AddressState::Skewed(sampler) => self.base + sampler.sample(rng) * self.align,
         }
     }
 }
@@ -450,6 +456,27 @@ mod tests {
             let recs = records(SyntheticSpec { pattern, address_space_bytes: 4096, count: 5, ..spec() });
             assert!(recs.iter().all(|r| r.offset_bytes == 0));
         }
+    }
+
+    #[test]
+    fn skewed_distributions_from_toml_stay_inside() {
+        let s: SyntheticSpec = toml::from_str("distribution = \"zipf:1.2\"\ncount = 5000").unwrap();
+        assert_eq!(s.distribution, AddressDistribution::Zipf { theta: 1.2 });
+        let recs = records(SyntheticSpec { address_space_bytes: 1 << 20, ..s });
+        assert!(recs.iter().all(|r| r.offset_bytes + r.size_bytes <= 1 << 20));
+        let mut counts = std::collections::HashMap::new();
+        for r in &recs {
+            *counts.entry(r.offset_bytes).or_insert(0) += 1;
+        }
+        // 256 slots, θ = 1.2: the hottest slot takes about 1/ζ ≈ 20% of accesses.
+        let hottest = counts.values().max().unwrap();
+        assert!(*hottest > 700, "{hottest}");
+        let e = toml::from_str::<SyntheticSpec>("distribution = \"zipf:-3\"").unwrap_err().to_string();
+        assert!(e.contains("zipf"), "{e}");
+        assert_eq!(
+            fields(&SyntheticSpec { distribution: AddressDistribution::Pareto { h: 2.0 }, ..spec() }),
+            ["distribution"]
+        );
     }
 
     #[test]

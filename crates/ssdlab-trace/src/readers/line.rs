@@ -35,6 +35,8 @@ pub(crate) struct LineReader<R> {
     number: u64,
     /// Set after EOF or an I/O error: the stream is over.
     done: bool,
+    /// Set after an I/O error (including corrupt compressed data).
+    failed: bool,
 }
 
 enum RawLine {
@@ -47,7 +49,7 @@ enum RawLine {
 
 impl<R: BufRead> LineReader<R> {
     pub fn new(inner: R, file: impl Into<String>) -> Self {
-        LineReader { inner, file: file.into(), buf: Vec::with_capacity(256), number: 0, done: false }
+        LineReader { inner, file: file.into(), buf: Vec::with_capacity(256), number: 0, done: false, failed: false }
     }
 
     /// Reads the next line into `buf` (terminator not included).
@@ -89,6 +91,12 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// True once an I/O error (a read error or corrupt compressed data) ended the stream:
+    /// such an error is never skipped, even in lenient mode.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
     /// The next line that carries data. Blank lines are skipped and added to `blank`;
     /// comment lines (`#` first) are skipped silently. `None` at the end of the input.
     pub fn next_data_line(&mut self, blank: &mut u64) -> Option<Result<DataLine<'_>, TraceError>> {
@@ -100,6 +108,7 @@ impl<R: BufRead> LineReader<R> {
                 Ok(raw) => raw,
                 Err(e) => {
                     self.done = true;
+                    self.failed = true;
                     let line = self.number + 1;
                     return Some(Err(TraceError::new(&self.file, line, "", format!("read error: {e}"))));
                 }
@@ -264,6 +273,96 @@ pub(crate) fn parse_sector_columns(
     finish(line, arrival_ns, device, offset_bytes, size_bytes, op)
 }
 
+/// Parses a non-negative decimal number `int[.frac]` (no sign, no exponent) and returns it
+/// multiplied by `10^exp`, truncated to an integer: `parse_decimal(b"26.214", 6)` reads
+/// milliseconds as nanoseconds (26,214,000). Digits beyond the resolution are dropped, not
+/// rounded. Exact: no floating point is involved.
+pub(crate) fn parse_decimal(field: &[u8], exp: u32) -> Result<u64, String> {
+    if field.is_empty() {
+        return Err("is empty".to_string());
+    }
+    if field[0] == b'-' {
+        return Err(format!("negative number '{}'", quote(field)));
+    }
+    let bad = || format!("expected a non-negative decimal number, got '{}'", quote(field));
+    let (int, frac) = match memchr::memchr(b'.', field) {
+        Some(i) => (&field[..i], &field[i + 1..]),
+        None => (field, &b""[..]),
+    };
+    if (int.is_empty() && frac.is_empty()) || !int.iter().chain(frac).all(u8::is_ascii_digit) {
+        return Err(bad());
+    }
+    let overflow = || format!("'{}' does not fit in 64 bits when converted", quote(field));
+    let mut value: u64 = 0;
+    for &b in int {
+        value = value.checked_mul(10).and_then(|v| v.checked_add(u64::from(b - b'0'))).ok_or_else(overflow)?;
+    }
+    for i in 0..exp as usize {
+        let digit = frac.get(i).map_or(0, |&b| u64::from(b - b'0'));
+        value = value.checked_mul(10).and_then(|v| v.checked_add(digit)).ok_or_else(overflow)?;
+    }
+    Ok(value)
+}
+
+/// `r`/`w`/`read`/`write` in any letter case.
+pub(crate) fn parse_rw(field: &[u8]) -> Option<Op> {
+    if field.eq_ignore_ascii_case(b"r") || field.eq_ignore_ascii_case(b"read") {
+        Some(Op::Read)
+    } else if field.eq_ignore_ascii_case(b"w") || field.eq_ignore_ascii_case(b"write") {
+        Some(Op::Write)
+    } else {
+        None
+    }
+}
+
+/// True for a line that is a column header rather than a malformed record: its first
+/// field starts with a letter and none of its fields is a number.
+pub(crate) fn looks_like_header(fields: &[&[u8]]) -> bool {
+    fields.first().is_some_and(|t| t.first().is_some_and(u8::is_ascii_alphabetic))
+        && fields.iter().all(|f| parse_decimal(f, 0).is_err())
+}
+
+/// The Linux device number `MKDEV(major, minor)` = `major << 20 | minor`, as a `u32`.
+/// This is how the blkparse and FIU readers turn a `major,minor` pair into
+/// [`Record::device`](crate::Record::device).
+pub fn device_number(major: u32, minor: u32) -> Option<u32> {
+    (major < (1 << 12) && minor < (1 << 20)).then_some((major << 20) | minor)
+}
+
+/// Parses a `major` / `minor` pair into [`device_number`].
+pub(crate) fn parse_major_minor(major: &[u8], minor: &[u8]) -> Result<u32, String> {
+    let ma = parse_device(major)?;
+    let mi = parse_device(minor)?;
+    device_number(ma, mi).ok_or_else(|| format!("device {ma},{mi} is out of range (major < 4096, minor < 1048576)"))
+}
+
+/// Splits a line into exactly `N` fields (or at least `N` when `extra_ok`), naming the
+/// first missing field or reporting the surplus. `layout` describes the expected columns.
+pub(crate) fn split_fields<'a, const N: usize>(
+    line: &DataLine<'_>,
+    fields: impl Iterator<Item = &'a [u8]>,
+    names: &[&'static str; N],
+    what: &str,
+    layout: &str,
+    extra_ok: bool,
+) -> Result<[&'a [u8]; N], TraceError> {
+    let mut out: [&[u8]; N] = [b""; N];
+    let mut n = 0;
+    for field in fields {
+        if n < N {
+            out[n] = field;
+        }
+        n += 1;
+    }
+    if n < N {
+        return Err(line.error(names[n], format!("missing: expected {N} {what} ({layout}), found {n}")));
+    }
+    if n > N && !extra_ok {
+        return Err(line.error("", format!("expected {N} {what} ({layout}), found {n}")));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +440,31 @@ mod tests {
         assert!(parse_u64(b"").unwrap_err().contains("empty"));
         assert!(parse_device(b"4294967296").is_err());
         assert_eq!(parse_device(b"4294967295"), Ok(u32::MAX));
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal(b"26.214000", 6), Ok(26_214_000));
+        assert_eq!(parse_decimal(b"1456095145.133076000", 9), Ok(1_456_095_145_133_076_000));
+        assert_eq!(parse_decimal(b"0.0000000019", 9), Ok(1));
+        assert_eq!(parse_decimal(b"7", 3), Ok(7000));
+        assert_eq!(parse_decimal(b".5", 3), Ok(500));
+        assert_eq!(parse_decimal(b"5.", 3), Ok(5000));
+        assert!(parse_decimal(b".", 3).is_err());
+        assert!(parse_decimal(b"1.2.3", 3).unwrap_err().contains("'1.2.3'"));
+        assert!(parse_decimal(b"1e3", 3).is_err());
+        assert!(parse_decimal(b"-1.0", 3).unwrap_err().contains("negative"));
+        assert!(parse_decimal(b"", 3).unwrap_err().contains("empty"));
+        assert!(parse_decimal(b"18446744073.709551616", 9).unwrap_err().contains("64 bits"));
+        assert_eq!(parse_decimal(b"18446744073.709551615", 9), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn device_numbers() {
+        assert_eq!(device_number(8, 16), Some((8 << 20) | 16));
+        assert_eq!(device_number(4096, 0), None);
+        assert!(parse_major_minor(b"8", b"x").is_err());
+        assert!(parse_major_minor(b"1", b"1048576").unwrap_err().contains("out of range"));
     }
 
     #[test]

@@ -21,20 +21,21 @@
 //! BOM, errors, continuing after an error) are described in
 //! [the `readers` module](crate::readers).
 
-use super::{line, LineReader};
-use crate::{Op, Record, RecordSource, TraceError};
+use super::driver::{reader_impls, Driver, Parsed};
+use super::line::{self, DataLine};
+use crate::{Op, TraceError};
 use std::io::BufRead;
 
 /// Streaming reader of MQSim ASCII traces. See the [module docs](self).
 pub struct MqsimReader<R> {
-    lines: LineReader<R>,
-    skipped: u64,
+    d: Driver<R>,
+    state: (),
 }
 
 impl<R: BufRead> MqsimReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        MqsimReader { lines: LineReader::new(reader, file), skipped: 0 }
+        MqsimReader { d: Driver::new(reader, file), state: () }
     }
 }
 
@@ -47,31 +48,16 @@ pub fn mqsim_op(code: u64) -> Option<Op> {
     }
 }
 
-impl<R: BufRead + Send> Iterator for MqsimReader<R> {
-    type Item = Result<Record, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        Some(match self.lines.next_data_line(&mut self.skipped)? {
-            Ok(l) => line::parse_sector_columns(&l, "MQSim", mqsim_op, "MQSim uses 0 = write, 1 = read"),
-            Err(e) => Err(e),
-        })
-    }
+fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
+    line::parse_sector_columns(l, "MQSim", mqsim_op, "MQSim uses 0 = write, 1 = read").map(Parsed::Record)
 }
 
-impl<R: BufRead + Send> RecordSource for MqsimReader<R> {
-    fn format_name(&self) -> &'static str {
-        "mqsim"
-    }
-
-    /// Blank lines.
-    fn skipped(&self) -> u64 {
-        self.skipped
-    }
-}
+reader_impls!(MqsimReader, "mqsim", state, parse);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Record, RecordSource};
 
     fn read(text: &str) -> (Vec<Result<Record, TraceError>>, u64) {
         let mut r = MqsimReader::new(text.as_bytes(), "in.trace");

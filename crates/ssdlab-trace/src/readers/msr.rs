@@ -25,39 +25,24 @@
 //! Common rules (comments, CRLF, BOM, errors, continuing after an error) are described in
 //! [the `readers` module](crate::readers).
 
-use super::line::{self, parse_device, parse_u64, quote};
-use super::{DataLine, LineReader};
-use crate::{Op, Record, RecordSource, TraceError};
-use std::io::BufRead;
+use super::driver::{reader_impls, reason, Driver, Parsed};
+use super::line::{self, looks_like_header, parse_device, parse_u64, quote, DataLine};
+use crate::{Op, TraceError};
 
 const FIELDS: usize = 7;
 
 /// Streaming reader of MSR Cambridge CSV traces. See the [module docs](self).
 pub struct MsrReader<R> {
-    lines: LineReader<R>,
-    skipped: u64,
+    d: Driver<R>,
     /// No data line has been seen yet (a header is possible).
     first: bool,
 }
 
-impl<R: BufRead> MsrReader<R> {
+impl<R: std::io::BufRead> MsrReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        MsrReader { lines: LineReader::new(reader, file), skipped: 0, first: true }
+        MsrReader { d: Driver::new(reader, file), first: true }
     }
-}
-
-/// What one CSV line holds.
-enum Row {
-    Record(Record),
-    /// Header or all-empty row: skipped and counted.
-    Skip,
-}
-
-/// True for a line that is a column header rather than a malformed record.
-fn looks_like_header(fields: &[&[u8]]) -> bool {
-    fields.first().is_some_and(|t| t.first().is_some_and(u8::is_ascii_alphabetic))
-        && fields.iter().all(|f| parse_u64(f).is_err())
 }
 
 fn parse_op(field: &[u8]) -> Option<Op> {
@@ -70,7 +55,8 @@ fn parse_op(field: &[u8]) -> Option<Op> {
     }
 }
 
-fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
+fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
+    let first = std::mem::replace(first, false);
     let mut fields: [&[u8]; FIELDS] = [b""; FIELDS];
     let mut n = 0;
     let mut all_empty = true;
@@ -82,10 +68,10 @@ fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
         n += 1;
     }
     if all_empty {
-        return Ok(Row::Skip);
+        return Ok(Parsed::Skip(reason::EMPTY_ROW));
     }
     if first && looks_like_header(&fields[..n.min(FIELDS)]) {
-        return Ok(Row::Skip);
+        return Ok(Parsed::Skip(reason::HEADER));
     }
     if n != FIELDS {
         const NAMES: [&str; FIELDS] = ["time", "hostname", "device", "op", "offset", "size", "response_time"];
@@ -107,42 +93,15 @@ fn parse_row(l: &DataLine<'_>, first: bool) -> Result<Row, TraceError> {
         .ok_or_else(|| l.error("op", format!("unknown type '{}' (expected Read or Write)", quote(kind))))?;
     let offset_bytes = parse_u64(offset).map_err(|m| l.error("offset", m))?;
     let size_bytes = parse_u64(size).map_err(|m| l.error("size", m))?;
-    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Row::Record)
+    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
 }
 
-impl<R: BufRead + Send> Iterator for MsrReader<R> {
-    type Item = Result<Record, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let l = match self.lines.next_data_line(&mut self.skipped)? {
-                Ok(l) => l,
-                Err(e) => return Some(Err(e)),
-            };
-            let first = std::mem::replace(&mut self.first, false);
-            match parse_row(&l, first) {
-                Ok(Row::Record(r)) => return Some(Ok(r)),
-                Ok(Row::Skip) => self.skipped += 1,
-                Err(e) => return Some(Err(e)),
-            }
-        }
-    }
-}
-
-impl<R: BufRead + Send> RecordSource for MsrReader<R> {
-    fn format_name(&self) -> &'static str {
-        "msr"
-    }
-
-    /// All-empty rows, blank lines and a header line.
-    fn skipped(&self) -> u64 {
-        self.skipped
-    }
-}
+reader_impls!(MsrReader, "msr", first, parse);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Record, RecordSource};
 
     fn read(text: &str) -> (Vec<Result<Record, TraceError>>, u64) {
         let mut r = MsrReader::new(text.as_bytes(), "x.csv");

@@ -18,20 +18,21 @@
 //! Common rules (blank lines, comments, CRLF, BOM, errors, continuing after an error) are
 //! described in [the `readers` module](crate::readers).
 
-use super::{line, LineReader};
-use crate::{Op, Record, RecordSource, TraceError};
+use super::driver::{reader_impls, Driver, Parsed};
+use super::line::{self, DataLine};
+use crate::{Op, TraceError};
 use std::io::BufRead;
 
 /// Streaming reader of SSDSim ASCII traces. See the [module docs](self).
 pub struct SsdsimReader<R> {
-    lines: LineReader<R>,
-    skipped: u64,
+    d: Driver<R>,
+    state: (),
 }
 
 impl<R: BufRead> SsdsimReader<R> {
     /// Reads from `reader`; `file` names the input in error messages.
     pub fn new(reader: R, file: impl Into<String>) -> Self {
-        SsdsimReader { lines: LineReader::new(reader, file), skipped: 0 }
+        SsdsimReader { d: Driver::new(reader, file), state: () }
     }
 }
 
@@ -44,31 +45,16 @@ pub fn ssdsim_op(code: u64) -> Option<Op> {
     }
 }
 
-impl<R: BufRead + Send> Iterator for SsdsimReader<R> {
-    type Item = Result<Record, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        Some(match self.lines.next_data_line(&mut self.skipped)? {
-            Ok(l) => line::parse_sector_columns(&l, "SSDSim", ssdsim_op, "SSDSim uses 1 = read, 0 = write"),
-            Err(e) => Err(e),
-        })
-    }
+fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
+    line::parse_sector_columns(l, "SSDSim", ssdsim_op, "SSDSim uses 1 = read, 0 = write").map(Parsed::Record)
 }
 
-impl<R: BufRead + Send> RecordSource for SsdsimReader<R> {
-    fn format_name(&self) -> &'static str {
-        "ssdsim"
-    }
-
-    /// Blank lines.
-    fn skipped(&self) -> u64 {
-        self.skipped
-    }
-}
+reader_impls!(SsdsimReader, "ssdsim", state, parse);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Record, RecordSource};
 
     fn read(text: &str) -> (Vec<Result<Record, TraceError>>, u64) {
         let mut r = SsdsimReader::new(text.as_bytes(), "in.ascii");
