@@ -120,6 +120,10 @@ pub struct SetupArgs {
     /// Reorder out-of-order timestamps through a window of this many records.
     #[arg(long, default_value_t = 0)]
     pub sort_window: usize,
+    /// Replay only the part of the trace from START to END seconds after its first
+    /// request, e.g. --time-window 60:120.
+    #[arg(long)]
+    pub time_window: Option<String>,
     /// fio job file (INI as fio writes it, or TOML) to generate the workload.
     #[arg(long, conflicts_with_all = ["trace", "synthetic"])]
     pub job: Option<PathBuf>,

@@ -122,7 +122,14 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     if let Some(us) = args.burst_gap_us {
         config.host.burst_gap_ns = (us * 1e3) as u64;
     }
-    let options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
+    let mut options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
+    if let Some(text) = &args.time_window {
+        let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+        let window = text.split_once(':').and_then(|(a, b)| Some((parse(a)?, parse(b)?))).filter(|(a, b)| a < b);
+        let (start, end) =
+            window.ok_or_else(|| anyhow!("--time-window '{text}': expected START:END in seconds, START < END"))?;
+        options.time_window_ns = Some(((start * 1e9) as u64, (end * 1e9) as u64));
+    }
     if let Some(path) = &args.job {
         let job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
         if job.is_unbounded() {

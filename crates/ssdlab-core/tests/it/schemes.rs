@@ -98,3 +98,45 @@ fn lfs_drains_free_lsb_pages_faster_than_ubs() {
     assert!(lfs < ubs, "free LSB share: LFS {lfs:.3} vs UBS {ubs:.3}");
     assert!(ubs_success > 0.9, "UBS success {ubs_success:.3}");
 }
+
+#[test]
+fn single_plane_request_by_request_types_follow_the_scheme() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    // One plane, one request at a time: each request's pages get the type its scheme
+    // assigns (LSB is always a candidate, so LSB assignments always succeed).
+    let dominant = |scheme: &str, records: Vec<Record>| {
+        let mut c = tiny(1, 1, 1, 1);
+        c.pa.scheme = scheme.into();
+        c.flash.wordline_buffer = false;
+        c.host.replay = ReplayMode::ClosedLoop;
+        c.host.queue_depth = 1;
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let sink = seen.clone();
+        let observers = Observers {
+            requests: Some(Box::new(move |r: &ssdlab_core::stats::RequestRecord| {
+                sink.borrow_mut().push((r.pages, r.dominant_page_type))
+            })),
+            ..Observers::default()
+        };
+        let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+        let mut sim = Simulator::new(c, factory, observers).unwrap();
+        sim.set_check(true);
+        sim.run().unwrap();
+        let v = seen.borrow().clone();
+        v
+    };
+    let sizes: Vec<u64> = (0..60).map(|i| 1 + (i * 7 % 3)).collect();
+    let records: Vec<Record> =
+        sizes.iter().enumerate().map(|(i, &n)| rec(0, Op::Write, i as u64 * 4, n, 4096)).collect();
+    // LFS: every request LSB.
+    assert!(dominant("lfs", records.clone()).iter().all(|&(_, t)| t == 0));
+    // SBS+US: every single-page request LSB.
+    let sbs = dominant("sbs+us", records.clone());
+    assert!(sbs.iter().filter(|&&(pages, _)| pages == 1).all(|&(_, t)| t == 0), "{sbs:?}");
+    assert!(sbs.iter().any(|&(pages, t)| pages > 1 && t > 0), "larger requests follow US: {sbs:?}");
+    // QDS at queue depth 1 never sees a long queue: its US complement cycles the types.
+    let qds = dominant("qds+us", records);
+    let types: std::collections::BTreeSet<i32> = qds.iter().map(|&(_, t)| t).collect();
+    assert_eq!(types.len(), 3, "{qds:?}");
+}
