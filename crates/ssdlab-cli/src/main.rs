@@ -173,6 +173,10 @@ struct RunArgs {
     check: bool,
     #[arg(long)]
     check_every: Option<u64>,
+    /// Tag every write with a version and check that every logical page reads its latest
+    /// acknowledged version (at check points, after GC erases in debug builds, at the end).
+    #[arg(long)]
+    verify: bool,
     /// No progress bar and no terminal summary (errors still print).
     #[arg(long, short)]
     quiet: bool,
@@ -244,7 +248,7 @@ fn run(args: RunArgs) -> Result<()> {
     if let Some(n) = args.check_every {
         prepared.config.output.check_every = n;
     }
-    let outcome = output::execute(prepared, args.requests.as_deref(), args.check, args.quiet)?;
+    let outcome = output::execute_with(prepared, args.requests.as_deref(), args.check, args.verify, args.quiet)?;
     if let Some(path) = &args.json {
         output::write_json(path, &outcome, !args.no_wall_clock)?;
     }

@@ -35,6 +35,17 @@ pub struct Outcome {
 /// Runs the simulation. A progress bar appears on stderr once a run has taken a second,
 /// unless `quiet` or stderr is not a terminal.
 pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, quiet: bool) -> Result<Outcome> {
+    execute_with(prepared, requests_csv, check, false, quiet)
+}
+
+/// As [`execute`], optionally with version-tagged data checking (`--verify`).
+pub fn execute_with(
+    prepared: Prepared,
+    requests_csv: Option<&Path>,
+    check: bool,
+    verify: bool,
+    quiet: bool,
+) -> Result<Outcome> {
     let Prepared { config, workload } = prepared;
     let describe = workload.describe();
     let started = Instant::now();
@@ -81,6 +92,7 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
     }
     let setup = started.elapsed().as_secs_f64();
     sim.set_check(check);
+    sim.set_verify(verify);
     let (report, series) = sim.run().map_err(|e| anyhow!("{e}"))?;
     bar.finish_and_clear();
     if let Some(e) = csv_error.into_inner() {

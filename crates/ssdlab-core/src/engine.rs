@@ -72,6 +72,8 @@ struct Txn {
     subpages: u8,
     /// Page type the write asks for (PA-SSD); NO_TYPE when allocation is type-blind.
     want: u8,
+    /// Data version a user write carries (`--verify`).
+    version: u32,
     enqueued_ns: u64,
 }
 
@@ -133,6 +135,8 @@ pub type SourceFactory<'a> = Box<dyn FnMut() -> Result<Box<dyn RecordSource>, Tr
 pub enum SimError {
     #[error("{0}")]
     Trace(#[from] TraceError),
+    #[error("data integrity violated at {time_ns} ns: {message}")]
+    Integrity { time_ns: u64, message: String },
     #[error("invariant violated at {time_ns} ns: {message}")]
     Invariant { time_ns: u64, message: String },
     #[error("request {id} ({op} at byte {offset}): {message}")]
@@ -206,6 +210,7 @@ pub struct Simulator<'a> {
     burst: BurstState,
     pa: Option<PaPolicy>,
     preplaced: u64,
+    verify: bool,
     /// User write pages waiting in DRAM to be programmed (PA-SSD's WBS reads it).
     buffered_write_pages: u64,
     pa_typed_allocations: u64,
@@ -327,6 +332,7 @@ impl<'a> Simulator<'a> {
             burst: BurstState::default(),
             pa,
             preplaced: 0,
+            verify: false,
             buffered_write_pages: 0,
             pa_typed_allocations: 0,
             pa_typed_successes: 0,
@@ -376,6 +382,15 @@ impl<'a> Simulator<'a> {
         Ok(placed)
     }
 
+    /// Turns on version-tagged data checking (`--verify`): verified at every check point,
+    /// after every GC erase in debug builds, and at the end of the run.
+    pub fn set_verify(&mut self, on: bool) {
+        self.verify = on;
+        if on {
+            self.ftl.track_versions();
+        }
+    }
+
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
         if on {
@@ -422,6 +437,7 @@ impl<'a> Simulator<'a> {
         if self.check {
             self.check_now()?;
         }
+        self.verify_now("end of run")?;
         Ok(self.finish())
     }
 
@@ -739,6 +755,7 @@ impl<'a> Simulator<'a> {
                 }
                 Op::Trim => {
                     self.ftl.trim(lpn);
+                    self.ftl.acknowledge_trim(lpn);
                     self.finish_sub_request(slot)?;
                 }
             }
@@ -825,6 +842,7 @@ impl<'a> Simulator<'a> {
             slc: false,
             subpages: 0,
             want: NO_TYPE,
+            version: 0,
             enqueued_ns: self.now,
         };
         if let Some(slot) = self.free_txns.pop() {
@@ -1075,6 +1093,9 @@ impl<'a> Simulator<'a> {
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
                         self.ftl.erase(target);
+                        if cfg!(debug_assertions) && self.verify {
+                            self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
+                        }
                         self.energy.erase += self.timing.erase_nj;
                         let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, target, other);
                         cmd.txns.push(txn);
@@ -1339,6 +1360,8 @@ impl<'a> Simulator<'a> {
             (t.ppn, t.subpages, t.request)
         };
         self.ftl.partial_program(ppn, subpages);
+        let lpn = self.txns[txn as usize].lpn;
+        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(0, true, true);
         let r = &mut self.requests[request as usize];
         r.dominant_type = r.dominant_type.max(0);
@@ -1365,6 +1388,7 @@ impl<'a> Simulator<'a> {
             self.ftl.mark_programmed(ppn, subpages);
         }
         self.ftl.commit_write(lpn, ppn);
+        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
         let r = &mut self.requests[request as usize];
         r.dominant_type = r.dominant_type.max(page_type as i32);
@@ -1512,9 +1536,14 @@ impl<'a> Simulator<'a> {
         match txn.kind {
             TxnKind::Write => {
                 self.buffered_write_pages -= 1;
+                self.ftl.acknowledge(txn.lpn, txn.version);
                 self.finish_sub_request(txn.request)
             }
-            TxnKind::Read | TxnKind::PartialProgram => self.finish_sub_request(txn.request),
+            TxnKind::PartialProgram => {
+                self.ftl.acknowledge(txn.lpn, txn.version);
+                self.finish_sub_request(txn.request)
+            }
+            TxnKind::Read => self.finish_sub_request(txn.request),
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
                 let die = self.enqueue_write(txn.request, txn.lpn, 0);
@@ -1525,7 +1554,15 @@ impl<'a> Simulator<'a> {
     }
 
     fn check_now(&self) -> Result<(), SimError> {
-        self.ftl.check_invariants().map_err(|message| SimError::Invariant { time_ns: self.now, message })
+        self.ftl.check_invariants().map_err(|message| SimError::Invariant { time_ns: self.now, message })?;
+        self.verify_now("check point")
+    }
+
+    fn verify_now(&self, context: &str) -> Result<(), SimError> {
+        if !self.verify {
+            return Ok(());
+        }
+        self.ftl.verify_data(context).map_err(|message| SimError::Integrity { time_ns: self.now, message })
     }
 
     // ----------------------------------------------------------------- report

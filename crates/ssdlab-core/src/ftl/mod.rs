@@ -8,6 +8,7 @@ pub mod allocation;
 pub mod gc;
 pub mod precondition;
 pub mod relaxed;
+pub mod verify;
 
 use crate::config::{Config, VictimPolicy};
 use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};
@@ -128,6 +129,8 @@ pub struct Ftl {
     /// when invariant checking asks for it (`track_program_order`).
     pub program_seq: Vec<u64>,
     program_counter: u64,
+    /// Version-tagged data for `--verify`; `None` when off.
+    pub versions: Option<verify::Versions>,
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
@@ -234,6 +237,7 @@ impl Ftl {
             ranks,
             program_seq: Vec::new(),
             program_counter: 0,
+            versions: None,
             relaxed: None,
         }
     }
@@ -470,6 +474,7 @@ impl Ftl {
         if self.map[lpn as usize] != from {
             return false;
         }
+        self.copy_version(from, to);
         self.commit_write(lpn, to);
         self.counters.gc_moved_pages += 1;
         true

@@ -63,6 +63,7 @@ pub fn run_with_series(config: &Config, records: Vec<Record>) -> (Report, Vec<ss
     config.output.check_every = 97;
     let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
     sim.set_check(true);
+    sim.set_verify(true);
     sim.run().expect("run succeeds")
 }
 
