@@ -70,6 +70,16 @@ enum Command {
         #[arg(long, hide = true)]
         child: Option<String>,
     },
+    /// Swarm testing: random devices, policies and workloads (one seed each) run with
+    /// invariant checks and data verification; prints failing seeds with a replay command.
+    Swarm {
+        /// Number of seeds to run.
+        #[arg(long, default_value_t = 100)]
+        seeds: u64,
+        /// First seed.
+        #[arg(long, default_value_t = 0)]
+        start: u64,
+    },
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
     TraceStats {
         trace: PathBuf,
@@ -223,6 +233,7 @@ fn main() -> ExitCode {
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
         Command::CheckConfig { file, set } => check_config(&file, &set),
+        Command::Swarm { seeds, start } => swarm(start, seeds),
         Command::TraceStats { trace, format, device, lenient } => (|| {
             let format = format
                 .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))
@@ -293,4 +304,30 @@ fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
     setup::validate(&config, &file.display().to_string())?;
     println!("{}: ok ({})", file.display(), config.name);
     Ok(())
+}
+
+/// `ssdlab swarm`: random cases with invariants and data verification on.
+fn swarm(start: u64, seeds: u64) -> Result<()> {
+    use rayon::prelude::*;
+    let results: Vec<(u64, String, Option<String>)> = (start..start + seeds)
+        .into_par_iter()
+        .map(|seed| {
+            let case = ssdlab_core::swarm::case(seed);
+            let error = ssdlab_core::swarm::run_case(&case).err().map(|e| e.to_string());
+            (seed, case.description, error)
+        })
+        .collect();
+    let failed: Vec<_> = results.iter().filter(|r| r.2.is_some()).collect();
+    for (seed, description, error) in &failed {
+        println!(
+            "seed {seed} FAILED: {}\n  case: {description}\n  replay: ssdlab swarm --start {seed} --seeds 1",
+            error.as_deref().unwrap_or("")
+        );
+    }
+    println!("swarm: {} seeds from {start}, {} passed, {} failed", seeds, seeds as usize - failed.len(), failed.len());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{} swarm seeds failed", failed.len())
+    }
 }

@@ -567,6 +567,14 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Longest time one flash step, command overhead or host overhead may take: one second.
+/// Real NAND needs microseconds to milliseconds; larger values are typos (or units mixed
+/// up) and would overflow the simulated clock.
+pub const MAX_STEP_NS: u64 = 1_000_000_000;
+
+/// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
+pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
+
 fn err(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError { key: key.to_string(), message: message.into() }
 }
@@ -621,9 +629,12 @@ impl Config {
                 errors.push(err(key, "must be at least 1"));
             }
         }
-        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
-        let pages = planes * g.blocks_per_plane as u64 * g.pages_per_block as u64;
-        if pages >= u32::MAX as u64 {
+        // In u128, saturating: six u32 factors would overflow u64 and panic.
+        let pages =
+            [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+                .iter()
+                .fold(1u128, |total, &n| total.saturating_mul(n as u128));
+        if pages >= u32::MAX as u128 {
             errors.push(err("geometry", format!("{pages} physical pages exceed the 2^32-1 addressable by the model")));
         }
         if g.subpages_per_page > 1 && !g.page_size_bytes.is_multiple_of(g.subpages_per_page) {
@@ -654,6 +665,45 @@ impl Config {
         }
         if !(f.transfer_ns_per_byte.is_finite() && f.transfer_ns_per_byte >= 0.0) {
             errors.push(err("flash.transfer_ns_per_byte", "must be a finite number >= 0"));
+        } else if f.transfer_ns_per_byte > MAX_TRANSFER_NS_PER_BYTE {
+            errors.push(err(
+                "flash.transfer_ns_per_byte",
+                format!(
+                    "{} ns per byte is implausible (at most {MAX_TRANSFER_NS_PER_BYTE}, a 1 MB/s channel)",
+                    if f.transfer_ns_per_byte < 1e9 {
+                        f.transfer_ns_per_byte.to_string()
+                    } else {
+                        format!("{:e}", f.transfer_ns_per_byte)
+                    }
+                ),
+            ));
+        }
+        // Absurd times overflow the simulated clock or make a run last forever (one
+        // time-series row per simulated second): no single step may take over a second.
+        let single = [
+            ("flash.erase_latency_ns", f.erase_latency_ns),
+            ("flash.slc_read_latency_ns", f.slc_read_latency_ns),
+            ("flash.slc_program_latency_ns", f.slc_program_latency_ns),
+            ("flash.one_shot_program_latency_ns", f.one_shot_program_latency_ns),
+            ("flash.command_overhead_ns", f.command_overhead_ns),
+            ("flash.ecc_decode_ns", f.ecc_decode_ns),
+            ("host.request_overhead_ns", self.host.request_overhead_ns),
+        ];
+        let longest = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
+        let lists = [
+            ("flash.read_latency_ns", longest(&f.read_latency_ns)),
+            ("flash.program_latency_ns", longest(&f.program_latency_ns)),
+        ];
+        for (key, value) in lists.into_iter().chain(single).filter(|&(_, v)| v > MAX_STEP_NS) {
+            errors.push(err(key, format!("{value} ns is implausible (at most {MAX_STEP_NS} ns, one second)")));
+        }
+        if self.ftl.slc_blocks_per_plane > 0 {
+            if f.slc_read_latency_ns == 0 {
+                errors.push(err("flash.slc_read_latency_ns", "must be positive when SLC-mode blocks are used"));
+            }
+            if f.slc_program_latency_ns == 0 {
+                errors.push(err("flash.slc_program_latency_ns", "must be positive when SLC-mode blocks are used"));
+            }
         }
         if !(g.pages_per_block as usize).is_multiple_of(bits) {
             errors.push(err(
@@ -747,7 +797,7 @@ impl Config {
             if f.slc_pages_per_block == 0 {
                 errors.push(err("flash.slc_pages_per_block", "SLC blocks need their page count"));
             }
-            if t.slc_blocks_per_plane + 2 >= g.blocks_per_plane {
+            if t.slc_blocks_per_plane.saturating_add(2) >= g.blocks_per_plane {
                 errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
             }
         }
@@ -861,7 +911,11 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
         }
     }
     let text = toml::to_string(&value).map_err(|e| err("", e.to_string()))?;
-    parse_config(&text, "<overrides>")
+    // A wrong type or enum value: name the key, not a line of the re-serialised text.
+    toml::from_str::<Config>(&text).map_err(|e| {
+        let key = error_offset(&e, &text).and_then(|at| key_at(&text, at)).unwrap_or_default();
+        err(&key, e.message())
+    })
 }
 
 fn unknown_key_message(key: &str, valid: &[&str]) -> String {
@@ -898,8 +952,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {
     let message = e.message().to_string();
-    let location = e.span().map(|span| {
-        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+    let offset = error_offset(&e, text);
+    let location = offset.map(|at| {
+        let line = text[..at].matches('\n').count() + 1;
         format!("{origin}:{line}")
     });
     // serde's unknown-field message lists the expected names; turn it into a suggestion.
@@ -909,8 +964,73 @@ fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {
             let expected: Vec<&str> = tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
             friendly = unknown_key_message(field, &expected);
         }
+    } else if let Some(key) = offset.and_then(|at| key_at(text, at)) {
+        // Type and enum errors do not name the key: name it from the line they point at.
+        friendly = format!("{key}: {message}");
     }
     ConfigError { key: location.unwrap_or_else(|| origin.to_string()), message: friendly }
+}
+
+/// The 1-based line of `text` (a config file) that sets the dotted `key`
+/// (`"geometry.channels"`, or `"seed"` at the top level), if the file sets it: lets a
+/// caller add the line to a [`Config::validate`] error, whose key may also come from a
+/// default or an override.
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (section, name) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut current = "";
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            current = header.split(']').next().unwrap_or("").trim();
+        } else if current == section {
+            if let Some((k, _)) = line.split_once('=') {
+                if k.trim().trim_matches('"') == name {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Byte offset of a parse error in `text`, on a char boundary (slicing must not panic).
+fn error_offset(e: &toml::de::Error, text: &str) -> Option<usize> {
+    e.span().map(|span| {
+        let mut at = span.start.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    })
+}
+
+/// The dotted key (`section.key`) assigned on the line holding byte `at`, if that line is
+/// a plain `key = value` line: a best-effort reading for error messages.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let mut start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let mut line = &text[start..end];
+    // Inside a multi-line array or inline table: the key is on the line that opens it.
+    while !line.contains('=') && start > 0 && !line.trim_start().starts_with('[') {
+        let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        line = &text[prev..start - 1];
+        start = prev;
+        if line.split_once('=').is_some_and(|(_, v)| !v.trim_start().starts_with(['[', '{'])) {
+            return None;
+        }
+    }
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    let plain = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    if !plain(key) {
+        return None;
+    }
+    let section = text[..start].lines().rev().map(str::trim).find(|l| l.starts_with('['));
+    let section = section.and_then(|l| l.trim_start_matches('[').split(']').next()).map(str::trim).filter(|s| plain(s));
+    Some(match section {
+        Some(section) => format!("{section}.{key}"),
+        None => key.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -951,6 +1071,40 @@ mod tests {
         c.ftl.over_provisioning = 0.01;
         let errors = c.validate().unwrap_err();
         assert!(errors.iter().any(|e| e.key == "ftl.over_provisioning"), "{errors:?}");
+    }
+
+    #[test]
+    fn key_line_finds_keys_in_their_section() {
+        let text = "seed = 3\n\n[geometry]\nchannels = 0\n[ftl] # comment\n\"gc_victim\" = \"fifo\"\n";
+        assert_eq!(key_line(text, "seed"), Some(1));
+        assert_eq!(key_line(text, "geometry.channels"), Some(4));
+        assert_eq!(key_line(text, "ftl.gc_victim"), Some(6));
+        assert_eq!(key_line(text, "ftl.channels"), None);
+        assert_eq!(key_line(text, "geometry.planes_per_die"), None);
+    }
+
+    #[test]
+    fn type_errors_name_the_key() {
+        let e = parse_config("[geometry]\nchannels = \"8\"\n", "t.toml").unwrap_err();
+        assert_eq!(e.to_string(), "t.toml:2: geometry.channels: invalid type: string \"8\", expected u32");
+        let e = apply_overrides(&Config::default(), &["flash.cell=plc".into()]).unwrap_err();
+        assert!(e.to_string().starts_with("flash.cell: unknown variant `plc`"), "{e}");
+    }
+
+    #[test]
+    fn absurd_values_are_rejected_without_overflow() {
+        let mut c = Config::default();
+        c.geometry.channels = u32::MAX;
+        c.geometry.chips_per_channel = u32::MAX;
+        c.geometry.blocks_per_plane = u32::MAX;
+        c.geometry.pages_per_block = u32::MAX;
+        c.ftl.slc_blocks_per_plane = u32::MAX;
+        c.flash.erase_latency_ns = u64::MAX;
+        c.flash.transfer_ns_per_byte = 1e300;
+        let errors = c.validate().unwrap_err();
+        for key in ["geometry", "flash.erase_latency_ns", "flash.transfer_ns_per_byte", "ftl.slc_blocks_per_plane"] {
+            assert!(errors.iter().any(|e| e.key == key), "{key}: {errors:?}");
+        }
     }
 
     #[test]

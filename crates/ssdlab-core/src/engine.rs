@@ -481,6 +481,9 @@ impl<'a> Simulator<'a> {
                 if self.pending_record.is_none() {
                     self.fetch_record()?;
                 }
+                if self.pending_record.is_some() && self.outstanding < self.config.host.queue_depth as u64 {
+                    self.push(self.now, Event::Refill);
+                }
             }
         }
         self.update_host_done();
@@ -606,15 +609,17 @@ impl<'a> Simulator<'a> {
         if !burst_over {
             return;
         }
-        let Some(start) = self.burst.start_ns.take() else { return };
-        let duration = self.now - start;
-        self.burst.count += 1;
-        self.burst.total_bytes += self.burst.bytes;
-        self.burst.total_ns += duration;
-        if duration > 0 {
-            self.burst.bandwidth_sum += self.burst.bytes as f64 / (duration as f64 / 1e9) / 1048576.0;
+        // (A burst whose requests all completed instantly may already have been closed.)
+        if let Some(start) = self.burst.start_ns.take() {
+            let duration = self.now - start;
+            self.burst.count += 1;
+            self.burst.total_bytes += self.burst.bytes;
+            self.burst.total_ns += duration;
+            if duration > 0 {
+                self.burst.bandwidth_sum += self.burst.bytes as f64 / (duration as f64 / 1e9) / 1048576.0;
+            }
+            self.burst.bytes = 0;
         }
-        self.burst.bytes = 0;
         if let Some(gap) = self.burst.pending_gap_ns.take() {
             self.burst.idle_ns += gap;
             self.push(self.now + gap, Event::Arrival);
@@ -771,10 +776,16 @@ impl<'a> Simulator<'a> {
     /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
     fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> u32 {
         let loads = &self.dies;
-        let plane = self.planes_alloc.choose(&self.ftl.addr, lpn, |d| {
-            let die = &loads[d as usize];
-            die.reads.len() + die.writes.len() + usize::from(die.busy)
-        });
+        let ftl = &self.ftl;
+        let plane = self.planes_alloc.choose(
+            &self.ftl.addr,
+            lpn,
+            |d| {
+                let die = &loads[d as usize];
+                die.reads.len() + die.writes.len() + usize::from(die.busy)
+            },
+            |p| ftl.gc_need(p) != GcNeed::Emergency,
+        );
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
         self.txns[txn as usize].want = self.requests[slot as usize].want;
@@ -794,7 +805,19 @@ impl<'a> Simulator<'a> {
     }
 
     fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
-        let end = record.offset_bytes + record.size_bytes.max(1);
+        // No address policy can make a request larger than the drive fit.
+        if record.size_bytes > self.logical_bytes {
+            return Err(SimError::Request {
+                id,
+                op: record.op.name(),
+                offset: record.offset_bytes,
+                message: format!(
+                    "is {} bytes, larger than the logical capacity of {} bytes",
+                    record.size_bytes, self.logical_bytes
+                ),
+            });
+        }
+        let end = record.offset_bytes.saturating_add(record.size_bytes.max(1));
         if end <= self.logical_bytes {
             return Ok((record.offset_bytes, false));
         }
@@ -911,7 +934,8 @@ impl<'a> Simulator<'a> {
         // A slot opened in the device queue. Refilling goes through an event, not a
         // nested call, so long runs of instantly-completing requests cannot recurse.
         let refill = match self.config.host.replay {
-            ReplayMode::ClosedLoop => self.pending_record.is_some(),
+            // (The pending record may be momentarily taken by a submit in progress.)
+            ReplayMode::ClosedLoop => self.pending_record.is_some() || self.source.is_some(),
             ReplayMode::OpenLoop | ReplayMode::Burst => !self.host_waiting.is_empty(),
         };
         if self.config.host.replay == ReplayMode::Burst {
@@ -926,9 +950,17 @@ impl<'a> Simulator<'a> {
     fn on_refill(&mut self) -> Result<(), SimError> {
         match self.config.host.replay {
             ReplayMode::ClosedLoop => {
-                if let Some(record) = self.pending_record.take() {
-                    self.submit(record, self.now)?;
-                    self.fetch_record()?;
+                let depth = self.config.host.queue_depth as u64;
+                if self.outstanding < depth {
+                    if let Some(record) = self.pending_record.take() {
+                        self.submit(record, self.now)?;
+                        self.fetch_record()?;
+                    }
+                }
+                // Requests that complete inside `submit` (trims, controller-served reads)
+                // leave the queue short: keep refilling until it is full again.
+                if self.outstanding < depth && self.pending_record.is_some() {
+                    self.push(self.now, Event::Refill);
                 }
             }
             ReplayMode::OpenLoop | ReplayMode::Burst => {
@@ -1123,37 +1155,56 @@ impl<'a> Simulator<'a> {
                         message: format!("plane {plane} has no free page for a GC move"),
                     });
                 };
-                if self.timing.one_shot && !dest.slc {
-                    // A GC move fills a whole page set on its own; the rest of the wordline is lost.
-                    self.ftl.skip_rest_of_wordline(dest.ppn);
-                }
                 let src_type = self.ftl.page_type(ppn);
                 let src_slc = self.ftl.is_slc(ppn);
                 self.ftl.commit_move(lpn, ppn, dest.ppn);
-                let sense = self.timing.read_ns(src_type, src_slc);
+                let mut sense = self.timing.read_ns(src_type, src_slc);
                 let program = self.program_ns(dest.page_type, dest.slc);
                 self.count_read(src_type, src_slc);
                 self.count_program(dest.page_type, dest.slc, false);
                 let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
                 self.txns[txn as usize].from = ppn;
-                let copyback = self.config.flash.copyback;
-                if copyback {
-                    self.flash_counters.copybacks += 1;
-                }
-                let cmd = &mut self.dies[die as usize].command;
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
                 cmd.txns.push(txn);
+                if self.timing.one_shot && !dest.slc {
+                    // One-shot: a page set is programmed at once, so the move gathers up to a
+                    // full set of the victim's valid pages (one sense each, one program);
+                    // moving page by page would waste the rest of every wordline, and GC
+                    // could then consume more pages than it frees.
+                    let mut last = dest.ppn;
+                    while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
+                        let Some(GcStep::Move { ppn, lpn }) = self.ftl.gc_next_step(plane, self.now) else { break };
+                        let Some(next) = self.ftl.allocate_gc(plane, self.now) else { break };
+                        let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+                        self.ftl.commit_move(lpn, ppn, next.ppn);
+                        sense += self.timing.read_ns(t, slc);
+                        self.count_read(t, slc);
+                        self.count_program(next.page_type, next.slc, false);
+                        let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, next.ppn, plane);
+                        self.txns[txn as usize].from = ppn;
+                        cmd.txns.push(txn);
+                        last = next.ppn;
+                    }
+                    self.ftl.skip_rest_of_wordline(last);
+                }
+                let pages = cmd.txns.len() as u64;
+                let copyback = self.config.flash.copyback;
+                if copyback {
+                    self.flash_counters.copybacks += pages;
+                }
                 cmd.steps = if copyback {
                     [Some(Step::Array(sense)), Some(Step::Array(program)), None, None]
                 } else {
                     [
                         Some(Step::Array(sense)),
-                        Some(Step::ChannelOut(self.timing.page_size_bytes)),
-                        Some(Step::ChannelIn(self.timing.page_size_bytes)),
+                        Some(Step::ChannelOut(pages * self.timing.page_size_bytes)),
+                        Some(Step::ChannelIn(pages * self.timing.page_size_bytes)),
                         Some(Step::Array(program)),
                     ]
                 };
                 cmd.next = 0;
+                self.dies[die as usize].command = cmd;
             }
         }
         self.dies[die as usize].busy = true;

@@ -14,3 +14,4 @@ pub use engine::{Observers, SimError, Simulator, SourceFactory};
 pub use stats::{Report, SeriesRow};
 pub mod policies;
 pub mod source;
+pub mod swarm;

@@ -5,7 +5,7 @@
 //! [`Compression`]. Adding a codec means adding a variant, its magic bytes in
 //! [`Compression::detect`] and its decoder in `Compression::decoder`; nothing else changes.
 
-use crate::options::{apply_options, TraceOptions};
+use crate::options::{apply_options, RequireRecords, TraceOptions};
 use crate::readers::{
     AlibabaReader, ArcReader, BlkparseReader, DisksimReader, FioIologReader, FiuReader, FlashsimReader, MqsimReader,
     MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,
@@ -322,7 +322,8 @@ pub fn open_trace(path: &Path, format: Format) -> Result<Box<dyn RecordSource>, 
 
 /// Opens a trace of the given format with [`TraceOptions`] applied: lenient parsing, then
 /// the device filter, then the sort window, then the time window (see [`TraceOptions`]).
-/// Invalid options are an error on field `"options"`.
+/// Invalid options are an error on field `"options"`. A trace that yields no request at
+/// all ends with an error (`no requests in the trace (…)`, line 0) instead of an empty run.
 pub fn open_trace_with(
     path: &Path,
     format: Format,
@@ -331,7 +332,8 @@ pub fn open_trace_with(
     let name = display(path);
     options.validate().map_err(|m| TraceError::new(&name, 0, "options", m))?;
     let (input, _) = open_decompressed(path)?;
-    Ok(apply_options(format.reader_with(input, name, options.lenient), options))
+    let source = apply_options(format.reader_with(input, name.clone(), options.lenient), options);
+    Ok(Box::new(RequireRecords::new(source, name)))
 }
 
 /// One streaming pass over a trace: counts and extents (see [`TraceSummary`]).
@@ -481,6 +483,29 @@ mod tests {
             let out: Vec<_> = open_trace(f.path(), Format::Mqsim).unwrap().collect();
             assert!(out.len() <= 1);
         }
+    }
+
+    #[test]
+    fn a_trace_without_requests_is_an_error() {
+        let o = TraceOptions::default();
+        for (content, detail) in [
+            (&b""[..], "the file has no data lines"),
+            (b"# only a comment\n", "the file has no data lines"),
+            (b"\n\n", "skipped blank line: 2"),
+        ] {
+            let f = temp(content);
+            let out: Vec<_> = open_trace_with(f.path(), Format::Ssdsim, &o).unwrap().collect();
+            assert_eq!(out.len(), 1);
+            let e = out[0].as_ref().unwrap_err();
+            assert_eq!((e.line, e.message.as_str()), (0, format!("no requests in the trace ({detail})").as_str()));
+        }
+        let f = temp(b"0 3 0 8 1\n");
+        let o = TraceOptions { device: Some(1), ..TraceOptions::default() };
+        let out: Vec<_> = open_trace_with(f.path(), Format::Ssdsim, &o).unwrap().collect();
+        assert!(out[0].as_ref().unwrap_err().message.contains("other device (device filter): 1"), "{out:?}");
+        // A trace with requests ends normally.
+        let f = temp(b"0 0 0 8 1\n");
+        assert_eq!(open_trace_with(f.path(), Format::Ssdsim, &TraceOptions::default()).unwrap().count(), 1);
     }
 
     #[test]

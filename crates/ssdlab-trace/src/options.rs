@@ -114,6 +114,60 @@ pub(crate) fn apply_options(mut source: Box<dyn RecordSource>, o: &TraceOptions)
     source
 }
 
+/// Ends a stream that yields nothing with an error: an empty file, one of only headers,
+/// blank lines or comments, or one whose every record lenient mode or a filter dropped
+/// would otherwise replay as a plausible-looking empty run.
+pub(crate) struct RequireRecords {
+    inner: Box<dyn RecordSource>,
+    file: String,
+    seen: bool,
+    done: bool,
+}
+
+impl RequireRecords {
+    pub(crate) fn new(inner: Box<dyn RecordSource>, file: String) -> Self {
+        RequireRecords { inner, file, seen: false, done: false }
+    }
+}
+
+impl Iterator for RequireRecords {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if let Some(item) = self.inner.next() {
+            self.seen = true;
+            return Some(item);
+        }
+        self.done = true;
+        if self.seen {
+            return None;
+        }
+        let reasons = self.inner.skip_reasons();
+        let detail = if reasons.is_empty() {
+            "the file has no data lines".to_string()
+        } else {
+            let list: Vec<String> = reasons.iter().map(|(why, n)| format!("{why}: {n}")).collect();
+            format!("skipped {}", list.join(", "))
+        };
+        Some(Err(TraceError::new(&self.file, 0, "", format!("no requests in the trace ({detail})"))))
+    }
+}
+
+impl RecordSource for RequireRecords {
+    fn format_name(&self) -> &'static str {
+        self.inner.format_name()
+    }
+    fn skipped(&self) -> u64 {
+        self.inner.skipped()
+    }
+    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+        self.inner.skip_reasons()
+    }
+}
+
 fn with_reason(mut reasons: Vec<(&'static str, u64)>, reason: &'static str, n: u64) -> Vec<(&'static str, u64)> {
     if n > 0 {
         reasons.push((reason, n));

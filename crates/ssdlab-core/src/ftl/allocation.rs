@@ -40,27 +40,46 @@ impl PlaneAllocator {
     }
 
     /// Chooses the plane for a user write of `lpn`. `die_load(die)` gives the number of
-    /// transactions queued at a die (only least-busy asks).
-    pub fn choose(&mut self, addr: &Address, lpn: u32, die_load: impl Fn(u32) -> usize) -> u32 {
+    /// transactions queued at a die (only least-busy asks); `writable(plane)` says whether
+    /// a plane can take writes without emergency GC. The dynamic policies skip planes that
+    /// are not writable when another is, so that uneven placement cannot fill one plane
+    /// with valid data while others have room (static placement is bounded by design).
+    pub fn choose(
+        &mut self,
+        addr: &Address,
+        lpn: u32,
+        die_load: impl Fn(u32) -> usize,
+        writable: impl Fn(u32) -> bool,
+    ) -> u32 {
         match self.kind {
             PlaneAllocation::Static => self.striped(addr, lpn as u64),
             PlaneAllocation::RoundRobin => {
-                let plane = self.striped(addr, self.counter);
+                let planes = addr.planes() as u64;
+                let first = self.striped(addr, self.counter);
+                let mut chosen = first;
+                for k in 0..planes {
+                    let plane = self.striped(addr, self.counter + k);
+                    if writable(plane) {
+                        chosen = plane;
+                        self.counter += k;
+                        break;
+                    }
+                }
                 self.counter += 1;
-                plane
+                chosen
             }
             PlaneAllocation::LeastBusy => {
                 let planes = addr.planes();
-                let mut best = (usize::MAX, 0);
+                let mut best = (true, usize::MAX, 0);
                 for i in 0..planes {
                     let plane = self.striped(addr, ((i + self.rotate) % planes) as u64);
-                    let load = die_load(addr.die_of_plane(plane));
-                    if load < best.0 {
-                        best = (load, plane);
+                    let key = (!writable(plane), die_load(addr.die_of_plane(plane)), plane);
+                    if (key.0, key.1) < (best.0, best.1) {
+                        best = key;
                     }
                 }
                 self.rotate = (self.rotate + 1) % planes;
-                best.1
+                best.2
             }
         }
     }
@@ -107,7 +126,7 @@ mod tests {
         let a = addr();
         let mut p = PlaneAllocator::new(PlaneAllocation::LeastBusy, "cwdp");
         let target_die = 5;
-        let plane = p.choose(&a, 0, |die| if die == target_die { 0 } else { 3 });
+        let plane = p.choose(&a, 0, |die| if die == target_die { 0 } else { 3 }, |_| true);
         assert_eq!(a.die_of_plane(plane), target_die);
     }
 }

@@ -437,6 +437,18 @@ impl Ftl {
         }
     }
 
+    /// Whether the block of `last` is still open and its next page is on the same
+    /// wordline as `last` (a one-shot page set still has room).
+    pub fn wordline_has_room(&self, last: Ppn) -> bool {
+        let block = self.addr.block_of(last);
+        let info = &self.blocks[block as usize];
+        if info.slc || info.state != BlockState::Open {
+            return false;
+        }
+        let page = self.addr.page_in_block(last) as usize;
+        self.layout.wordlines.get(info.write_ptr as usize) == Some(&self.layout.wordlines[page])
+    }
+
     /// One-shot programming: skips the rest of the wordline that `last` belongs to, so
     /// the next allocation starts a new page set. The skipped pages are lost until erase.
     pub fn skip_rest_of_wordline(&mut self, last: Ppn) {
@@ -465,6 +477,11 @@ impl Ftl {
         }
         self.map[lpn as usize] = ppn;
         self.reverse[ppn as usize] = lpn;
+        if let Some(v) = self.versions.as_mut() {
+            // Placed data carries the logical page's current version; a user write then
+            // tags a new one (tag_write) and a GC move copies the source's (commit_move).
+            v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
+        }
         self.blocks[self.addr.block_of(ppn) as usize].valid_pages += 1;
     }
 
@@ -474,8 +491,8 @@ impl Ftl {
         if self.map[lpn as usize] != from {
             return false;
         }
-        self.copy_version(from, to);
         self.commit_write(lpn, to);
+        self.copy_version(from, to);
         self.counters.gc_moved_pages += 1;
         true
     }

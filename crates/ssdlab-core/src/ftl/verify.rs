@@ -8,7 +8,7 @@ use super::Ftl;
 use crate::flash::{Ppn, NO_PAGE};
 
 /// Marks a logical page whose last acknowledged operation was a trim.
-const TRIMMED: u32 = 1 << 31;
+pub(super) const TRIMMED: u32 = 1 << 31;
 
 #[derive(Clone, Debug, Default)]
 pub struct Versions {

@@ -4,6 +4,7 @@
 mod analytic;
 mod gc;
 mod schemes;
+mod swarm;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -78,7 +78,8 @@ impl<R: BufRead> LineReader<R> {
             if !too_long {
                 if self.buf.len() + chunk.len() > MAX_LINE_BYTES {
                     too_long = true;
-                    let keep = QUOTE_BYTES.saturating_sub(self.buf.len()).min(chunk.len());
+                    // One byte more than is quoted, so the quote shows it was cut ('…').
+                    let keep = (QUOTE_BYTES + 1).saturating_sub(self.buf.len()).min(chunk.len());
                     self.buf.extend_from_slice(&chunk[..keep]);
                 } else {
                     self.buf.extend_from_slice(chunk);

@@ -1,0 +1,194 @@
+//! Swarm testing (TigerBeetle's VOPR style): one seed draws a whole random case — geometry,
+//! cell type, programming scheme, policies, GC thresholds, preconditioning, replay mode and
+//! workload — so that running many seeds with invariants and `--verify` on explores the
+//! combinations no hand-written test covers. Every failure is replayed by its seed alone.
+
+use crate::config::*;
+use crate::source::VecSource;
+use crate::{Observers, Report, SimError, Simulator};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use ssdlab_trace::{Op, Record, RecordSource};
+
+/// One randomly drawn simulation.
+pub struct SwarmCase {
+    pub seed: u64,
+    pub config: Config,
+    pub records: Vec<Record>,
+    /// One line naming what was drawn, for failure reports.
+    pub description: String,
+}
+
+fn pick<T: Copy>(rng: &mut Pcg64Mcg, items: &[T]) -> T {
+    items[rng.random_range(0..items.len())]
+}
+
+/// Draws the case of `seed`. The config is always valid: draws that do not validate are
+/// redrawn from a stream derived from the same seed.
+pub fn case(seed: u64) -> SwarmCase {
+    let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm"));
+    loop {
+        let config = draw_config(&mut rng, seed);
+        if config.validate().is_ok() {
+            let records = draw_workload(&mut rng, &config);
+            let description = describe(&config, records.len());
+            return SwarmCase { seed, config, records, description };
+        }
+    }
+}
+
+fn draw_config(rng: &mut Pcg64Mcg, seed: u64) -> Config {
+    let mut c = Config { name: "swarm".into(), seed, ..Config::default() };
+    let cell = pick(rng, &[CellType::Slc, CellType::Mlc, CellType::Tlc, CellType::Tlc, CellType::Qlc]);
+    let bits = cell.bits_per_cell();
+    c.flash.cell = cell;
+    c.geometry = Geometry {
+        channels: rng.random_range(1..=3),
+        chips_per_channel: rng.random_range(1..=2),
+        dies_per_chip: rng.random_range(1..=2),
+        planes_per_die: rng.random_range(1..=4),
+        blocks_per_plane: rng.random_range(24..=64),
+        pages_per_block: (bits * pick(rng, &[4, 8, 16])) as u32,
+        page_size_bytes: 4096,
+        subpages_per_page: 1,
+    };
+    c.flash.read_latency_ns = (0..bits).map(|t| 40_000 + 20_000 * t as u64).collect();
+    c.flash.program_latency_ns = (0..bits).map(|t| 300_000 * (1 + 2 * t as u64)).collect();
+    c.energy.read_nj = vec![1.0; bits];
+    c.energy.program_nj = vec![2.0; bits];
+    c.flash.erase_latency_ns = rng.random_range(1_000_000..5_000_000);
+    c.flash.transfer_ns_per_byte = pick(rng, &[0.5, 3.0, 10.0]);
+    c.flash.layout = if bits > 1 && rng.random_bool(0.5) { LayoutKind::Pairs } else { LayoutKind::Staircase };
+    c.flash.wordline_buffer = rng.random_bool(0.5);
+    c.flash.multi_plane = rng.random_bool(0.7);
+    c.flash.copyback = rng.random_bool(0.7);
+    c.flash.ecc_decode_ns = pick(rng, &[0, 0, 5_000]);
+    let mode = rng.random_range(0..10);
+    if mode == 0 && bits > 1 {
+        c.flash.program_scheme = ProgramScheme::OneShot;
+        c.flash.layout = LayoutKind::Sequential;
+        c.flash.program_delay_ns = pick(rng, &[1_000_000, 50_000_000]);
+    } else if mode <= 2 && bits > 1 {
+        c.pa.scheme = pick(rng, &["us", "lfs", "ubs", "sbs+us", "qds+ubs", "wbs+us", "hgs+ubs"]).to_string();
+        c.pa.qds_threshold = rng.random_range(1..=12);
+        c.pa.write_buffer_pages = rng.random_range(1..=32);
+    } else if mode <= 4 {
+        c.ftl.slc_blocks_per_plane = rng.random_range(2..=4);
+        c.flash.slc_pages_per_block = c.geometry.pages_per_block / bits as u32;
+        if rng.random_bool(0.5) && c.flash.program_scheme == ProgramScheme::PageByPage {
+            c.geometry.page_size_bytes = 16384;
+            c.geometry.subpages_per_page = 4;
+            c.flash.partial_programs_max = rng.random_range(2..=4);
+            c.ftl.partial_program_updates = true;
+        }
+    }
+    c.ftl.over_provisioning = rng.random_range(0.15..0.35);
+    c.ftl.gc_background_free_fraction = rng.random_range(0.05..0.2);
+    c.ftl.gc_emergency_free_fraction = rng.random_range(0.0..c.ftl.gc_background_free_fraction);
+    c.ftl.gc_background = pick(rng, &[BackgroundGc::UntilAboveThreshold, BackgroundGc::OneVictimPerBlock]);
+    c.ftl.gc_idle_ns = pick(rng, &[0, 1_000_000]);
+    c.ftl.gc_victim =
+        pick(rng, &[VictimPolicy::Greedy, VictimPolicy::CostBenefit, VictimPolicy::Fifo, VictimPolicy::Random]);
+    c.ftl.plane_allocation =
+        pick(rng, &[PlaneAllocation::Static, PlaneAllocation::RoundRobin, PlaneAllocation::LeastBusy]);
+    c.ftl.allocation_order = pick(rng, &["cwdp", "pdwc", "wcpd", "dpcw"]).to_string();
+    c.ftl.partial_page_writes = pick(rng, &[PartialPageWrites::ReadModifyWrite, PartialPageWrites::Overwrite]);
+    let mut priority = vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc];
+    if rng.random_bool(0.3) {
+        priority.swap(1, 2);
+    }
+    c.ftl.queue_priority = priority;
+    c.precondition.used_fraction = pick(rng, &[0.0, 0.3, 0.7]);
+    c.precondition.fill_invalid_to_gc_threshold = rng.random_bool(0.7);
+    if rng.random_bool(0.2) {
+        c.precondition.aged_invalid_fraction = 0.5;
+    }
+    c.host.replay =
+        pick(rng, &[ReplayMode::OpenLoop, ReplayMode::ClosedLoop, ReplayMode::ClosedLoop, ReplayMode::Burst]);
+    c.host.queue_depth = match c.host.replay {
+        ReplayMode::ClosedLoop => rng.random_range(1..=32),
+        _ => pick(rng, &[0, 0, 4]),
+    };
+    c.host.burst_gap_ns = 200_000;
+    c.host.runs = pick(rng, &[1, 1, 2]);
+    c.host.unwritten_reads = pick(rng, &[WhatIfUnwritten::Precondition, WhatIfUnwritten::Controller]);
+    c.output.series_interval_ns = pick(rng, &[0, 10_000_000]);
+    c.output.check_every = 211;
+    c
+}
+
+fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
+    let page = c.geometry.page_size_bytes as u64;
+    let logical_pages = c.logical_pages().max(16);
+    let count = rng.random_range(1_500..4_000);
+    let shape = rng.random_range(0..4); // random, skewed, sequential, bursty
+    let read_share = rng.random_range(0.0..0.7);
+    let trim_share = pick(rng, &[0.0, 0.0, 0.05]);
+    let mut t = 0u64;
+    let mut sequential = 0u64;
+    (0..count)
+        .map(|i| {
+            let pages = pick(rng, &[1u64, 1, 2, 4, 8]).min(logical_pages / 2);
+            let span = logical_pages - pages;
+            let first = match shape {
+                1 if rng.random_bool(0.8) => rng.random_range(0..(span / 10).max(1)),
+                2 => {
+                    sequential = (sequential + pages) % span;
+                    sequential
+                }
+                _ => rng.random_range(0..span),
+            };
+            let unaligned = rng.random_bool(0.1);
+            let offset = first * page + if unaligned { 512 * rng.random_range(1..8) } else { 0 };
+            let size = if unaligned { pages * page - 512 } else { pages * page };
+            let draw = rng.random_range(0.0..1.0);
+            let op = if draw < trim_share {
+                Op::Trim
+            } else if draw < trim_share + read_share {
+                Op::Read
+            } else {
+                Op::Write
+            };
+            t += if shape == 3 && i % 200 == 0 { 50_000_000 } else { rng.random_range(0..400_000) };
+            let hint = rng.random_bool(0.3).then(|| rng.random_range(0..3u8));
+            Record { arrival_ns: t, device: 0, offset_bytes: offset, size_bytes: size, op, hint }
+        })
+        .collect()
+}
+
+fn describe(c: &Config, records: usize) -> String {
+    let g = &c.geometry;
+    format!(
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, partial={}, victim={:?}, \
+         plalloc={:?}, op={:.2}, precondition={:.1}, replay={:?} qd={}, runs={}, {} requests",
+        c.flash.cell,
+        g.channels,
+        g.chips_per_channel,
+        g.dies_per_chip,
+        g.planes_per_die,
+        g.blocks_per_plane,
+        g.pages_per_block,
+        c.flash.program_scheme,
+        c.pa.scheme,
+        c.ftl.slc_blocks_per_plane,
+        c.ftl.partial_program_updates,
+        c.ftl.gc_victim,
+        c.ftl.plane_allocation,
+        c.ftl.over_provisioning,
+        c.precondition.used_fraction,
+        c.host.replay,
+        c.host.queue_depth,
+        c.host.runs,
+        records
+    )
+}
+
+/// Runs a case with invariant checking and version-tagged data verification on.
+pub fn run_case(case: &SwarmCase) -> Result<Report, SimError> {
+    let records = case.records.clone();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+    let mut sim = Simulator::new(case.config.clone(), factory, Observers::default())?;
+    sim.set_check(true);
+    sim.set_verify(true);
+    Ok(sim.run()?.0)
+}
