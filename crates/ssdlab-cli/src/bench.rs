@@ -7,7 +7,7 @@ use crate::output::execute;
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use ssdlab_core::config::{CellType, Config, LayoutKind, PlaneAllocation, ReplayMode};
+use ssdlab_core::config::{Config, ReplayMode};
 use ssdlab_core::presets::preset;
 use ssdlab_trace::{Format, SyntheticSpec};
 use std::path::PathBuf;
@@ -45,34 +45,9 @@ fn traces_dir() -> PathBuf {
     std::env::var_os("SSDLAB_TRACES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/traces"))
 }
 
-/// MQSim's default device (ssdconfig.xml): MLC, 8 channels × 4 chips × 2 dies × 2
-/// planes, 2048 blocks of 256 pages of 8 KiB, 7% over-provisioning, CWDP.
-pub fn mqsim_default_config() -> Config {
-    let mut c = Config { name: "mqsim-default".into(), ..Config::default() };
-    c.source = "MQSim ssdconfig.xml defaults".into();
-    c.geometry.channels = 8;
-    c.geometry.chips_per_channel = 4;
-    c.geometry.dies_per_chip = 2;
-    c.geometry.planes_per_die = 2;
-    c.geometry.blocks_per_plane = 2048;
-    c.geometry.pages_per_block = 256;
-    c.geometry.page_size_bytes = 8192;
-    c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Pairs;
-    c.flash.read_latency_ns = vec![75_000, 75_000];
-    c.flash.program_latency_ns = vec![750_000, 750_000];
-    c.flash.erase_latency_ns = 3_800_000;
-    c.flash.transfer_ns_per_byte = 3.0;
-    c.energy.read_nj = vec![1_850.0, 1_850.0];
-    c.energy.program_nj = vec![7_300.0, 34_000.0];
-    c.ftl.over_provisioning = 0.07;
-    c.ftl.plane_allocation = PlaneAllocation::Static;
-    c.ftl.allocation_order = "cwdp".into();
-    c.ftl.gc_background_free_fraction = 0.05;
-    c.ftl.gc_emergency_free_fraction = 0.02;
-    c.precondition.used_fraction = 0.75;
-    c.output.series_interval_ns = 0;
-    c
+/// MQSim's default device (ssdconfig.xml), preconditioned to 75%: the `mqsim-default` preset.
+pub fn mqsim_default_config() -> Result<Config> {
+    preset("mqsim-default").map_err(|e| anyhow!("{e}"))
 }
 
 fn closed(c: &mut Config, depth: u32) {
@@ -94,7 +69,7 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
     };
     let prepared = match name {
         "mqsim-default" => {
-            let mut c = mqsim_default_config();
+            let mut c = mqsim_default_config()?;
             closed(&mut c, 16);
             let logical = c.logical_bytes();
             Prepared { workload: synthetic(0.5, 4096, 1_000_000, logical), config: c }

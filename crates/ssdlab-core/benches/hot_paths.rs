@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use ssdlab_core::config::{CellType, Config, LayoutKind, PlaneAllocation, ReplayMode, VictimPolicy};
+use ssdlab_core::config::{Config, ReplayMode, VictimPolicy};
 use ssdlab_core::ftl::allocation::PlaneAllocator;
 use ssdlab_core::ftl::{Ftl, GcNeed, GcStep};
 use ssdlab_core::source::VecSource;
@@ -22,30 +22,11 @@ use std::time::{Duration, Instant};
 /// `mqsim_default_config`): MLC, 8 channels × 4 chips × 2 dies × 2 planes, 256 pages of
 /// 8 KiB per block, 7% over-provisioning, CWDP — with `blocks_per_plane` blocks per plane
 /// instead of 2048 and no preconditioning (each benchmark sets its own).
+/// The `mqsim-default` preset with fewer blocks per plane and no preconditioning.
 fn mqsim_like(blocks_per_plane: u32) -> Config {
-    let mut c = Config { name: "mqsim-like".into(), ..Config::default() };
-    c.geometry.channels = 8;
-    c.geometry.chips_per_channel = 4;
-    c.geometry.dies_per_chip = 2;
-    c.geometry.planes_per_die = 2;
+    let mut c = ssdlab_core::presets::preset("mqsim-default").expect("built-in preset");
     c.geometry.blocks_per_plane = blocks_per_plane;
-    c.geometry.pages_per_block = 256;
-    c.geometry.page_size_bytes = 8192;
-    c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Pairs;
-    c.flash.read_latency_ns = vec![75_000, 75_000];
-    c.flash.program_latency_ns = vec![750_000, 750_000];
-    c.flash.erase_latency_ns = 3_800_000;
-    c.flash.transfer_ns_per_byte = 3.0;
-    c.energy.read_nj = vec![1_850.0, 1_850.0];
-    c.energy.program_nj = vec![7_300.0, 34_000.0];
-    c.ftl.over_provisioning = 0.07;
-    c.ftl.plane_allocation = PlaneAllocation::Static;
-    c.ftl.allocation_order = "cwdp".into();
-    c.ftl.gc_background_free_fraction = 0.05;
-    c.ftl.gc_emergency_free_fraction = 0.02;
     c.precondition.used_fraction = 0.0;
-    c.output.series_interval_ns = 0;
     if let Err(errors) = c.validate() {
         panic!("invalid bench config: {errors:?}");
     }

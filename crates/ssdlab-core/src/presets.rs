@@ -12,6 +12,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("harey-tortoise-mlc", include_str!("../presets/harey-tortoise-mlc.toml")),
     ("gordon", include_str!("../presets/gordon.toml")),
     ("small-tlc", include_str!("../presets/small-tlc.toml")),
+    ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
 ];
 
 /// Loads a preset by name; the error lists the valid names.

@@ -114,7 +114,6 @@ pub struct Ftl {
     pub victim_policy: VictimPolicy,
     pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
-    one_shot: bool,
     closed_counter: u64,
     victim_rng: Pcg64Mcg,
     /// Partial programming (NOP > 1, subpages > 1, `ftl.partial_program_updates`): per
@@ -225,7 +224,6 @@ impl Ftl {
             victim_policy: config.ftl.gc_victim,
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
-            one_shot: config.flash.program_scheme == crate::config::ProgramScheme::OneShot,
             closed_counter: 0,
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
@@ -669,12 +667,6 @@ impl Ftl {
             }
         }
         Ok(())
-    }
-
-    /// One-shot layouts must never be handed a page in the middle of a page set by
-    /// anything but the one-shot batching; exposed for the engine's assertions.
-    pub fn one_shot(&self) -> bool {
-        self.one_shot
     }
 }
 
