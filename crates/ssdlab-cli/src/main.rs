@@ -160,6 +160,11 @@ pub struct SetupArgs {
     /// Burst replay gap threshold in microseconds (default: the trace's mean inter-arrival).
     #[arg(long, requires = "burst")]
     pub burst_gap_us: Option<f64>,
+    /// Cut the power at this simulated time (seconds, or with a unit: 1500ms, 2.5s,
+    /// 800us); repeatable. The drive recovers its mapping table from flash and the run
+    /// continues (see power.* in docs/config.md).
+    #[arg(long = "power-loss-at", value_name = "TIME")]
+    pub power_loss_at: Vec<String>,
 }
 
 #[derive(Args)]

@@ -277,6 +277,34 @@ pub fn print_summary(o: &Outcome) {
             b.idle_ns as f64 / 1e9
         );
     }
+    if let Some(p) = &r.power {
+        println!(
+            "power losses: {} of {} scheduled (writes acknowledged on {}); recovery {:.3} s in all; \
+             failed requests: {} writes, {} reads; unacknowledged pages lost {}, durable {}; torn pages {}; \
+             flushed by PLP {}",
+            p.losses,
+            p.losses_scheduled,
+            p.write_acknowledge,
+            p.recovery_ns_total as f64 / 1e9,
+            p.write_requests_failed,
+            p.read_requests_failed,
+            p.unacknowledged_pages_lost,
+            p.unacknowledged_pages_durable,
+            p.torn_pages,
+            p.flushed_pages
+        );
+        for e in &p.each {
+            println!(
+                "  loss at {:.6} s: recovery scanned {} pages in {:.3} s, {} pages mapped, {} abandoned; back at {:.6} s",
+                e.at_ns as f64 / 1e9,
+                e.recovery_reads,
+                e.recovery_ns as f64 / 1e9,
+                e.mapped_pages,
+                e.abandoned_pages,
+                e.back_at_ns as f64 / 1e9
+            );
+        }
+    }
     if r.runs.len() > 1 {
         for run in &r.runs {
             println!(

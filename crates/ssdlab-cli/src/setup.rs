@@ -122,6 +122,17 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     if let Some(us) = args.burst_gap_us {
         config.host.burst_gap_ns = (us * 1e3) as u64;
     }
+    if !args.power_loss_at.is_empty() {
+        let mut times = args
+            .power_loss_at
+            .iter()
+            .map(|t| ssdlab_trace::units::parse_time_ns(t, 1_000_000_000).map_err(|e| anyhow!("--power-loss-at: {e}")))
+            .collect::<Result<Vec<u64>>>()?;
+        times.extend(config.power.loss_at_ns.iter().copied());
+        times.sort_unstable();
+        times.dedup();
+        config.power.loss_at_ns = times;
+    }
     let mut options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
     if let Some(text) = &args.time_window {
         let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);

@@ -422,6 +422,50 @@ impl Default for Output {
     }
 }
 
+/// When a write is reported complete to the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAcknowledge {
+    /// When its data is programmed into the cell array (PA §2.1): nothing acknowledged
+    /// can be lost at a power failure.
+    Program,
+    /// When its data is in the controller's DRAM write buffer (`power.write_buffer_pages`
+    /// pages); a full buffer holds further writes until a buffered page is programmed.
+    /// Power-loss protection is modelled: capacitors keep the drive up long enough to
+    /// program every buffered page when power fails.
+    Buffer,
+}
+
+/// Power failures, recovery and write durability (SPEC §2 crash consistency).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Power {
+    /// Simulated times at which power is lost. Volatile state (mapping table, queues,
+    /// DRAM buffers) is dropped, programs in flight are torn, and the FTL rebuilds its
+    /// map from the pages' out-of-band areas before the run continues.
+    pub loss_at_ns: Vec<u64>,
+    /// How long power stays off before the drive starts recovering.
+    pub off_ns: u64,
+    pub write_acknowledge: WriteAcknowledge,
+    /// DRAM write-buffer capacity in pages (`write_acknowledge = "buffer"`).
+    pub write_buffer_pages: u32,
+    /// Bytes of a page's out-of-band area read per page by a recovery scan (logical
+    /// page and sequence number; the whole page is still sensed).
+    pub oob_bytes: u32,
+}
+
+impl Default for Power {
+    fn default() -> Self {
+        Power {
+            loss_at_ns: Vec::new(),
+            off_ns: 0,
+            write_acknowledge: WriteAcknowledge::Program,
+            write_buffer_pages: 256,
+            oob_bytes: 64,
+        }
+    }
+}
+
 /// One PA-SSD page-type specifying scheme (PA §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PaScheme {
@@ -523,6 +567,7 @@ pub struct Config {
     pub host: Host,
     pub output: Output,
     pub pa: PaConfig,
+    pub power: Power,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -543,6 +588,7 @@ impl Default for Config {
             host: Host::default(),
             output: Output::default(),
             pa: PaConfig::default(),
+            power: Power::default(),
             workload: None,
         }
     }
@@ -574,6 +620,9 @@ pub const MAX_STEP_NS: u64 = 1_000_000_000;
 
 /// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
 pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
+
+/// Longest power outage accepted: one hour of simulated time.
+pub const MAX_POWER_OFF_NS: u64 = 3_600_000_000_000;
 
 fn err(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError { key: key.to_string(), message: message.into() }
@@ -857,6 +906,22 @@ impl Config {
             if t.slc_blocks_per_plane > 0 {
                 errors.push(err("pa.scheme", "PA-SSD with SLC-mode blocks is not modelled"));
             }
+        }
+        let pw = &self.power;
+        if pw.write_acknowledge == WriteAcknowledge::Buffer && pw.write_buffer_pages == 0 {
+            errors.push(err(
+                "power.write_buffer_pages",
+                "write_acknowledge = \"buffer\" needs a buffer of at least 1 page",
+            ));
+        }
+        if pw.off_ns > MAX_POWER_OFF_NS {
+            errors.push(err("power.off_ns", format!("at most {MAX_POWER_OFF_NS} ns (one hour)")));
+        }
+        if pw.oob_bytes > g.page_size_bytes {
+            errors.push(err("power.oob_bytes", "cannot exceed geometry.page_size_bytes"));
+        }
+        if pw.loss_at_ns.windows(2).any(|w| w[0] >= w[1]) {
+            errors.push(err("power.loss_at_ns", "times must be strictly increasing"));
         }
         if let Some(w) = &self.workload {
             if let Err(problems) = w.validate() {

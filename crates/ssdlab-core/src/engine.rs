@@ -10,7 +10,11 @@
 //! starts; because a die serialises its commands, this is equivalent to changing them at
 //! completion for every observer that must wait for the die anyway.
 
-use crate::config::{AddressOverflow, Config, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten};
+mod power;
+
+use crate::config::{
+    AddressOverflow, Config, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten, WriteAcknowledge,
+};
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::PreconditionReport;
@@ -42,6 +46,10 @@ enum Event {
     GcIdle { die: u32 },
     /// One-shot: a plane's oldest buffered write reached the program delay.
     ProgramDelay { die: u32 },
+    /// Power fails (`power.loss_at_ns`).
+    PowerLoss,
+    /// Recovery after a power loss is over: the drive serves requests again.
+    PowerRestored,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +71,7 @@ struct Txn {
     lpn: u32,
     /// Reads: the page to read. Writes/moves: the page programmed. Erase: block number.
     ppn: Ppn,
-    /// GC move source page.
+    /// GC move: source page. User write: the copy it supersedes (NO_PAGE if none).
     from: Ppn,
     plane: u32,
     page_type: u8,
@@ -75,6 +83,12 @@ struct Txn {
     /// Data version a user write carries (`--verify`).
     version: u32,
     enqueued_ns: u64,
+    /// The host was told this write completed before it was programmed (DRAM buffer).
+    acked: bool,
+    /// Partial program: the page's OOB sequence number and version before it, restored
+    /// if power fails mid-program.
+    previous_seq: u64,
+    previous_version: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +232,13 @@ pub struct Simulator<'a> {
     /// Dies that received sub-requests of the request being submitted; they are started
     /// only after the whole request is queued so its pages can share multi-plane commands.
     kick_list: Vec<u32>,
+    /// DRAM-buffer acknowledgement: buffered writes not yet acknowledged because the
+    /// buffer was full when they arrived, oldest first.
+    ack_waiting: VecDeque<u32>,
+    /// Power failures still to come (ascending) and the time the drive is back.
+    power_losses: Vec<u64>,
+    powered_at_ns: u64,
+    power: power::PowerState,
 }
 
 /// Burst replay bookkeeping.
@@ -268,6 +289,10 @@ impl<'a> Simulator<'a> {
         }
         let timing = Timing::new(&config);
         let mut ftl = Ftl::new(&config);
+        if !config.power.loss_at_ns.is_empty() {
+            // Every page, preconditioned ones included, must carry its OOB for recovery.
+            ftl.track_oob();
+        }
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
         let precondition_report = ftl.precondition(&config, &mut planes_alloc).map_err(SimError::Setup)?;
         // The relaxed constraints start with the run (after preconditioning and any
@@ -336,6 +361,10 @@ impl<'a> Simulator<'a> {
             buffered_write_pages: 0,
             pa_typed_allocations: 0,
             pa_typed_successes: 0,
+            ack_waiting: VecDeque::new(),
+            power_losses: config.power.loss_at_ns.clone(),
+            powered_at_ns: 0,
+            power: power::PowerState::default(),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -417,6 +446,9 @@ impl<'a> Simulator<'a> {
         if self.pa.is_some() && self.ftl.relaxed.is_none() {
             self.ftl.enable_relaxed();
         }
+        for i in 0..self.power_losses.len() {
+            self.push(self.power_losses[i], Event::PowerLoss);
+        }
         self.start_host()?;
         while let Some(Reverse((time, _, event))) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
@@ -456,6 +488,8 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].delay_pending = false;
                 self.schedule_die(die)?;
             }
+            Event::PowerLoss => self.on_power_loss()?,
+            Event::PowerRestored => self.on_power_restored()?,
         }
         Ok(())
     }
@@ -549,7 +583,7 @@ impl<'a> Simulator<'a> {
         }
         let record = self.pending_record.take().expect("arrival without record");
         let depth = self.config.host.queue_depth as u64;
-        if depth > 0 && self.outstanding >= depth {
+        if (depth > 0 && self.outstanding >= depth) || self.now < self.powered_at_ns {
             self.host_waiting.push_back((record, self.now));
         } else {
             self.submit(record, self.now)?;
@@ -575,7 +609,7 @@ impl<'a> Simulator<'a> {
         self.burst.previous_trace_ns = Some(record.arrival_ns);
         let run = self.run;
         let depth = self.config.host.queue_depth as u64;
-        if depth > 0 && self.outstanding >= depth {
+        if (depth > 0 && self.outstanding >= depth) || self.now < self.powered_at_ns {
             self.host_waiting.push_back((record, self.now));
         } else {
             self.submit(record, self.now)?;
@@ -707,12 +741,12 @@ impl<'a> Simulator<'a> {
                             self.kick_list.push(die);
                         }
                         Some(_) => {
-                            let die = self.enqueue_write(slot, lpn, 0);
+                            let die = self.enqueue_write(slot, lpn, 0)?;
                             self.kick_list.push(die);
                         }
                         // Nothing to merge with: only the written subpages are programmed.
                         None => {
-                            let die = self.enqueue_write(slot, lpn, subpages);
+                            let die = self.enqueue_write(slot, lpn, subpages)?;
                             self.kick_list.push(die);
                         }
                     }
@@ -774,7 +808,7 @@ impl<'a> Simulator<'a> {
     }
 
     /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
-    fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> u32 {
+    fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> Result<u32, SimError> {
         let loads = &self.dies;
         let ftl = &self.ftl;
         let plane = self.planes_alloc.choose(
@@ -793,7 +827,22 @@ impl<'a> Simulator<'a> {
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;
-        die
+        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
+            // Buffered pages are the queued writes not waiting for a slot.
+            if self.ack_waiting.is_empty() && self.buffered_write_pages <= self.config.power.write_buffer_pages as u64 {
+                self.acknowledge_buffered(txn)?;
+            } else {
+                self.ack_waiting.push_back(txn);
+            }
+        }
+        Ok(die)
+    }
+
+    /// DRAM-buffer acknowledgement: the host is told the write is done; its program
+    /// follows later (and is guaranteed by power-loss protection).
+    fn acknowledge_buffered(&mut self, txn: u32) -> Result<(), SimError> {
+        self.txns[txn as usize].acked = true;
+        self.finish_sub_request(self.txns[txn as usize].request)
     }
 
     /// Subpages of the page starting at `page_start` that a request covers.
@@ -867,6 +916,9 @@ impl<'a> Simulator<'a> {
             want: NO_TYPE,
             version: 0,
             enqueued_ns: self.now,
+            acked: false,
+            previous_seq: 0,
+            previous_version: 0,
         };
         if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
@@ -1121,7 +1173,7 @@ impl<'a> Simulator<'a> {
                         && self.config.flash.multi_plane
                         && victim != NO_PAGE
                         && self.ftl.addr.block_in_plane(victim) == index
-                        && self.ftl.blocks[victim as usize].valid_pages == 0;
+                        && self.ftl.erasable(victim);
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
                         self.ftl.erase(target);
@@ -1412,6 +1464,9 @@ impl<'a> Simulator<'a> {
         };
         self.ftl.partial_program(ppn, subpages);
         let lpn = self.txns[txn as usize].lpn;
+        self.txns[txn as usize].previous_seq = self.ftl.oob_seq(ppn);
+        self.txns[txn as usize].previous_version = self.ftl.page_version(ppn);
+        self.ftl.oob_partial_program(lpn, ppn);
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(0, true, true);
         let r = &mut self.requests[request as usize];
@@ -1434,15 +1489,23 @@ impl<'a> Simulator<'a> {
         t.ppn = ppn;
         t.page_type = page_type;
         t.slc = slc;
-        let (lpn, request, subpages) = (t.lpn, t.request, t.subpages);
+        let (lpn, request, subpages, acked) = (t.lpn, t.request, t.subpages, t.acked);
         if slc {
             self.ftl.mark_programmed(ppn, subpages);
         }
+        let superseded = self.ftl.lookup(lpn).unwrap_or(NO_PAGE);
+        if superseded != NO_PAGE {
+            self.ftl.pin(superseded);
+        }
+        self.txns[txn as usize].from = superseded;
         self.ftl.commit_write(lpn, ppn);
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
-        let r = &mut self.requests[request as usize];
-        r.dominant_type = r.dominant_type.max(page_type as i32);
+        // An acknowledged write's request slot may already serve another request.
+        if !acked {
+            let r = &mut self.requests[request as usize];
+            r.dominant_type = r.dominant_type.max(page_type as i32);
+        }
     }
 
     /// One-shot (SPA §II-A): a plane's buffered writes are programmed as one page set
@@ -1588,6 +1651,10 @@ impl<'a> Simulator<'a> {
             TxnKind::Write => {
                 self.buffered_write_pages -= 1;
                 self.ftl.acknowledge(txn.lpn, txn.version);
+                self.release_superseded(txn.from)?;
+                if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
+                    return self.buffered_write_programmed(t, txn.acked, txn.request);
+                }
                 self.finish_sub_request(txn.request)
             }
             TxnKind::PartialProgram => {
@@ -1597,10 +1664,40 @@ impl<'a> Simulator<'a> {
             TxnKind::Read => self.finish_sub_request(txn.request),
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
-                let die = self.enqueue_write(txn.request, txn.lpn, 0);
+                let die = self.enqueue_write(txn.request, txn.lpn, 0)?;
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),
+        }
+    }
+
+    /// A user write is programmed: the copy it superseded may now be erased by GC.
+    fn release_superseded(&mut self, old: Ppn) -> Result<(), SimError> {
+        if old == NO_PAGE || self.ftl.pinned.is_empty() {
+            return Ok(());
+        }
+        self.ftl.unpin(old);
+        // GC of that block may be waiting for exactly this.
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(old));
+        self.kick(die)
+    }
+
+    /// DRAM-buffer acknowledgement: a buffered page was programmed, so its buffer slot
+    /// frees and the oldest write waiting for one is acknowledged.
+    /// (`txn` is already freed: its slot may have been reused, so the caller passes what
+    /// is needed.)
+    fn buffered_write_programmed(&mut self, txn: u32, acked: bool, request: u32) -> Result<(), SimError> {
+        if !acked {
+            // Still waiting for a slot when its own program finished (it never held
+            // one): done now.
+            if let Some(i) = self.ack_waiting.iter().position(|&w| w == txn) {
+                self.ack_waiting.remove(i);
+            }
+            return self.finish_sub_request(request);
+        }
+        match self.ack_waiting.pop_front() {
+            Some(next) => self.acknowledge_buffered(next),
+            None => Ok(()),
         }
     }
 
@@ -1749,6 +1846,7 @@ impl<'a> Simulator<'a> {
                     idle_ns: b.idle_ns,
                 }
             }),
+            power: self.power_summary(),
             events: self.events_processed,
         };
         (report, self.series)

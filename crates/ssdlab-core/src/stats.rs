@@ -290,8 +290,61 @@ pub struct Report {
     /// Present for burst replay only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstSummary>,
+    /// Present when power losses were scheduled (`power.loss_at_ns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<PowerSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+/// Power failures and recoveries over a run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PowerSummary {
+    /// "program" or "buffer" (acknowledged from DRAM, with power-loss protection).
+    pub write_acknowledge: String,
+    pub losses_scheduled: u64,
+    /// Losses that happened (a loss scheduled after the workload ended does not).
+    pub losses: u64,
+    pub recovery_ns_total: u64,
+    pub write_requests_failed: u64,
+    pub read_requests_failed: u64,
+    pub unacknowledged_pages_lost: u64,
+    pub unacknowledged_pages_durable: u64,
+    pub torn_pages: u64,
+    pub flushed_pages: u64,
+    pub each: Vec<PowerLossRecord>,
+}
+
+/// One power failure and the recovery after it.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct PowerLossRecord {
+    pub at_ns: u64,
+    /// When the drive served requests again: after the outage (or the capacitor-powered
+    /// flush, if longer) and the recovery scan.
+    pub back_at_ns: u64,
+    /// Modelled duration of the recovery scan (OOB reads and re-erases on every die in
+    /// parallel, channels carrying the OOB bytes).
+    pub recovery_ns: u64,
+    /// Pages whose out-of-band area the scan read.
+    pub recovery_reads: u64,
+    /// Logical pages found mapped after recovery.
+    pub mapped_pages: u64,
+    /// Write requests outstanding at the loss: never acknowledged, reported failed.
+    pub write_requests_failed: u64,
+    pub read_requests_failed: u64,
+    /// Page writes of unacknowledged requests whose data did not reach flash.
+    pub unacknowledged_pages_lost: u64,
+    /// Page writes of unacknowledged requests that are nevertheless in flash.
+    pub unacknowledged_pages_durable: u64,
+    /// Programs cut by the loss (user writes and GC copies).
+    pub torn_pages: u64,
+    /// Power-loss protection: buffered pages programmed on capacitor power, the time it
+    /// took on the busiest die, and pages that found no free page (acknowledged data lost).
+    pub flushed_pages: u64,
+    pub plp_flush_ns: u64,
+    pub flush_failures: u64,
+    /// Unwritten pages of partly written blocks closed by recovery.
+    pub abandoned_pages: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]

@@ -44,7 +44,8 @@ impl Ftl {
         let p = &self.planes[plane as usize];
         let victim = p.victim;
         if self.blocks[victim as usize].valid_pages == 0 {
-            return Some(GcStep::Erase { block: victim });
+            // A pinned victim waits for the writes that superseded its pages.
+            return self.erasable(victim).then_some(GcStep::Erase { block: victim });
         }
         let pages = self.pages_in_block(victim);
         let mut cursor = p.victim_cursor;

@@ -7,6 +7,7 @@
 pub mod allocation;
 pub mod gc;
 pub mod precondition;
+pub mod recovery;
 pub mod relaxed;
 pub mod verify;
 
@@ -133,6 +134,12 @@ pub struct Ftl {
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
+    /// Out-of-band areas and the trim journal, for power-loss recovery; `None` when off.
+    pub oob: Option<recovery::Oob>,
+    /// Per block: user writes in flight that superseded one of its pages. With OOB
+    /// tracking on, such a block is not erased until they are programmed, so a power
+    /// failure that tears them still finds the superseded (last acknowledged) copy.
+    pub pinned: Vec<u32>,
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
@@ -151,6 +158,8 @@ pub struct FtlCounters {
     pub partial_programs: u64,
     /// Unprogrammed pages given up because their block was reclaimed early (PA-SSD).
     pub unprogrammed_reclaimed: u64,
+    /// Unwritten pages of partly written blocks closed by power-loss recovery.
+    pub recovery_abandoned_pages: u64,
 }
 
 impl Ftl {
@@ -237,6 +246,8 @@ impl Ftl {
             program_counter: 0,
             versions: None,
             relaxed: None,
+            oob: None,
+            pinned: Vec::new(),
         }
     }
 
@@ -475,6 +486,7 @@ impl Ftl {
         }
         self.map[lpn as usize] = ppn;
         self.reverse[ppn as usize] = lpn;
+        self.oob_new_write(lpn, ppn);
         if let Some(v) = self.versions.as_mut() {
             // Placed data carries the logical page's current version; a user write then
             // tags a new one (tag_write) and a GC move copies the source's (commit_move).
@@ -487,15 +499,19 @@ impl Ftl {
     /// copy is stale (the host overwrote or trimmed the page meanwhile) and stays invalid.
     pub fn commit_move(&mut self, lpn: u32, from: Ppn, to: Ppn) -> bool {
         if self.map[lpn as usize] != from {
+            // Programmed all the same: the copy carries the source's spare area.
+            self.oob_copy(from, to);
             return false;
         }
         self.commit_write(lpn, to);
         self.copy_version(from, to);
+        self.oob_copy(from, to);
         self.counters.gc_moved_pages += 1;
         true
     }
 
     pub fn trim(&mut self, lpn: u32) {
+        self.oob_trim(lpn);
         let old = self.map[lpn as usize];
         if old != NO_PAGE {
             self.invalidate(old);
@@ -535,6 +551,12 @@ impl Ftl {
             let end = first + self.addr.pages_per_block as usize;
             self.subpages_programmed[first..end].fill(0);
             self.page_programs[first..end].fill(0);
+        }
+        if let Some(o) = self.oob.as_mut() {
+            let first = (block * self.addr.pages_per_block) as usize;
+            let end = first + self.addr.pages_per_block as usize;
+            o.lpn[first..end].fill(NO_PAGE);
+            o.seq[first..end].fill(0);
         }
         info.state = BlockState::Free;
         let slc = info.slc;

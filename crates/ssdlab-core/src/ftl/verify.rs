@@ -62,6 +62,11 @@ impl Ftl {
         }
     }
 
+    /// The version stored with a physical page (0 when versions are off).
+    pub fn page_version(&self, ppn: Ppn) -> u32 {
+        self.versions.as_ref().map_or(0, |v| v.page_version[ppn as usize])
+    }
+
     /// GC copied `from` to `to`: the OOB version travels with the data.
     pub(super) fn copy_version(&mut self, from: Ppn, to: Ppn) {
         if let Some(v) = self.versions.as_mut() {

@@ -1,0 +1,280 @@
+//! Crash consistency (SPEC §2, thesis §4.1.4): what survives a power failure and how the
+//! FTL rebuilds its volatile state from flash.
+//!
+//! Persistent, kept when `track_oob` is on: each programmed page's out-of-band area holds
+//! the logical page it stores and the *write sequence number* of the user write that
+//! created the data (GC copies it with the page, as copyback copies the spare area), and
+//! each trim is journalled with a sequence number. Physical facts survive too: which pages
+//! are programmed, block modes, erase counts, torn pages.
+//!
+//! Volatile, dropped by a power loss: the mapping table and reverse map, valid counts,
+//! free pools, write points and GC progress. Recovery scans every programmed page's OOB
+//! (the freshest copy of a logical page is the readable one with the highest sequence
+//! number, unless a later trim discarded it), rebuilds the map, returns erased blocks to
+//! the free pools and closes partly written blocks (their unwritten pages are abandoned
+//! until the next erase, as a conservative FTL does after an unclean shutdown).
+
+use super::{Allocated, BlockState, Ftl, Stream};
+use crate::flash::{Ppn, NO_PAGE};
+
+/// Sequence number of a torn page: its data cannot be read back.
+const TORN: u64 = u64::MAX;
+
+#[derive(Clone, Debug, Default)]
+pub struct Oob {
+    /// Per physical page: the logical page written there (NO_PAGE = none, e.g. skipped).
+    pub lpn: Vec<u32>,
+    /// Per physical page: write sequence number of the data (0 = none, TORN = torn).
+    pub seq: Vec<u64>,
+    /// Per logical page: sequence number of its last trim (the trim journal).
+    pub trim_seq: Vec<u64>,
+    pub next_seq: u64,
+}
+
+/// A page whose program was in flight when power failed.
+#[derive(Clone, Copy, Debug)]
+pub enum TornPage {
+    /// A whole-page program: the page holds nothing readable.
+    Program(Ppn),
+    /// A partial program into a page that already held data: the subpages programmed
+    /// before stay readable, so the page keeps its previous contents (IPU's partial
+    /// programs write only the new subpages and their OOB chunk).
+    Partial { ppn: Ppn, previous_seq: u64, previous_version: u32 },
+}
+
+/// What a recovery found and what it would cost on the device.
+#[derive(Clone, Debug, Default)]
+pub struct RecoveryScan {
+    /// Pages whose OOB area was read, per die.
+    pub reads_per_die: Vec<u64>,
+    /// Blocks whose erase was interrupted, per die (erased again during recovery).
+    pub erases_per_die: Vec<u64>,
+    pub mapped_pages: u64,
+    pub torn_pages: u64,
+    /// Unprogrammed pages of partly written blocks given up at recovery.
+    pub abandoned_pages: u64,
+}
+
+impl Ftl {
+    /// Keeps out-of-band data from now on (12 bytes per physical page, 8 per logical
+    /// page). Must be on before the first write for recovery to find every page.
+    pub fn track_oob(&mut self) {
+        if self.oob.is_none() {
+            self.oob = Some(Oob {
+                lpn: vec![NO_PAGE; self.addr.pages() as usize],
+                seq: vec![0; self.addr.pages() as usize],
+                trim_seq: vec![0; self.map.len()],
+                next_seq: 1,
+            });
+            self.pinned = vec![0; self.addr.blocks() as usize];
+        }
+    }
+
+    /// A user write superseding `old` has started programming: keep `old`'s block.
+    pub fn pin(&mut self, old: Ppn) {
+        if !self.pinned.is_empty() {
+            self.pinned[self.addr.block_of(old) as usize] += 1;
+        }
+    }
+
+    /// That write is programmed: the superseded copy is no longer needed.
+    pub fn unpin(&mut self, old: Ppn) {
+        if !self.pinned.is_empty() {
+            let pins = &mut self.pinned[self.addr.block_of(old) as usize];
+            debug_assert!(*pins > 0, "unpinning a block that is not pinned");
+            *pins = pins.saturating_sub(1);
+        }
+    }
+
+    /// A page for a buffered write flushed on capacitor power: any room in the plane,
+    /// the block GC keeps in reserve included (the drive is going down; recovery's GC
+    /// will restore the reserve).
+    pub fn allocate_flush(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        if self.relaxed.is_some() {
+            return self.allocate_typed(plane, 0, 0, now_ns).map(|(a, _)| a);
+        }
+        if self.slc_blocks_per_plane > 0 {
+            if let Some(a) = self.allocate_in(plane, Stream::Slc, now_ns, 0) {
+                return Some(a);
+            }
+        }
+        self.allocate_in(plane, Stream::User, now_ns, 0)
+    }
+
+    /// Whether GC may erase `block` now: no valid page and no superseded copy still
+    /// standing in for a write in flight.
+    pub fn erasable(&self, block: u32) -> bool {
+        self.blocks[block as usize].valid_pages == 0 && self.pinned.get(block as usize).is_none_or(|&n| n == 0)
+    }
+
+    /// OOB of a page programmed with new data of `lpn`.
+    pub(super) fn oob_new_write(&mut self, lpn: u32, ppn: Ppn) {
+        if let Some(o) = self.oob.as_mut() {
+            o.lpn[ppn as usize] = lpn;
+            o.seq[ppn as usize] = o.next_seq;
+            o.next_seq += 1;
+        }
+    }
+
+    /// GC copied `from` to `to`: the spare area travels with the data.
+    pub(super) fn oob_copy(&mut self, from: Ppn, to: Ppn) {
+        if let Some(o) = self.oob.as_mut() {
+            o.lpn[to as usize] = o.lpn[from as usize];
+            o.seq[to as usize] = o.seq[from as usize];
+        }
+    }
+
+    pub(super) fn oob_trim(&mut self, lpn: u32) {
+        if let Some(o) = self.oob.as_mut() {
+            o.trim_seq[lpn as usize] = o.next_seq;
+            o.next_seq += 1;
+        }
+    }
+
+    /// The OOB sequence number of a page (0 when OOB tracking is off).
+    pub fn oob_seq(&self, ppn: Ppn) -> u64 {
+        self.oob.as_ref().map_or(0, |o| o.seq[ppn as usize])
+    }
+
+    /// A partial program of `lpn` into `ppn`: new data, so a new sequence number.
+    pub fn oob_partial_program(&mut self, lpn: u32, ppn: Ppn) {
+        self.oob_new_write(lpn, ppn);
+    }
+
+    /// Power fails: marks the torn pages, drops every volatile structure and rebuilds it
+    /// from flash. `erases_in_flight` are blocks whose erase was interrupted (the FTL had
+    /// already returned them to the free pool). Needs `track_oob`.
+    pub fn power_loss_recover(&mut self, torn: &[TornPage], erases_in_flight: &[u32]) -> RecoveryScan {
+        let dies = self.addr.dies() as usize;
+        let mut scan =
+            RecoveryScan { reads_per_die: vec![0; dies], erases_per_die: vec![0; dies], ..RecoveryScan::default() };
+        let Some(mut oob) = self.oob.take() else { return scan };
+        for &t in torn {
+            match t {
+                TornPage::Program(ppn) => oob.seq[ppn as usize] = TORN,
+                TornPage::Partial { ppn, previous_seq, previous_version } => {
+                    oob.seq[ppn as usize] = previous_seq;
+                    if let Some(v) = self.versions.as_mut() {
+                        v.page_version[ppn as usize] = previous_version;
+                    }
+                }
+            }
+        }
+        scan.torn_pages = oob.seq.iter().filter(|&&s| s == TORN).count() as u64;
+        for &block in erases_in_flight {
+            let die = self.addr.die_of_plane(self.addr.plane_of_block(block));
+            scan.erases_per_die[die as usize] += 1;
+        }
+        // Volatile state is gone (the writes that pinned blocks were torn or dropped).
+        self.pinned.fill(0);
+        self.map.fill(NO_PAGE);
+        self.reverse.fill(NO_PAGE);
+        // Scan: the freshest readable copy of each logical page wins.
+        let mut best_seq = vec![0u64; self.map.len()];
+        for block in 0..self.addr.blocks() {
+            self.blocks[block as usize].valid_pages = 0;
+            let written = self.blocks[block as usize].write_ptr;
+            if written == 0 {
+                continue;
+            }
+            let die = self.addr.die_of_plane(self.addr.plane_of_block(block));
+            for page in 0..self.pages_in_block(block) {
+                if !self.is_programmed(block, page) {
+                    continue;
+                }
+                scan.reads_per_die[die as usize] += 1;
+                let ppn = self.addr.ppn(block, page);
+                let (lpn, seq) = (oob.lpn[ppn as usize], oob.seq[ppn as usize]);
+                if lpn == NO_PAGE || seq == 0 || seq == TORN || (lpn as usize) >= self.map.len() {
+                    continue;
+                }
+                if seq > oob.trim_seq[lpn as usize] && seq > best_seq[lpn as usize] {
+                    best_seq[lpn as usize] = seq;
+                    self.map[lpn as usize] = ppn;
+                }
+            }
+        }
+        for lpn in 0..self.map.len() {
+            let ppn = self.map[lpn];
+            if ppn != NO_PAGE {
+                self.reverse[ppn as usize] = lpn as u32;
+                self.blocks[self.addr.block_of(ppn) as usize].valid_pages += 1;
+                scan.mapped_pages += 1;
+            }
+        }
+        self.oob = Some(oob);
+        scan.abandoned_pages = self.rebuild_block_pools();
+        scan
+    }
+
+    /// Rebuilds free pools, write points and GC progress from the blocks' programmed
+    /// state. Partly written blocks are closed; returns the pages so abandoned.
+    fn rebuild_block_pools(&mut self) -> u64 {
+        let mut abandoned = 0u64;
+        if let Some(r) = self.relaxed.as_mut() {
+            r.open.iter_mut().for_each(Vec::clear);
+        }
+        for plane in 0..self.addr.planes() {
+            let p = &mut self.planes[plane as usize];
+            p.free.clear();
+            p.free_slc.clear();
+            p.active = [NO_PAGE; 3];
+            p.victim = NO_PAGE;
+            p.victim_cursor = 0;
+            p.gc_owed = 0;
+            let first = self.addr.first_block_of_plane(plane);
+            for block in first..first + self.addr.blocks_per_plane {
+                let info = &mut self.blocks[block as usize];
+                if info.write_ptr == 0 {
+                    info.state = BlockState::Free;
+                    if info.slc {
+                        self.planes[plane as usize].free_slc.push_back(block);
+                    } else {
+                        self.planes[plane as usize].free.push_back(block);
+                    }
+                    continue;
+                }
+                if info.state == BlockState::Closed {
+                    continue;
+                }
+                abandoned += self.abandon_rest(block);
+            }
+        }
+        // Free pages by type: only free normal blocks have any now.
+        self.free_pages_by_type.iter_mut().for_each(|n| *n = 0);
+        let per_type = self.layout.pages_per_type(self.bits_per_cell);
+        for p in &self.planes {
+            for _ in &p.free {
+                for (t, n) in per_type.iter().enumerate() {
+                    self.free_pages_by_type[t] += *n as u64;
+                }
+            }
+        }
+        self.counters.recovery_abandoned_pages += abandoned;
+        abandoned
+    }
+
+    /// Closes a partly written block: under the strict order its remaining pages are
+    /// skipped (like an incomplete one-shot page set); under PA's relaxed constraints the
+    /// block is closed early as a reclaimed victim would be.
+    fn abandon_rest(&mut self, block: u32) -> u64 {
+        let mut skipped = 0u64;
+        if self.relaxed.is_some() && !self.blocks[block as usize].slc {
+            for page in 0..self.pages_in_block(block) {
+                skipped += u64::from(!self.is_programmed(block, page));
+            }
+            let info = &mut self.blocks[block as usize];
+            info.state = BlockState::Closed;
+            self.closed_counter += 1;
+            info.closed_seq = self.closed_counter;
+            return skipped;
+        }
+        self.blocks[block as usize].state = BlockState::Open;
+        let stamp = self.blocks[block as usize].last_write_ns;
+        while self.blocks[block as usize].state == BlockState::Open {
+            self.take_page(block, stamp);
+            skipped += 1;
+        }
+        skipped
+    }
+}
