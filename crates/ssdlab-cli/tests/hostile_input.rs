@@ -1158,6 +1158,16 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ("output", &[("series_interval_ns", "u"), ("check_every", "u")]),
     ("pa", &[("scheme", "s"), ("qds_threshold", "u"), ("sbs_max_pages", "u"), ("write_buffer_pages", "u")]),
     (
+        "power",
+        &[
+            ("loss_at_ns", "[u]"),
+            ("off_ns", "u"),
+            ("write_acknowledge", "s"),
+            ("write_buffer_pages", "u"),
+            ("oob_bytes", "u"),
+        ],
+    ),
+    (
         "workload",
         &[
             ("read_fraction", "f"),
@@ -1189,7 +1199,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"cwdp\"", "\"pwcd\"", "\"ccww\"", "\"ééé\"", "\"zipf:-1\"", "\"zipf:1.2\"", "\"pareto:1\"",
             "\"normal:0\"", "\"zoned:50/0:50/100\"", "\"zoned_abs:100/0\"", "\"zoned:\"", "\"random\"",
             "\"closed-loop\"", "\"burst\"", "\"scale\"", "\"error\"", "\"controller\"", "\"greedy\"",
-            "\"least-busy\"", "\"one-victim-per-block\"", "\"overwrite\"",
+            "\"least-busy\"", "\"one-victim-per-block\"", "\"overwrite\"", "\"program\"", "\"buffer\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

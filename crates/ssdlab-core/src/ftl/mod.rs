@@ -557,6 +557,7 @@ impl Ftl {
             let end = first + self.addr.pages_per_block as usize;
             o.lpn[first..end].fill(NO_PAGE);
             o.seq[first..end].fill(0);
+            o.programmed_at[first..end].fill(0);
         }
         info.state = BlockState::Free;
         let slc = info.slc;

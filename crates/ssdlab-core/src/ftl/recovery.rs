@@ -24,11 +24,17 @@ const TORN: u64 = u64::MAX;
 pub struct Oob {
     /// Per physical page: the logical page written there (NO_PAGE = none, e.g. skipped).
     pub lpn: Vec<u32>,
-    /// Per physical page: write sequence number of the data (0 = none, TORN = torn).
+    /// Per physical page: write sequence number of the data (0 = none, TORN = torn); a
+    /// GC copy keeps its source's.
     pub seq: Vec<u64>,
+    /// Per physical page: when it was programmed (a program counter). Breaks ties between
+    /// a page and its GC copies, which share a write sequence number: the later copy is
+    /// the one the map pointed at (as a block sequence number would, thesis §4.1.4).
+    pub programmed_at: Vec<u64>,
     /// Per logical page: sequence number of its last trim (the trim journal).
     pub trim_seq: Vec<u64>,
     pub next_seq: u64,
+    next_program: u64,
 }
 
 /// A page whose program was in flight when power failed.
@@ -63,8 +69,10 @@ impl Ftl {
             self.oob = Some(Oob {
                 lpn: vec![NO_PAGE; self.addr.pages() as usize],
                 seq: vec![0; self.addr.pages() as usize],
+                programmed_at: vec![0; self.addr.pages() as usize],
                 trim_seq: vec![0; self.map.len()],
                 next_seq: 1,
+                next_program: 1,
             });
             self.pinned = vec![0; self.addr.blocks() as usize];
         }
@@ -113,6 +121,8 @@ impl Ftl {
             o.lpn[ppn as usize] = lpn;
             o.seq[ppn as usize] = o.next_seq;
             o.next_seq += 1;
+            o.programmed_at[ppn as usize] = o.next_program;
+            o.next_program += 1;
         }
     }
 
@@ -121,6 +131,8 @@ impl Ftl {
         if let Some(o) = self.oob.as_mut() {
             o.lpn[to as usize] = o.lpn[from as usize];
             o.seq[to as usize] = o.seq[from as usize];
+            o.programmed_at[to as usize] = o.next_program;
+            o.next_program += 1;
         }
     }
 
@@ -170,7 +182,7 @@ impl Ftl {
         self.map.fill(NO_PAGE);
         self.reverse.fill(NO_PAGE);
         // Scan: the freshest readable copy of each logical page wins.
-        let mut best_seq = vec![0u64; self.map.len()];
+        let mut best = vec![(0u64, 0u64); self.map.len()];
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;
             let written = self.blocks[block as usize].write_ptr;
@@ -188,8 +200,9 @@ impl Ftl {
                 if lpn == NO_PAGE || seq == 0 || seq == TORN || (lpn as usize) >= self.map.len() {
                     continue;
                 }
-                if seq > oob.trim_seq[lpn as usize] && seq > best_seq[lpn as usize] {
-                    best_seq[lpn as usize] = seq;
+                let key = (seq, oob.programmed_at[ppn as usize]);
+                if seq > oob.trim_seq[lpn as usize] && key > best[lpn as usize] {
+                    best[lpn as usize] = key;
                     self.map[lpn as usize] = ppn;
                 }
             }
