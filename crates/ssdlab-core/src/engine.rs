@@ -261,6 +261,7 @@ struct BurstState {
 struct HostCounters {
     sub_requests: u64,
     unwritten_reads: u64,
+    unwritten_reads_unplaced: u64,
     address_remapped: u64,
     unaligned: u64,
     out_of_order: u64,
@@ -759,13 +760,13 @@ impl<'a> Simulator<'a> {
                             match self.config.host.unwritten_reads {
                                 WhatIfUnwritten::Precondition => {
                                     let limit = self.ftl.emergency_free_blocks;
-                                    self.ftl.place(lpn, &mut self.planes_alloc, limit).map_err(|_| {
-                                        SimError::Stalled {
-                                            time_ns: self.now,
-                                            outstanding: self.outstanding,
-                                            message: "no room to place a never-written page read by the host".into(),
-                                        }
-                                    })?;
+                                    if self.ftl.place(lpn, &mut self.planes_alloc, limit).is_err() {
+                                        // Placing is instant and may not eat GC's reserve: with
+                                        // no room left the controller answers (zero data).
+                                        self.host_counters.unwritten_reads_unplaced += 1;
+                                        self.finish_sub_request(slot)?;
+                                        continue;
+                                    }
                                     self.ftl.lookup(lpn).expect("just placed")
                                 }
                                 WhatIfUnwritten::Controller => {
@@ -1774,6 +1775,7 @@ impl<'a> Simulator<'a> {
                 sub_requests: self.host_counters.sub_requests,
                 unwritten_reads: self.host_counters.unwritten_reads,
                 unwritten_pages_preplaced: self.preplaced,
+                unwritten_reads_unplaced: self.host_counters.unwritten_reads_unplaced,
                 unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
                 address_remapped: self.host_counters.address_remapped,
                 address_policy: kebab(&self.config.host.address_overflow),

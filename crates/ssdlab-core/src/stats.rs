@@ -229,6 +229,9 @@ pub struct HostSummary {
     pub unwritten_reads: u64,
     /// Pages read before written that a pre-pass placed on flash before the run.
     pub unwritten_pages_preplaced: u64,
+    /// Never-written pages read when no plane had room to place them (policy
+    /// "precondition"): answered by the controller instead.
+    pub unwritten_reads_unplaced: u64,
     pub unwritten_read_policy: String,
     /// Requests whose addresses exceeded the logical capacity and were wrapped or scaled.
     pub address_remapped: u64,

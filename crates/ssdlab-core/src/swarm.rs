@@ -113,6 +113,20 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64) -> Config {
     c.host.runs = pick(rng, &[1, 1, 2]);
     c.host.unwritten_reads = pick(rng, &[WhatIfUnwritten::Precondition, WhatIfUnwritten::Controller]);
     c.output.series_interval_ns = pick(rng, &[0, 10_000_000]);
+    // Power failures at random instants (some after the workload ends, so they never
+    // happen), acknowledged on program or from a DRAM buffer with PLP. Drawn from a
+    // stream of their own so the rest of every seed's case is unchanged by them.
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-power"));
+    let losses = pick(rng, &[0, 0, 1, 2, 3]);
+    let mut at: Vec<u64> = (0..losses).map(|_| rng.random_range(100_000..1_500_000_000)).collect();
+    at.sort_unstable();
+    at.dedup();
+    c.power.loss_at_ns = at;
+    if rng.random_bool(0.3) {
+        c.power.write_acknowledge = WriteAcknowledge::Buffer;
+        c.power.write_buffer_pages = rng.random_range(1..=64);
+    }
+    c.power.off_ns = pick(rng, &[0, 1_000_000]);
     c.output.check_every = 211;
     c
 }
@@ -160,7 +174,8 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, partial={}, victim={:?}, \
-         plalloc={:?}, op={:.2}, precondition={:.1}, replay={:?} qd={}, runs={}, {} requests",
+         plalloc={:?}, op={:.2}, precondition={:.1}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         {} requests",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -179,6 +194,8 @@ fn describe(c: &Config, records: usize) -> String {
         c.host.replay,
         c.host.queue_depth,
         c.host.runs,
+        c.power.loss_at_ns,
+        c.power.write_acknowledge,
         records
     )
 }

@@ -14,7 +14,7 @@
 //! the free pools and closes partly written blocks (their unwritten pages are abandoned
 //! until the next erase, as a conservative FTL does after an unclean shutdown).
 
-use super::{Allocated, BlockState, Ftl, Stream};
+use super::{Allocated, BlockState, Ftl};
 use crate::flash::{Ppn, NO_PAGE};
 
 /// Sequence number of a torn page: its data cannot be read back.
@@ -94,19 +94,14 @@ impl Ftl {
         }
     }
 
-    /// A page for a buffered write flushed on capacitor power: any room in the plane,
-    /// the block GC keeps in reserve included (the drive is going down; recovery's GC
-    /// will restore the reserve).
+    /// A page for a buffered write flushed on capacitor power. Like a user write it
+    /// never takes a plane's last free block: after recovery GC needs it as a
+    /// destination (the caller tries the other planes when this one is full).
     pub fn allocate_flush(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.relaxed.is_some() {
-            return self.allocate_typed(plane, 0, 0, now_ns).map(|(a, _)| a);
+            return self.allocate_typed(plane, 0, 1, now_ns).map(|(a, _)| a);
         }
-        if self.slc_blocks_per_plane > 0 {
-            if let Some(a) = self.allocate_in(plane, Stream::Slc, now_ns, 0) {
-                return Some(a);
-            }
-        }
-        self.allocate_in(plane, Stream::User, now_ns, 0)
+        self.allocate_user(plane, now_ns)
     }
 
     /// Whether GC may erase `block` now: no valid page and no superseded copy still
