@@ -391,3 +391,55 @@ fn gzip_msr_trace_is_detected_inside_the_compression() {
     assert!(out.contains("format msr") && out.contains("gzip"), "{out}");
     assert!(out.contains("requests: 1000"), "{out}");
 }
+
+/// The trustworthiness issue's acceptance run: the Financial excerpt with three power
+/// losses recovers and finishes with --verify clean, and the report shows the recovery
+/// time and the lost unacknowledged writes. (Replayed 20× faster so that each loss cuts
+/// work in flight.)
+#[test]
+fn financial_trace_survives_three_power_losses_with_verify_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("power.json");
+    let t = trace("umass_spc/example.ascii");
+    let args = [
+        "run",
+        "--trace",
+        &t,
+        "--format",
+        "ssdsim",
+        "--speed",
+        "20",
+        "--power-loss-at",
+        "2s",
+        "--power-loss-at",
+        "5s",
+        "--power-loss-at",
+        "9000ms",
+        "--verify",
+        "--check",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = ok(&args);
+    assert!(out.contains("power losses: 3 of 3 scheduled"), "{out}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let power = &report["power"];
+    assert_eq!(power["losses"], 3);
+    assert_eq!(power["each"].as_array().unwrap().len(), 3);
+    for loss in power["each"].as_array().unwrap() {
+        let recovery = loss["recovery_ns"].as_u64().unwrap();
+        assert!(recovery > 0, "{loss}");
+        assert_eq!(loss["back_at_ns"].as_u64().unwrap(), loss["at_ns"].as_u64().unwrap() + recovery);
+    }
+    assert!(power["write_requests_failed"].as_u64().unwrap() > 0, "{power}");
+    assert!(power["unacknowledged_pages_lost"].as_u64().unwrap() > 0, "{power}");
+    // Every request not failed by a loss completed.
+    let failed = power["write_requests_failed"].as_u64().unwrap() + power["read_requests_failed"].as_u64().unwrap();
+    assert_eq!(report["all"]["requests"].as_u64().unwrap() + failed, 10_000);
+}
+
+#[test]
+fn power_loss_time_must_parse() {
+    let err = fails(&["run", "--power-loss-at", "soon"]);
+    assert!(err.contains("--power-loss-at") && err.contains("soon"), "{err}");
+}
