@@ -286,12 +286,12 @@ pub fn print_summary(o: &Outcome) {
             p.losses_scheduled,
             p.write_acknowledge,
             p.recovery_ns_total as f64 / 1e9,
-            p.write_requests_failed,
-            p.read_requests_failed,
-            p.unacknowledged_pages_lost,
-            p.unacknowledged_pages_durable,
-            p.torn_pages,
-            p.flushed_pages
+            p.total.write_requests_failed,
+            p.total.read_requests_failed,
+            p.total.unacknowledged_pages_lost,
+            p.total.unacknowledged_pages_durable,
+            p.total.torn_pages,
+            p.total.flushed_pages
         );
         for e in &p.each {
             println!(

@@ -135,3 +135,18 @@ fn every_csv_column_is_documented() {
         missing.join("\n  ")
     );
 }
+
+/// The optional `power` object (written when power losses are scheduled) is documented.
+#[test]
+fn optional_power_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("power.json");
+    let args = ["run", "--quiet", "--synthetic", "count=2000", "--power-loss-at", "5ms", "--json"];
+    run_ssdlab(&[&args[..], &[json.to_str().unwrap()]].concat());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["power"]["losses"], 1, "the loss must happen: {}", report["power"]);
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    let missing = undocumented(&paths, &doc());
+    assert!(missing.is_empty(), "JSON key path(s) of a power-loss run not documented:\n  {}", missing.join("\n  "));
+}

@@ -309,13 +309,37 @@ pub struct PowerSummary {
     /// Losses that happened (a loss scheduled after the workload ended does not).
     pub losses: u64,
     pub recovery_ns_total: u64,
+    /// The counts of every loss, added up.
+    #[serde(flatten)]
+    pub total: PowerLossCounts,
+    pub each: Vec<PowerLossRecord>,
+}
+
+/// What one power failure destroyed or saved.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct PowerLossCounts {
+    /// Write requests outstanding at the loss: never acknowledged, reported failed.
     pub write_requests_failed: u64,
     pub read_requests_failed: u64,
+    /// Page writes of unacknowledged requests whose data did not reach flash.
     pub unacknowledged_pages_lost: u64,
+    /// Page writes of unacknowledged requests that are nevertheless in flash.
     pub unacknowledged_pages_durable: u64,
+    /// Programs cut by the loss (user writes and GC copies).
     pub torn_pages: u64,
+    /// Power-loss protection: buffered pages programmed on capacitor power.
     pub flushed_pages: u64,
-    pub each: Vec<PowerLossRecord>,
+}
+
+impl PowerLossCounts {
+    pub fn add(&mut self, other: &PowerLossCounts) {
+        self.write_requests_failed += other.write_requests_failed;
+        self.read_requests_failed += other.read_requests_failed;
+        self.unacknowledged_pages_lost += other.unacknowledged_pages_lost;
+        self.unacknowledged_pages_durable += other.unacknowledged_pages_durable;
+        self.torn_pages += other.torn_pages;
+        self.flushed_pages += other.flushed_pages;
+    }
 }
 
 /// One power failure and the recovery after it.
@@ -332,18 +356,10 @@ pub struct PowerLossRecord {
     pub recovery_reads: u64,
     /// Logical pages found mapped after recovery.
     pub mapped_pages: u64,
-    /// Write requests outstanding at the loss: never acknowledged, reported failed.
-    pub write_requests_failed: u64,
-    pub read_requests_failed: u64,
-    /// Page writes of unacknowledged requests whose data did not reach flash.
-    pub unacknowledged_pages_lost: u64,
-    /// Page writes of unacknowledged requests that are nevertheless in flash.
-    pub unacknowledged_pages_durable: u64,
-    /// Programs cut by the loss (user writes and GC copies).
-    pub torn_pages: u64,
-    /// Power-loss protection: buffered pages programmed on capacitor power, the time it
-    /// took on the busiest die, and pages that found no free page (acknowledged data lost).
-    pub flushed_pages: u64,
+    #[serde(flatten)]
+    pub counts: PowerLossCounts,
+    /// PLP hold-up time on the busiest die, and buffered pages that found no free page
+    /// (acknowledged data lost).
     pub plp_flush_ns: u64,
     pub flush_failures: u64,
     /// Unwritten pages of partly written blocks closed by recovery.

@@ -14,7 +14,7 @@ use super::{Event, Simulator, Step, TxnKind, NO_REQUEST};
 use crate::config::{ReplayMode, WriteAcknowledge};
 use crate::ftl::recovery::TornPage;
 use crate::ftl::Allocated;
-use crate::stats::{PowerLossRecord, PowerSummary};
+use crate::stats::{PowerLossCounts, PowerLossRecord, PowerSummary};
 use crate::SimError;
 use std::cmp::Reverse;
 
@@ -38,10 +38,10 @@ impl Simulator<'_> {
             }
             match r.op {
                 ssdlab_trace::Op::Write => {
-                    record.write_requests_failed += 1;
-                    record.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
+                    record.counts.write_requests_failed += 1;
+                    record.counts.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
                 }
-                ssdlab_trace::Op::Read => record.read_requests_failed += 1,
+                ssdlab_trace::Op::Read => record.counts.read_requests_failed += 1,
                 ssdlab_trace::Op::Trim => {}
             }
         }
@@ -69,16 +69,16 @@ impl Simulator<'_> {
                             die_flush_ns = die_flush_ns.max(program_left);
                             if txn.kind != TxnKind::GcMove {
                                 self.ftl.acknowledge(txn.lpn, txn.version);
-                                record.flushed_pages += 1;
+                                record.counts.flushed_pages += 1;
                                 if !txn.acked {
-                                    record.unacknowledged_pages_durable += 1;
+                                    record.counts.unacknowledged_pages_durable += 1;
                                 }
                             }
                         }
                         TxnKind::Write | TxnKind::GcMove => {
                             torn.push(TornPage::Program(txn.ppn));
-                            record.torn_pages += 1;
-                            record.unacknowledged_pages_lost += u64::from(txn.kind == TxnKind::Write);
+                            record.counts.torn_pages += 1;
+                            record.counts.unacknowledged_pages_lost += u64::from(txn.kind == TxnKind::Write);
                         }
                         TxnKind::PartialProgram => {
                             torn.push(TornPage::Partial {
@@ -86,11 +86,11 @@ impl Simulator<'_> {
                                 previous_seq: txn.previous_seq,
                                 previous_version: txn.previous_version,
                             });
-                            record.torn_pages += 1;
-                            record.unacknowledged_pages_lost += 1;
+                            record.counts.torn_pages += 1;
+                            record.counts.unacknowledged_pages_lost += 1;
                         }
                         // The write waiting for this read is lost with it.
-                        TxnKind::UpdateRead => record.unacknowledged_pages_lost += 1,
+                        TxnKind::UpdateRead => record.counts.unacknowledged_pages_lost += 1,
                         TxnKind::Read => {}
                     }
                 }
@@ -106,12 +106,12 @@ impl Simulator<'_> {
                         continue;
                     };
                     die_flush_ns += ns;
-                    record.flushed_pages += 1;
+                    record.counts.flushed_pages += 1;
                 } else {
-                    record.unacknowledged_pages_lost += 1;
+                    record.counts.unacknowledged_pages_lost += 1;
                 }
             }
-            record.unacknowledged_pages_lost +=
+            record.counts.unacknowledged_pages_lost +=
                 self.dies[die].reads.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::UpdateRead).count()
                     as u64;
             let d = &mut self.dies[die];
@@ -139,7 +139,8 @@ impl Simulator<'_> {
         let events = std::mem::take(&mut self.events);
         for Reverse((_, _, e)) in events.iter() {
             if let Event::Decoded { txn } = e {
-                record.unacknowledged_pages_lost += u64::from(self.txns[*txn as usize].kind == TxnKind::UpdateRead);
+                record.counts.unacknowledged_pages_lost +=
+                    u64::from(self.txns[*txn as usize].kind == TxnKind::UpdateRead);
             }
         }
         self.events =
@@ -240,18 +241,16 @@ impl Simulator<'_> {
         if self.config.power.loss_at_ns.is_empty() {
             return None;
         }
-        let sum = |f: fn(&PowerLossRecord) -> u64| self.power.losses.iter().map(f).sum::<u64>();
+        let mut total = PowerLossCounts::default();
+        for loss in &self.power.losses {
+            total.add(&loss.counts);
+        }
         Some(PowerSummary {
             write_acknowledge: super::kebab(&self.config.power.write_acknowledge),
             losses_scheduled: self.config.power.loss_at_ns.len() as u64,
             losses: self.power.losses.len() as u64,
-            recovery_ns_total: sum(|r| r.recovery_ns),
-            write_requests_failed: sum(|r| r.write_requests_failed),
-            read_requests_failed: sum(|r| r.read_requests_failed),
-            unacknowledged_pages_lost: sum(|r| r.unacknowledged_pages_lost),
-            unacknowledged_pages_durable: sum(|r| r.unacknowledged_pages_durable),
-            torn_pages: sum(|r| r.torn_pages),
-            flushed_pages: sum(|r| r.flushed_pages),
+            recovery_ns_total: self.power.losses.iter().map(|l| l.recovery_ns).sum(),
+            total,
             each: self.power.losses.clone(),
         })
     }

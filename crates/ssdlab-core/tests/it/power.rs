@@ -30,7 +30,10 @@ fn a_torn_write_loses_only_itself_and_recovery_time_is_the_scan() {
     ];
     let report = run(&c, records);
     let p = power(&report);
-    assert_eq!((p.losses, p.torn_pages, p.write_requests_failed, p.unacknowledged_pages_lost), (1, 1, 1, 1));
+    assert_eq!(
+        (p.losses, p.total.torn_pages, p.total.write_requests_failed, p.total.unacknowledged_pages_lost),
+        (1, 1, 1, 1)
+    );
     assert_eq!(report.write.requests, 1);
     assert_eq!(report.read.requests, 1);
     let loss = &p.each[0];
@@ -73,7 +76,10 @@ fn buffered_writes_are_acknowledged_at_once_and_survive_power_loss_through_plp()
     assert_eq!(report.write.requests, 1);
     assert_eq!(report.write.latency_ns.max, 0);
     // One page was being programmed and three were buffered: capacitors program all four.
-    assert_eq!((p.flushed_pages, p.write_requests_failed, p.unacknowledged_pages_lost, p.torn_pages), (4, 0, 0, 0));
+    assert_eq!(
+        (p.total.flushed_pages, p.total.write_requests_failed, p.total.unacknowledged_pages_lost, p.total.torn_pages),
+        (4, 0, 0, 0)
+    );
     assert_eq!(p.each[0].mapped_pages, 4);
     assert_eq!(p.each[0].flush_failures, 0);
 }
@@ -89,10 +95,10 @@ fn writes_waiting_for_a_buffer_slot_are_not_acknowledged_and_are_lost() {
     // Pages 1-2 entered the buffer (acknowledged), pages 3-4 waited for a slot: the
     // request never completed, two pages are durable and two lost.
     assert_eq!(report.write.requests, 0);
-    assert_eq!(p.write_requests_failed, 1);
-    assert_eq!(p.flushed_pages, 2);
-    assert_eq!(p.unacknowledged_pages_durable, 2);
-    assert_eq!(p.unacknowledged_pages_lost, 2);
+    assert_eq!(p.total.write_requests_failed, 1);
+    assert_eq!(p.total.flushed_pages, 2);
+    assert_eq!(p.total.unacknowledged_pages_durable, 2);
+    assert_eq!(p.total.unacknowledged_pages_lost, 2);
 }
 
 #[test]
@@ -139,7 +145,7 @@ fn three_power_losses_under_gc_keep_every_acknowledged_write() {
     let report = run(&c, records.clone());
     let p = power(&report);
     assert_eq!(p.losses, 3);
-    assert!(p.torn_pages > 0 && p.write_requests_failed > 0, "losses must hit work in flight: {p:?}");
+    assert!(p.total.torn_pages > 0 && p.total.write_requests_failed > 0, "losses must hit work in flight: {p:?}");
     assert!(report.gc.erases > 0);
     // Same input, same output.
     assert_eq!(run(&c, records), report);
@@ -154,8 +160,8 @@ fn three_power_losses_with_plp_lose_nothing_acknowledged() {
     let report = run(&c, records);
     let p = power(&report);
     assert_eq!(p.losses, 3);
-    assert_eq!(p.torn_pages, 0);
-    assert!(p.flushed_pages > 0);
+    assert_eq!(p.total.torn_pages, 0);
+    assert!(p.total.flushed_pages > 0);
     assert!(p.each.iter().all(|l| l.flush_failures == 0));
 }
 
