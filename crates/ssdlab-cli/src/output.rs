@@ -295,8 +295,10 @@ pub fn print_summary(o: &Outcome) {
         );
         for e in &p.each {
             println!(
-                "  loss at {:.6} s: recovery scanned {} pages in {:.3} s, {} pages mapped, {} abandoned; back at {:.6} s",
+                "  loss at {:.6} s: recovery read {} block summaries and scanned {} pages in {:.3} s, {} pages \
+                 mapped, {} abandoned; back at {:.6} s",
                 e.at_ns as f64 / 1e9,
+                e.summary_reads,
                 e.recovery_reads,
                 e.recovery_ns as f64 / 1e9,
                 e.mapped_pages,

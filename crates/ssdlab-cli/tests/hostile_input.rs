@@ -1165,6 +1165,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("write_acknowledge", "s"),
             ("write_buffer_pages", "u"),
             ("oob_bytes", "u"),
+            ("block_summary", "b"),
         ],
     ),
     (

@@ -452,6 +452,11 @@ pub struct Power {
     /// Bytes of a page's out-of-band area read per page by a recovery scan (logical
     /// page and sequence number; the whole page is still sensed).
     pub oob_bytes: u32,
+    /// The last page of every block (the last wordline under one-shot programming) holds
+    /// a summary of the block's OOB areas (thesis §4.1.4), programmed when the block
+    /// fills: recovery reads one page per full block instead of all of them, at the cost
+    /// of that page's capacity and program time.
+    pub block_summary: bool,
 }
 
 impl Default for Power {
@@ -462,6 +467,7 @@ impl Default for Power {
             write_acknowledge: WriteAcknowledge::Program,
             write_buffer_pages: 256,
             oob_bytes: 64,
+            block_summary: false,
         }
     }
 }
@@ -642,8 +648,18 @@ impl Config {
             * g.dies_per_chip as u64
             * g.planes_per_die as u64
             * normal_blocks
-            * g.pages_per_block as u64;
+            * (g.pages_per_block as u64).saturating_sub(self.summary_pages_per_block() as u64);
         ((pages as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u64
+    }
+
+    /// Pages at the end of every normal-mode block that hold its summary
+    /// (`power.block_summary`): one, or a whole wordline under one-shot programming.
+    pub fn summary_pages_per_block(&self) -> u32 {
+        match (self.power.block_summary, self.flash.program_scheme) {
+            (false, _) => 0,
+            (true, ProgramScheme::OneShot) => self.bits_per_cell() as u32,
+            (true, ProgramScheme::PageByPage) => 1,
+        }
     }
 
     /// Raw capacity: normal blocks at full page count plus SLC-mode blocks at theirs.
@@ -919,6 +935,16 @@ impl Config {
         }
         if pw.oob_bytes > g.page_size_bytes {
             errors.push(err("power.oob_bytes", "cannot exceed geometry.page_size_bytes"));
+        }
+        if pw.block_summary {
+            if self.pa.enabled() {
+                errors.push(err("power.block_summary", "is not modelled with PA-SSD's relaxed program order"));
+            }
+            if g.pages_per_block <= self.summary_pages_per_block()
+                || (t.slc_blocks_per_plane > 0 && f.slc_pages_per_block < 2)
+            {
+                errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));
+            }
         }
         if pw.loss_at_ns.windows(2).any(|w| w[0] >= w[1]) {
             errors.push(err("power.loss_at_ns", "times must be strictly increasing"));

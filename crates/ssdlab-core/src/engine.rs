@@ -1194,6 +1194,7 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].command = cmd;
             }
             GcStep::Move { ppn, lpn } => {
+                let summaries = self.ftl.counters.summary_programs;
                 let dest = match self.pa.as_mut() {
                     Some(policy) => {
                         let want = policy.assign_gc(&self.ftl.free_pages_by_type);
@@ -1212,7 +1213,7 @@ impl<'a> Simulator<'a> {
                 let src_slc = self.ftl.is_slc(ppn);
                 self.ftl.commit_move(lpn, ppn, dest.ppn);
                 let mut sense = self.timing.read_ns(src_type, src_slc);
-                let program = self.program_ns(dest.page_type, dest.slc);
+                let mut program = self.program_ns(dest.page_type, dest.slc);
                 self.count_read(src_type, src_slc);
                 self.count_program(dest.page_type, dest.slc, false);
                 let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
@@ -1241,6 +1242,7 @@ impl<'a> Simulator<'a> {
                     }
                     self.ftl.skip_rest_of_wordline(last);
                 }
+                program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
                 let copyback = self.config.flash.copyback;
                 if copyback {
@@ -1271,6 +1273,18 @@ impl<'a> Simulator<'a> {
         } else {
             self.timing.program_ns(page_type, slc)
         }
+    }
+
+    /// Program time (and energy) of the block summaries that the allocations since the
+    /// summary count was `before` wrote: each follows its block's last data page.
+    fn summary_ns(&mut self, before: u64) -> u64 {
+        let written = self.ftl.counters.summary_programs - before;
+        if written == 0 {
+            return 0;
+        }
+        let (page_type, slc) = self.ftl.last_summary;
+        self.energy.program += written as f64 * self.timing.program_nj(page_type, slc);
+        written * self.program_ns(page_type, slc)
     }
 
     fn count_read(&mut self, page_type: u8, slc: bool) {
@@ -1411,6 +1425,7 @@ impl<'a> Simulator<'a> {
             }
         }
         let mut program = 0;
+        let summaries = self.ftl.counters.summary_programs;
         for k in 0..cmd.txns.len() {
             let t = cmd.txns[k];
             let plane = self.txns[t as usize].plane;
@@ -1418,6 +1433,7 @@ impl<'a> Simulator<'a> {
             program = program.max(self.program_ns(a.page_type, a.slc));
             self.bind_write(t, a.ppn, a.page_type, a.slc);
         }
+        program += self.summary_ns(summaries);
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
         }
@@ -1547,6 +1563,7 @@ impl<'a> Simulator<'a> {
                 }
                 let mut last = NO_PAGE;
                 let mut program = 0;
+                let summaries = self.ftl.counters.summary_programs;
                 for k in 0..cmd.txns.len() {
                     let t = cmd.txns[k];
                     let a = self.ftl.allocate_user(plane, self.now).expect("room was checked");
@@ -1557,6 +1574,7 @@ impl<'a> Simulator<'a> {
                 if !slc_next && cmd.txns.len() < bits {
                     self.ftl.skip_rest_of_wordline(last);
                 }
+                program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u32;
                 cmd.steps = [
                     Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)),

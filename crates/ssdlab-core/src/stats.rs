@@ -354,6 +354,8 @@ pub struct PowerLossRecord {
     pub recovery_ns: u64,
     /// Pages whose out-of-band area the scan read.
     pub recovery_reads: u64,
+    /// Block summary pages read instead of scanning full blocks (`power.block_summary`).
+    pub summary_reads: u64,
     /// Logical pages found mapped after recovery.
     pub mapped_pages: u64,
     #[serde(flatten)]

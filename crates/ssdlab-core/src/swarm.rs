@@ -127,6 +127,7 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64) -> Config {
         c.power.write_buffer_pages = rng.random_range(1..=64);
     }
     c.power.off_ns = pick(rng, &[0, 1_000_000]);
+    c.power.block_summary = !c.pa.enabled() && rng.random_bool(0.3);
     c.output.check_every = 211;
     c
 }

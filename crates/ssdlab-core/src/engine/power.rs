@@ -12,7 +12,7 @@
 
 use super::{Event, Simulator, Step, TxnKind, NO_REQUEST};
 use crate::config::{ReplayMode, WriteAcknowledge};
-use crate::ftl::recovery::TornPage;
+use crate::ftl::recovery::{RecoveryScan, TornPage};
 use crate::ftl::Allocated;
 use crate::stats::{PowerLossCounts, PowerLossRecord, PowerSummary};
 use crate::SimError;
@@ -154,7 +154,8 @@ impl Simulator<'_> {
         record.mapped_pages = scan.mapped_pages;
         record.abandoned_pages = scan.abandoned_pages;
         record.recovery_reads = scan.reads_per_die.iter().sum();
-        record.recovery_ns = self.recovery_ns(&scan.reads_per_die, &scan.erases_per_die);
+        record.summary_reads = scan.summary_reads_per_die.iter().sum();
+        record.recovery_ns = self.recovery_ns(&scan);
         let back = self.now + record.plp_flush_ns.max(self.config.power.off_ns) + record.recovery_ns;
         record.back_at_ns = back;
         self.powered_at_ns = back;
@@ -195,19 +196,22 @@ impl Simulator<'_> {
         Some(self.program_ns(a.page_type, a.slc))
     }
 
-    /// The recovery scan's duration on the device: every die senses its pages' OOB
-    /// areas and re-erases blocks whose erase was cut, while each channel carries the
-    /// OOB bytes of its dies; with perfect pipelining the slower of the two decides.
-    fn recovery_ns(&self, reads_per_die: &[u64], erases_per_die: &[u64]) -> u64 {
+    /// The recovery scan's duration on the device: every die senses its pages (OOB
+    /// scans and summary pages alike) and re-erases blocks whose erase was cut, while each
+    /// channel carries the OOB bytes, or whole summary pages, of its dies; with perfect
+    /// pipelining the slower of the two decides.
+    fn recovery_ns(&self, scan: &RecoveryScan) -> u64 {
         let sense = self.timing.read_ns(self.ftl.bits_per_cell as u8 - 1, false);
         let oob = self.config.power.oob_bytes as u64;
         let mut per_channel = vec![0u64; self.channels.len()];
         let mut slowest_die = 0u64;
-        for die in 0..reads_per_die.len() {
-            let die_ns = reads_per_die[die] * sense + erases_per_die[die] * self.timing.erase_ns;
+        for die in 0..scan.reads_per_die.len() {
+            let (scanned, summaries) = (scan.reads_per_die[die], scan.summary_reads_per_die[die]);
+            let die_ns = (scanned + summaries) * sense + scan.erases_per_die[die] * self.timing.erase_ns;
             slowest_die = slowest_die.max(die_ns);
-            per_channel[self.ftl.addr.channel_of_die(die as u32) as usize] +=
-                reads_per_die[die] * self.timing.transfer_bytes_ns(oob);
+            per_channel[self.ftl.addr.channel_of_die(die as u32) as usize] += scanned
+                * self.timing.transfer_bytes_ns(oob)
+                + summaries * self.timing.transfer_bytes_ns(self.timing.page_size_bytes);
         }
         slowest_die.max(per_channel.into_iter().max().unwrap_or(0))
     }

@@ -106,7 +106,14 @@ impl Ftl {
             let capacity = if info.slc { self.slc_layout.pages() } else { pages_per_block };
             // Pages an erase would gain: the invalid ones (a partly programmed block's
             // unprogrammed pages are free already).
-            let invalid = info.write_ptr - info.valid_pages;
+            // A block summary is rewritten wherever the valid pages go, so it is no gain:
+            // a block whose only invalid pages are its summary is not worth cleaning.
+            let summary = match (self.summary_pages, info.write_ptr == capacity) {
+                (0, _) | (_, false) => 0,
+                _ if info.slc => 1,
+                (n, true) => n,
+            };
+            let invalid = info.write_ptr - info.valid_pages - summary;
             if invalid == 0 {
                 continue;
             }

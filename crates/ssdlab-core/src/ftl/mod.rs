@@ -140,6 +140,11 @@ pub struct Ftl {
     /// tracking on, such a block is not erased until they are programmed, so a power
     /// failure that tears them still finds the superseded (last acknowledged) copy.
     pub pinned: Vec<u32>,
+    /// Pages at the end of a normal-mode block holding its summary (0 = no summaries);
+    /// SLC-mode blocks use one page.
+    pub summary_pages: u32,
+    /// Page type and mode of the last summary programmed (the engine charges its time).
+    pub last_summary: (u8, bool),
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
@@ -160,6 +165,9 @@ pub struct FtlCounters {
     pub unprogrammed_reclaimed: u64,
     /// Unwritten pages of partly written blocks closed by power-loss recovery.
     pub recovery_abandoned_pages: u64,
+    /// Block summaries programmed (`power.block_summary`), and the pages they took.
+    pub summary_programs: u64,
+    pub summary_pages: u64,
 }
 
 impl Ftl {
@@ -248,6 +256,8 @@ impl Ftl {
             relaxed: None,
             oob: None,
             pinned: Vec::new(),
+            summary_pages: config.summary_pages_per_block(),
+            last_summary: (0, false),
         }
     }
 
@@ -429,8 +439,27 @@ impl Ftl {
         }
         if self.blocks[block as usize].write_ptr == self.pages_in_block(block) {
             self.close_block(block);
+        } else if self.summary_pages > 0 {
+            self.maybe_write_summary(block, now_ns);
         }
         Allocated { ppn: self.addr.ppn(block, page), page_type, slc }
+    }
+
+    /// Programs the block's summary once its data pages are all taken (thesis §4.1.4).
+    /// The summary pages carry no logical page; they are garbage to GC.
+    fn maybe_write_summary(&mut self, block: u32, now_ns: u64) {
+        let reserved = if self.blocks[block as usize].slc { 1 } else { self.summary_pages };
+        if self.blocks[block as usize].write_ptr != self.pages_in_block(block) - reserved {
+            return;
+        }
+        let mut last = None;
+        for _ in 0..reserved {
+            last = Some(self.take_page(block, now_ns));
+        }
+        let last = last.expect("at least one summary page");
+        self.last_summary = (last.page_type, last.slc);
+        self.counters.summary_programs += 1;
+        self.counters.summary_pages += reserved as u64;
     }
 
     fn close_block(&mut self, block: u32) {

@@ -84,7 +84,8 @@ impl Ftl {
         let plane_of_residue: Vec<u32> = (0..plane_count).map(|r| planes.striped(&self.addr, r as u64)).collect();
         // Rewrites per valid page so that the fill ends at the background threshold.
         let writable_blocks = self.normal_blocks_per_plane.saturating_sub(self.background_free_blocks + 1) as u64;
-        let writable = writable_blocks * self.addr.pages_per_block as u64 * plane_count as u64;
+        let data_pages = (self.addr.pages_per_block - self.summary_pages) as u64;
+        let writable = writable_blocks * data_pages * plane_count as u64;
         let rewrite_rate = if pc.fill_invalid_to_gc_threshold {
             writable.saturating_sub(n_valid) as f64 / n_valid as f64
         } else {

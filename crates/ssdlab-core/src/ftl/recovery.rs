@@ -53,6 +53,8 @@ pub enum TornPage {
 pub struct RecoveryScan {
     /// Pages whose OOB area was read, per die.
     pub reads_per_die: Vec<u64>,
+    /// Block summary pages read instead, per die (each replaces a whole block's scan).
+    pub summary_reads_per_die: Vec<u64>,
     /// Blocks whose erase was interrupted, per die (erased again during recovery).
     pub erases_per_die: Vec<u64>,
     pub mapped_pages: u64,
@@ -153,8 +155,12 @@ impl Ftl {
     /// already returned them to the free pool). Needs `track_oob`.
     pub fn power_loss_recover(&mut self, torn: &[TornPage], erases_in_flight: &[u32]) -> RecoveryScan {
         let dies = self.addr.dies() as usize;
-        let mut scan =
-            RecoveryScan { reads_per_die: vec![0; dies], erases_per_die: vec![0; dies], ..RecoveryScan::default() };
+        let mut scan = RecoveryScan {
+            reads_per_die: vec![0; dies],
+            summary_reads_per_die: vec![0; dies],
+            erases_per_die: vec![0; dies],
+            ..RecoveryScan::default()
+        };
         let Some(mut oob) = self.oob.take() else { return scan };
         for &t in torn {
             match t {
@@ -178,6 +184,14 @@ impl Ftl {
         self.reverse.fill(NO_PAGE);
         // Scan: the freshest readable copy of each logical page wins.
         let mut best = vec![(0u64, 0u64); self.map.len()];
+        // A block with a torn page never got its summary (written after its last page).
+        let mut torn_blocks: Vec<u32> = torn
+            .iter()
+            .map(|t| match *t {
+                TornPage::Program(ppn) | TornPage::Partial { ppn, .. } => self.addr.block_of(ppn),
+            })
+            .collect();
+        torn_blocks.sort_unstable();
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;
             let written = self.blocks[block as usize].write_ptr;
@@ -185,11 +199,20 @@ impl Ftl {
                 continue;
             }
             let die = self.addr.die_of_plane(self.addr.plane_of_block(block));
+            let summarised = self.summary_pages > 0
+                && written == self.pages_in_block(block)
+                && torn_blocks.binary_search(&block).is_err();
+            if summarised {
+                scan.summary_reads_per_die[die as usize] += 1;
+            }
             for page in 0..self.pages_in_block(block) {
                 if !self.is_programmed(block, page) {
                     continue;
                 }
-                scan.reads_per_die[die as usize] += 1;
+                // The summary holds the same entries as the pages' OOB areas.
+                if !summarised {
+                    scan.reads_per_die[die as usize] += 1;
+                }
                 let ppn = self.addr.ppn(block, page);
                 let (lpn, seq) = (oob.lpn[ppn as usize], oob.seq[ppn as usize]);
                 if lpn == NO_PAGE || seq == 0 || seq == TORN || (lpn as usize) >= self.map.len() {

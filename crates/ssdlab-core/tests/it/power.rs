@@ -173,3 +173,27 @@ fn a_loss_after_the_workload_ends_does_not_happen() {
     let p = power(&report);
     assert_eq!((p.losses_scheduled, p.losses), (1, 0));
 }
+
+#[test]
+fn block_summaries_replace_the_scan_of_full_blocks() {
+    let mut c = one_plane();
+    c.power.block_summary = true;
+    // 48-page blocks hold 47 data pages and their summary: 50 page writes fill block 0
+    // (programming its summary) and put 3 pages in block 1; the loss then finds one
+    // summary to read and three pages to scan.
+    let page_ns = 5_500_000;
+    let mut records: Vec<Record> = (0..50).map(|i| rec(i * page_ns, Op::Write, i, 1, PAGE)).collect();
+    // A read after the loss keeps the run going past it.
+    records.push(rec(60 * page_ns, Op::Read, 7, 1, PAGE));
+    c.power.loss_at_ns = vec![50 * page_ns + 10_000_000];
+    let report = run(&c, records);
+    let loss = &power(&report).each[0];
+    assert_eq!((loss.summary_reads, loss.recovery_reads), (1, 3));
+    assert_eq!(loss.recovery_ns, 4 * 90_000);
+    assert_eq!(loss.mapped_pages, 50);
+    // The summary page is not host capacity.
+    let mut without = one_plane();
+    without.power.block_summary = false;
+    assert_eq!(c.logical_pages(), (64 * 47) * 3 / 4);
+    assert_eq!(without.logical_pages(), (64 * 48) * 3 / 4);
+}
