@@ -143,6 +143,13 @@ pub enum SimError {
     Request { id: u64, op: &'static str, offset: u64, message: String },
     #[error("simulation stalled at {time_ns} ns with {outstanding} requests outstanding: {message}")]
     Stalled { time_ns: u64, outstanding: u64, message: String },
+    /// The run processed more events than `Simulator::set_event_budget` allows: events
+    /// that keep making more events without the workload progressing (a livelock).
+    #[error(
+        "event budget of {events} events exhausted at {time_ns} ns with {outstanding} requests outstanding \
+         (a livelock?): {message}"
+    )]
+    EventBudget { time_ns: u64, events: u64, outstanding: u64, message: String },
     #[error("{0}")]
     Setup(String),
 }
@@ -199,6 +206,8 @@ pub struct Simulator<'a> {
     flash_counters: FlashCounters,
     energy: EnergySummary,
     events_processed: u64,
+    /// The run fails once it has processed more events than this (`set_event_budget`).
+    event_budget: u64,
     gc_emergency_steps: u64,
     gc_background_steps: u64,
     precondition_report: PreconditionReport,
@@ -320,6 +329,7 @@ impl<'a> Simulator<'a> {
             flash_counters: FlashCounters { programs_by_type: vec![0; bits], ..FlashCounters::default() },
             energy: EnergySummary::default(),
             events_processed: 0,
+            event_budget: u64::MAX,
             gc_emergency_steps: 0,
             gc_background_steps: 0,
             precondition_report,
@@ -391,6 +401,13 @@ impl<'a> Simulator<'a> {
         }
     }
 
+    /// Fails the run with `SimError::EventBudget` once it has processed more than `events`
+    /// events: a deterministic guard against livelocks for callers that run many
+    /// generated cases (the swarm), where a case that never ends must fail, not hang.
+    pub fn set_event_budget(&mut self, events: u64) {
+        self.event_budget = events;
+    }
+
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
         if on {
@@ -422,6 +439,14 @@ impl<'a> Simulator<'a> {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.events_processed += 1;
+            if self.events_processed > self.event_budget {
+                return Err(SimError::EventBudget {
+                    time_ns: self.now,
+                    events: self.event_budget,
+                    outstanding: self.outstanding,
+                    message: self.busy_summary(),
+                });
+            }
             self.handle(event)?;
             if self.host_done && self.outstanding == 0 {
                 break;
@@ -431,7 +456,7 @@ impl<'a> Simulator<'a> {
             return Err(SimError::Stalled {
                 time_ns: self.now,
                 outstanding: self.outstanding,
-                message: "no event can make progress (a plane is full and GC cannot free a block)".into(),
+                message: format!("no event can make progress; {}", self.stall_summary()),
             });
         }
         if self.check {
@@ -439,6 +464,51 @@ impl<'a> Simulator<'a> {
         }
         self.verify_now("end of run")?;
         Ok(self.finish())
+    }
+
+    /// Why nothing can run: each plane with user writes waiting that it cannot take.
+    fn stall_summary(&self) -> String {
+        let mut waiting = vec![0u32; self.ftl.addr.planes() as usize];
+        for d in &self.dies {
+            for &t in &d.writes {
+                waiting[self.txns[t as usize].plane as usize] += 1;
+            }
+        }
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
+            .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
+            .collect();
+        if planes.is_empty() {
+            "no plane has writes it cannot take".to_string()
+        } else {
+            format!("full planes where GC finds nothing to clean: {}", planes.join("; "))
+        }
+    }
+
+    /// What keeps the run busy when it exceeds its event budget: planes in GC.
+    fn busy_summary(&self) -> String {
+        let c = &self.ftl.counters;
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| self.ftl.gc_need(p) != GcNeed::None)
+            .take(8)
+            .map(|p| format!("plane {p}: {:?} GC, {}", self.ftl.gc_need(p), self.plane_summary(p)))
+            .collect();
+        format!(
+            "{} GC moves, {} erases, {} wasted pages so far; {}",
+            c.gc_moved_pages,
+            c.erases,
+            c.wasted_pages,
+            if planes.is_empty() { "no plane needs GC".to_string() } else { planes.join("; ") }
+        )
+    }
+
+    fn plane_summary(&self, plane: u32) -> String {
+        let f = &self.ftl;
+        let first = f.addr.first_block_of_plane(plane);
+        let blocks = &f.blocks[first as usize..(first + f.addr.blocks_per_plane) as usize];
+        let valid: u64 = blocks.iter().map(|b| b.valid_pages as u64).sum();
+        let pages: u64 = (first..first + f.addr.blocks_per_plane).map(|b| f.pages_in_block(b) as u64).sum();
+        format!("{} free blocks, {valid} of {pages} pages valid", f.free_blocks(plane))
     }
 
     fn handle(&mut self, event: Event) -> Result<(), SimError> {
