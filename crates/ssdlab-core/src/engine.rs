@@ -1239,12 +1239,12 @@ impl<'a> Simulator<'a> {
                 cmd.txns.push(txn);
                 if self.timing.one_shot && !dest.slc {
                     // One-shot: a page set is programmed at once, so the move gathers up to a
-                    // full set of the victim's valid pages (one sense each, one program);
-                    // moving page by page would waste the rest of every wordline, and GC
-                    // could then consume more pages than it frees.
+                    // full set of valid pages, across victims if need be (one sense each, one
+                    // program); moving page by page would waste the rest of every wordline,
+                    // and GC could then consume more pages than it frees.
                     let mut last = dest.ppn;
                     while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
-                        let Some(GcStep::Move { ppn, lpn }) = self.ftl.gc_next_step(plane, self.now) else { break };
+                        let Some((ppn, lpn)) = self.ftl.gc_gather_move(plane, self.now) else { break };
                         let Some(next) = self.ftl.allocate_gc(plane, self.now) else { break };
                         let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
                         self.ftl.commit_move(lpn, ppn, next.ppn);

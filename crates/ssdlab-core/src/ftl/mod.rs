@@ -63,6 +63,11 @@ pub struct PlaneState {
     /// Block being cleaned (NO_PAGE = none) and the next page to examine in it.
     pub victim: u32,
     pub victim_cursor: u32,
+    /// One-shot GC: a further victim whose valid pages already fill a page set the
+    /// current victim could not fill (NO_PAGE = none), and its cursor. It becomes the
+    /// victim when the current one is erased.
+    pub next_victim: u32,
+    pub next_cursor: u32,
     /// One-victim-per-block background GC: victims still owed for blocks opened at or
     /// below the background threshold.
     pub gc_owed: u32,
@@ -114,6 +119,9 @@ pub struct Ftl {
     pub victim_policy: VictimPolicy,
     pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
+    /// Pages GC programs at once into a normal block: a wordline's page set for one-shot
+    /// flash, else 1.
+    pub gc_page_set: u32,
     closed_counter: u64,
     victim_rng: Pcg64Mcg,
     /// Partial programming (NOP > 1, subpages > 1, `ftl.partial_program_updates`): per
@@ -174,6 +182,8 @@ impl Ftl {
                 active: [NO_PAGE; 3],
                 victim: NO_PAGE,
                 victim_cursor: 0,
+                next_victim: NO_PAGE,
+                next_cursor: 0,
                 gc_owed: 0,
             };
             for b in 0..addr.blocks_per_plane {
@@ -224,6 +234,11 @@ impl Ftl {
             victim_policy: config.ftl.gc_victim,
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
+            gc_page_set: if config.flash.program_scheme == crate::config::ProgramScheme::OneShot {
+                bits as u32
+            } else {
+                1
+            },
             closed_counter: 0,
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
@@ -539,7 +554,8 @@ impl Ftl {
         info.state = BlockState::Free;
         let slc = info.slc;
         let p = &mut self.planes[plane as usize];
-        if p.victim == block {
+        let finished_victim = p.victim == block;
+        if finished_victim {
             p.victim = NO_PAGE;
         }
         p.gc_owed = p.gc_owed.saturating_sub(1);
@@ -553,6 +569,19 @@ impl Ftl {
             }
         }
         self.counters.erases += 1;
+        // A further victim taken to fill a one-shot page set is cleaned next while the
+        // plane still needs GC; otherwise it is released (it stays a closed block with
+        // more invalid pages), so filling a set never makes cleaning run on by itself.
+        let next = self.planes[plane as usize].next_victim;
+        if finished_victim && next != NO_PAGE {
+            let keep = self.gc_need(plane) != GcNeed::None;
+            let p = &mut self.planes[plane as usize];
+            p.next_victim = NO_PAGE;
+            if keep {
+                p.victim = next;
+                p.victim_cursor = p.next_cursor;
+            }
+        }
     }
 
     /// Bytes of mapping table plus reverse map as a controller would hold them.
