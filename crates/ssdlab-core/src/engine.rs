@@ -42,6 +42,8 @@ enum Event {
     GcIdle { die: u32 },
     /// One-shot: a plane's oldest buffered write reached the program delay.
     ProgramDelay { die: u32 },
+    /// Pages became invalid in a plane of an idle die that had found nothing to clean.
+    Wake { die: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +105,11 @@ struct Die {
     last_user_ns: u64,
     gc_idle_pending: bool,
     delay_pending: bool,
+    /// The die went idle because a plane needing GC had nothing worth cleaning; only an
+    /// invalidation from elsewhere (another die's write, a trim) can change that, so it
+    /// wakes the die (`Event::Wake`, pending while `wake_pending`).
+    gc_starved: bool,
+    wake_pending: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -526,6 +533,10 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].delay_pending = false;
                 self.schedule_die(die)?;
             }
+            Event::Wake { die } => {
+                self.dies[die as usize].wake_pending = false;
+                self.schedule_die(die)?;
+            }
         }
         Ok(())
     }
@@ -829,7 +840,10 @@ impl<'a> Simulator<'a> {
                     self.kick_list.push(die);
                 }
                 Op::Trim => {
-                    self.ftl.trim(lpn);
+                    if let Some(old) = self.ftl.lookup(lpn) {
+                        self.ftl.trim(lpn);
+                        self.note_invalidated(old);
+                    }
                     self.ftl.acknowledge_trim(lpn);
                     self.finish_sub_request(slot)?;
                 }
@@ -1119,6 +1133,7 @@ impl<'a> Simulator<'a> {
         if self.dies[die as usize].busy {
             return Ok(());
         }
+        self.dies[die as usize].gc_starved = false;
         for plane in self.die_planes(die) {
             if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
                 return Ok(());
@@ -1135,6 +1150,17 @@ impl<'a> Simulator<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Wakes the idle die of `ppn`'s plane if it went idle for want of anything to clean:
+    /// the page just became invalid, so there may be something now.
+    fn note_invalidated(&mut self, ppn: Ppn) {
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(ppn));
+        let d = &mut self.dies[die as usize];
+        if d.gc_starved && !d.busy && !d.wake_pending {
+            d.wake_pending = true;
+            self.push(self.now, Event::Wake { die });
+        }
     }
 
     /// Background GC. Reached in priority order, so every queue ranked above it had
@@ -1164,7 +1190,10 @@ impl<'a> Simulator<'a> {
 
     /// Starts one cleanup operation on `plane`; false if there is nothing to do.
     fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
-        let Some(step) = self.ftl.gc_next_step(plane, self.now) else { return Ok(false) };
+        let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
+            self.dies[die as usize].gc_starved = true;
+            return Ok(false);
+        };
         if emergency {
             self.gc_emergency_steps += 1;
         } else {
@@ -1508,7 +1537,11 @@ impl<'a> Simulator<'a> {
         if slc {
             self.ftl.mark_programmed(ppn, subpages);
         }
+        let old = self.ftl.lookup(lpn);
         self.ftl.commit_write(lpn, ppn);
+        if let Some(old) = old {
+            self.note_invalidated(old);
+        }
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
         let r = &mut self.requests[request as usize];

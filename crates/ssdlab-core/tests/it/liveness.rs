@@ -82,3 +82,30 @@ fn one_shot_gc_does_not_chase_its_own_wasted_pages() {
     let report = try_run(&c, records, 200_000).expect("GC stops when it cannot gain");
     assert!(report.gc.moved_pages <= 12, "moved {} pages", report.gc.moved_pages);
 }
+
+/// Seed 387 (and part of 197, 511): a die whose plane needed GC but had nothing to clean
+/// went idle; writes on other dies then invalidated its pages, but nothing woke it, so
+/// its queued work waited forever. Here: a trim invalidates every page of idle dies.
+#[test]
+fn invalidations_wake_a_die_that_had_nothing_to_clean() {
+    let mut c = tiny(2, 1, 1, 1);
+    c.geometry.blocks_per_plane = 32;
+    c.geometry.pages_per_block = 12;
+    c.ftl.over_provisioning = 0.25;
+    c.ftl.gc_emergency_free_fraction = 0.0;
+    // Background GC wanted once 16 blocks are free: after the fill, with no invalid page.
+    c.ftl.gc_background_free_fraction = 0.5;
+    c.ftl.gc_idle_ns = 0;
+    c.host.replay = ReplayMode::OpenLoop;
+    c.host.unwritten_reads = WhatIfUnwritten::Controller;
+    let logical = c.logical_pages();
+    // Each page written once (static striping: even pages on die 0, odd on die 1)...
+    let mut records: Vec<Record> = (0..logical / 4).map(|i| rec(i * 5_000_000, Op::Write, i * 4, 4, 4096)).collect();
+    let end = records.last().unwrap().arrival_ns + 100_000_000;
+    // ...then all trimmed at once (no die is involved), and one late request keeps the
+    // run going. Only a woken die can clean the trimmed blocks before the end.
+    records.push(rec(end, Op::Trim, 0, logical, 4096));
+    records.push(rec(end + 1_000_000_000, Op::Trim, 0, 1, 4096));
+    let report = try_run(&c, records, 200_000).expect("run completes");
+    assert!(report.gc.erases > 0, "the trimmed blocks must be erased by background GC");
+}
