@@ -44,6 +44,8 @@ enum Event {
     ProgramDelay { die: u32 },
     /// Pages became invalid in a plane of an idle die that had found nothing to clean.
     Wake { die: u32 },
+    /// GC erased a block while stuck writes waited for a plane with room.
+    RoomFreed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,6 +219,10 @@ pub struct Simulator<'a> {
     event_budget: u64,
     gc_emergency_steps: u64,
     gc_background_steps: u64,
+    gc_rerouted_writes: u64,
+    /// Dies with stuck writes that found no plane with room (see `reroute_stuck_writes`).
+    waiting_for_room: Vec<u32>,
+    room_event_pending: bool,
     precondition_report: PreconditionReport,
     check: bool,
     completed_since_check: u64,
@@ -339,6 +345,9 @@ impl<'a> Simulator<'a> {
             event_budget: u64::MAX,
             gc_emergency_steps: 0,
             gc_background_steps: 0,
+            gc_rerouted_writes: 0,
+            waiting_for_room: Vec::new(),
+            room_event_pending: false,
             precondition_report,
             check: false,
             completed_since_check: 0,
@@ -537,6 +546,7 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].wake_pending = false;
                 self.schedule_die(die)?;
             }
+            Event::RoomFreed => self.on_room_freed()?,
         }
         Ok(())
     }
@@ -857,6 +867,25 @@ impl<'a> Simulator<'a> {
         Ok(())
     }
 
+    /// GC erased a block: dies holding stuck writes that found no plane with room try
+    /// again (as an event, since the erase is decided while its die's command is being
+    /// built).
+    fn note_erased(&mut self) {
+        if self.waiting_for_room.is_empty() || self.room_event_pending {
+            return;
+        }
+        self.room_event_pending = true;
+        self.push(self.now, Event::RoomFreed);
+    }
+
+    fn on_room_freed(&mut self) -> Result<(), SimError> {
+        self.room_event_pending = false;
+        for die in std::mem::take(&mut self.waiting_for_room) {
+            self.kick(die)?;
+        }
+        Ok(())
+    }
+
     /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
     fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> u32 {
         let loads = &self.dies;
@@ -1149,6 +1178,77 @@ impl<'a> Simulator<'a> {
                 return Ok(());
             }
         }
+        self.reroute_stuck_writes(die)
+    }
+
+    /// Called on an idle die that could start nothing. A queued write whose plane cannot
+    /// take it is then stuck: its plane is in emergency GC (a user write never takes the
+    /// last free block) and GC found nothing worth cleaning, so only invalidations from
+    /// elsewhere could free room, and the rest of the workload need not bring any. With
+    /// dynamic allocation a plane can fill up with valid data this way (nothing bounds a
+    /// plane's share of it); a controller then writes elsewhere, and so does this one:
+    /// each stuck write goes to the plane with the most room left after the writes
+    /// already queued for it (so that a crowd of stuck writes does not swamp one plane
+    /// and bounce on), preferring planes not in emergency GC.
+    fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
+        let stuck = |s: &Self, t: u32| {
+            let txn = &s.txns[t as usize];
+            txn.kind == TxnKind::Write && !s.ftl.can_allocate_user(txn.plane)
+        };
+        if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {
+            return Ok(());
+        }
+        // Room per plane: pages user writes can still take, less the writes queued for it.
+        let planes = self.ftl.addr.planes();
+        let mut room: Vec<i64> = (0..planes).map(|p| self.ftl.user_room(p) as i64).collect();
+        for d in &self.dies {
+            for &t in &d.writes {
+                if self.txns[t as usize].kind == TxnKind::Write {
+                    room[self.txns[t as usize].plane as usize] -= 1;
+                }
+            }
+        }
+        let mut i = 0;
+        let mut kicked = Vec::new();
+        while i < self.dies[die as usize].writes.len() {
+            let t = self.dies[die as usize].writes[i];
+            if !stuck(self, t) {
+                i += 1;
+                continue;
+            }
+            let from = self.txns[t as usize].plane;
+            let mut best: Option<((bool, i64), u32)> = None;
+            for k in 1..planes {
+                let plane = (from + k) % planes;
+                if room[plane as usize] <= 0 || !self.ftl.can_allocate_user(plane) {
+                    continue;
+                }
+                let key = (self.ftl.gc_need(plane) == GcNeed::Emergency, -room[plane as usize]);
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, plane));
+                }
+            }
+            let Some((_, target)) = best else {
+                // No plane has room to spare yet: try again when GC erases a block.
+                if !self.waiting_for_room.contains(&die) {
+                    self.waiting_for_room.push(die);
+                }
+                break;
+            };
+            room[target as usize] -= 1;
+            room[from as usize] += 1;
+            self.dies[die as usize].writes.remove(i);
+            self.txns[t as usize].plane = target;
+            let to = self.ftl.addr.die_of_plane(target);
+            self.dies[to as usize].writes.push_back(t);
+            self.gc_rerouted_writes += 1;
+            if !kicked.contains(&to) {
+                kicked.push(to);
+            }
+        }
+        for to in kicked {
+            self.kick(to)?;
+        }
         Ok(())
     }
 
@@ -1235,6 +1335,7 @@ impl<'a> Simulator<'a> {
                 if cmd.txns.len() > 1 {
                     self.flash_counters.multi_plane += 1;
                 }
+                self.note_erased();
                 cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
                 cmd.next = 0;
                 self.dies[die as usize].command = cmd;
@@ -1805,6 +1906,7 @@ impl<'a> Simulator<'a> {
                 slc_erases: self.ftl.counters.slc_erases,
                 emergency_steps: self.gc_emergency_steps,
                 background_steps: self.gc_background_steps,
+                rerouted_writes: self.gc_rerouted_writes,
             },
             erase_counts: erase_summary,
             flash: FlashSummary {

@@ -189,6 +189,8 @@ pub struct GcSummary {
     pub slc_erases: u64,
     pub emergency_steps: u64,
     pub background_steps: u64,
+    /// User page writes moved off a plane that had no room and nothing to clean.
+    pub rerouted_writes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -363,6 +363,22 @@ impl Ftl {
             || p.free.len() > 1
     }
 
+    /// Pages user writes could still take in `plane` without GC: what its write points
+    /// have left plus its free blocks but the last one, which GC keeps.
+    pub fn user_room(&self, plane: u32) -> u64 {
+        let p = &self.planes[plane as usize];
+        let free = (p.free.len() as u64).saturating_sub(1) * self.layout.pages() as u64;
+        let slc = p.free_slc.len() as u64 * self.slc_layout.pages() as u64;
+        let open: u64 = match self.relaxed.as_ref() {
+            Some(r) => r.open[plane as usize]
+                .iter()
+                .map(|&b| (self.pages_in_block(b) - self.blocks[b as usize].write_ptr) as u64)
+                .sum(),
+            None => (self.active_room(plane, Stream::User) + self.active_room(plane, Stream::Slc)) as u64,
+        };
+        free + slc + open
+    }
+
     /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
     /// drive has them). `None` when the plane has no room until GC frees a block.
     pub fn allocate_user(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {

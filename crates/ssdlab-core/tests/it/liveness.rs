@@ -109,3 +109,33 @@ fn invalidations_wake_a_die_that_had_nothing_to_clean() {
     let report = try_run(&c, records, 200_000).expect("run completes");
     assert!(report.gc.erases > 0, "the trimmed blocks must be erased by background GC");
 }
+
+/// Seeds 9, 115, 197, 511: dynamic allocation let one plane collect more valid data than
+/// it can hold (a round-robin write may move a page from any plane to this one); once full
+/// with nothing invalid, the writes queued for it could never run. They now go to a plane
+/// with room.
+#[test]
+fn writes_stuck_on_a_plane_full_of_valid_data_go_elsewhere() {
+    let mut c = tiny(2, 1, 1, 1);
+    c.geometry.blocks_per_plane = 16;
+    c.geometry.pages_per_block = 12;
+    c.ftl.over_provisioning = 0.25;
+    c.ftl.gc_emergency_free_fraction = 0.0;
+    c.ftl.gc_background_free_fraction = 0.1;
+    c.ftl.plane_allocation = PlaneAllocation::RoundRobin;
+    c.host.replay = ReplayMode::OpenLoop;
+    let logical = c.logical_pages();
+    // All at once, so round-robin alternates strictly: the k-th write goes to plane k % 2.
+    // First every page (even pages on plane 0, odd on plane 1); then pairs that move an
+    // odd page to plane 0 and rewrite the last odd page in place on plane 1. Plane 0
+    // gains a valid page per pair and never gets an invalid one.
+    let mut order: Vec<u64> = (0..logical).collect();
+    for odd in (1..logical - 1).step_by(2) {
+        order.push(odd);
+        order.push(logical - 1);
+    }
+    let records: Vec<Record> = order.iter().map(|&page| rec(0, Op::Write, page, 1, 4096)).collect();
+    let report = try_run(&c, records, 200_000).expect("no stall");
+    assert!(report.gc.rerouted_writes > 0, "plane 0 fills up and its queued writes move to plane 1");
+    assert_eq!(report.write.requests, order.len() as u64);
+}
