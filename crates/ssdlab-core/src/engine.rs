@@ -44,7 +44,7 @@ enum Event {
     ProgramDelay { die: u32 },
     /// Pages became invalid in a plane of an idle die that had found nothing to clean.
     Wake { die: u32 },
-    /// GC erased a block while stuck writes waited for a plane with room.
+    /// GC erased a block while reads or stuck writes waited for room.
     RoomFreed,
 }
 
@@ -222,6 +222,9 @@ pub struct Simulator<'a> {
     gc_rerouted_writes: u64,
     /// Dies with stuck writes that found no plane with room (see `reroute_stuck_writes`).
     waiting_for_room: Vec<u32>,
+    /// Reads of never-written pages (request slot, logical page) waiting for room to
+    /// place the page, oldest first.
+    awaiting_room: VecDeque<(u32, u32)>,
     room_event_pending: bool,
     precondition_report: PreconditionReport,
     check: bool,
@@ -347,6 +350,7 @@ impl<'a> Simulator<'a> {
             gc_background_steps: 0,
             gc_rerouted_writes: 0,
             waiting_for_room: Vec::new(),
+            awaiting_room: VecDeque::new(),
             room_event_pending: false,
             precondition_report,
             check: false,
@@ -494,10 +498,21 @@ impl<'a> Simulator<'a> {
             .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
             .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
             .collect();
-        if planes.is_empty() {
-            "no plane has writes it cannot take".to_string()
+        let reads = if self.awaiting_room.is_empty() {
+            String::new()
         } else {
-            format!("full planes where GC finds nothing to clean: {}", planes.join("; "))
+            let all: Vec<String> =
+                (0..self.ftl.addr.planes()).map(|p| format!("plane {p}: {}", self.plane_summary(p))).collect();
+            format!(
+                "{} reads of never-written pages wait for room to place them ({}); ",
+                self.awaiting_room.len(),
+                all.join("; ")
+            )
+        };
+        if planes.is_empty() {
+            format!("{reads}no plane has writes it cannot take")
+        } else {
+            format!("{reads}full planes where GC finds nothing to clean: {}", planes.join("; "))
         }
     }
 
@@ -815,14 +830,12 @@ impl<'a> Simulator<'a> {
                             self.host_counters.unwritten_reads += 1;
                             match self.config.host.unwritten_reads {
                                 WhatIfUnwritten::Precondition => {
-                                    let limit = self.ftl.emergency_free_blocks;
-                                    self.ftl.place(lpn, &mut self.planes_alloc, limit).map_err(|_| {
-                                        SimError::Stalled {
-                                            time_ns: self.now,
-                                            outstanding: self.outstanding,
-                                            message: "no room to place a never-written page read by the host".into(),
-                                        }
-                                    })?;
+                                    if !self.place_unwritten(lpn) {
+                                        // Every plane is down to the block GC keeps: the read
+                                        // waits until GC erases one.
+                                        self.awaiting_room.push_back((slot, lpn));
+                                        continue;
+                                    }
                                     self.ftl.lookup(lpn).expect("just placed")
                                 }
                                 WhatIfUnwritten::Controller => {
@@ -842,11 +855,7 @@ impl<'a> Simulator<'a> {
                             }
                         }
                     };
-                    let plane = self.ftl.addr.plane_of(ppn);
-                    let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
-                    let die = self.ftl.addr.die_of_plane(plane);
-                    self.dies[die as usize].reads.push_back(txn);
-                    self.dies[die as usize].last_user_ns = self.now;
+                    let die = self.enqueue_read(slot, lpn, ppn);
                     self.kick_list.push(die);
                 }
                 Op::Trim => {
@@ -867,11 +876,32 @@ impl<'a> Simulator<'a> {
         Ok(())
     }
 
-    /// GC erased a block: dies holding stuck writes that found no plane with room try
-    /// again (as an event, since the erase is decided while its die's command is being
-    /// built).
+    /// Queues the read of `lpn` at `ppn` at that page's die.
+    fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].reads.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
+    }
+
+    /// Places a never-written page that the host reads (`unwritten_reads = "precondition"`)
+    /// instantly, like preconditioned data: above the emergency threshold if any plane is,
+    /// else by the rule of user writes (any free block but the last), so that a write
+    /// burst keeping every plane at the threshold does not hold the read up. False only
+    /// when every plane is down to the block GC keeps.
+    fn place_unwritten(&mut self, lpn: u32) -> bool {
+        let limit = self.ftl.emergency_free_blocks;
+        let alloc = &mut self.planes_alloc;
+        self.ftl.place(lpn, alloc, limit).or_else(|_| self.ftl.place(lpn, alloc, 1)).is_ok()
+    }
+
+    /// GC erased a block: reads waiting to place a never-written page, and dies holding
+    /// stuck writes that found no plane with room, try again (as an event, since the erase
+    /// is decided while its die's command is being built).
     fn note_erased(&mut self) {
-        if self.waiting_for_room.is_empty() || self.room_event_pending {
+        if (self.awaiting_room.is_empty() && self.waiting_for_room.is_empty()) || self.room_event_pending {
             return;
         }
         self.room_event_pending = true;
@@ -880,6 +910,16 @@ impl<'a> Simulator<'a> {
 
     fn on_room_freed(&mut self) -> Result<(), SimError> {
         self.room_event_pending = false;
+        while let Some(&(slot, lpn)) = self.awaiting_room.front() {
+            // (The host may have written the page meanwhile: then that is what it reads.)
+            if self.ftl.lookup(lpn).is_none() && !self.place_unwritten(lpn) {
+                break;
+            }
+            self.awaiting_room.pop_front();
+            let ppn = self.ftl.lookup(lpn).expect("mapped");
+            let die = self.enqueue_read(slot, lpn, ppn);
+            self.kick(die)?;
+        }
         for die in std::mem::take(&mut self.waiting_for_room) {
             self.kick(die)?;
         }

@@ -139,3 +139,60 @@ fn writes_stuck_on_a_plane_full_of_valid_data_go_elsewhere() {
     assert!(report.gc.rerouted_writes > 0, "plane 0 fills up and its queued writes move to plane 1");
     assert_eq!(report.write.requests, order.len() as u64);
 }
+
+/// Seed 431: a read of a never-written page places it instantly, as preconditioned data,
+/// but only above the emergency threshold; under a write burst that kept every plane at
+/// the threshold the read failed the run. It now falls back to the rule of user writes
+/// (any free block but the last).
+#[test]
+fn never_written_reads_are_placed_while_gc_is_behind() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.blocks_per_plane = 24;
+    c.geometry.pages_per_block = 6;
+    c.ftl.over_provisioning = 0.3;
+    c.ftl.gc_emergency_free_fraction = 0.15;
+    c.ftl.gc_background_free_fraction = 0.2;
+    c.host.replay = ReplayMode::OpenLoop;
+    c.host.unwritten_reads = WhatIfUnwritten::Precondition;
+    // User writes go to an SLC-mode cache; cleaning it keeps the normal pool at the
+    // emergency threshold while the burst lasts.
+    c.ftl.slc_blocks_per_plane = 3;
+    c.flash.slc_pages_per_block = 2;
+    c.flash.slc_read_latency_ns = 30_000;
+    c.flash.slc_program_latency_ns = 200_000;
+    let logical = c.logical_pages();
+    let written = logical * 3 / 4;
+    // The first three quarters written, then rewritten at random in a burst far faster
+    // than the drive (it queues). In the middle of it, reads of every never-written page
+    // arrive together: placing them fills the user write point, and the next one needs
+    // a free block while the plane is at the threshold.
+    let mut records: Vec<Record> = (0..written).map(|page| rec(0, Op::Write, page, 1, 4096)).collect();
+    records.extend(random_requests(3_000, 1, written, Op::Write, 4096, 5));
+    for (k, page) in (written..logical).enumerate() {
+        records.push(rec(400_000_000 + k as u64 * 1_000, Op::Read, page, 1, 4096));
+    }
+    records.sort_by_key(|r| r.arrival_ns);
+    let report = try_run(&c, records, 500_000).expect("the reads are placed");
+    assert_eq!(report.host.unwritten_reads, logical - written);
+}
+
+/// Seeds 1255, 1543, 2751: reads of never-written pages arriving faster than GC frees
+/// blocks used up every plane's room above the block GC keeps, and the next one failed
+/// the run. Such a read now waits for GC to erase a block.
+#[test]
+fn never_written_reads_wait_for_room_when_every_plane_is_full() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.blocks_per_plane = 24;
+    c.geometry.pages_per_block = 12;
+    c.host.replay = ReplayMode::OpenLoop;
+    c.host.unwritten_reads = WhatIfUnwritten::Precondition;
+    c.precondition.used_fraction = 1.0;
+    c.precondition.fill_invalid_to_gc_threshold = false;
+    let logical = c.logical_pages();
+    // Everything trimmed (the blocks hold only invalid pages now), then read back at once:
+    // 216 pages to place with 6 free blocks.
+    let records = vec![rec(1_000_000, Op::Trim, 0, logical, 4096), rec(2_000_000, Op::Read, 0, logical, 4096)];
+    let report = try_run(&c, records, 200_000).expect("the reads wait for GC");
+    assert_eq!(report.host.unwritten_reads, logical);
+    assert!(report.gc.erases > 0);
+}
