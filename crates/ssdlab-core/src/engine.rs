@@ -1711,8 +1711,13 @@ impl<'a> Simulator<'a> {
             // SLC-mode blocks program page by page; a page set forms in normal blocks.
             let slc_next = self.ftl.slc_blocks_per_plane > 0
                 && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
-            if count >= bits || self.now >= due || slc_next {
-                let take = if slc_next { 1 } else { count.min(bits) };
+            // A set fills the rest of the write point's wordline: less than a whole one
+            // when the write point was left inside a wordline (preconditioning and reads of
+            // never-written pages place single pages), and never more than the plane has.
+            let set = self.ftl.user_page_set(plane) as usize;
+            debug_assert!(slc_next || set > 0, "a plane that can take a user write has room for a set");
+            if count >= set || self.now >= due || slc_next {
+                let take = if slc_next { 1 } else { count.min(set) };
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
                 let mut i = 0;

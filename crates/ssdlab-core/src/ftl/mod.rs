@@ -379,6 +379,22 @@ impl Ftl {
         free + slc + open
     }
 
+    /// One-shot: pages the next user page set of `plane` can take in normal blocks: the
+    /// rest of the user write point's current wordline, else a fresh block's first
+    /// wordline if a user write may open one, else 0.
+    pub fn user_page_set(&self, plane: u32) -> u32 {
+        let p = &self.planes[plane as usize];
+        let (start, wordline) = if self.active_room(plane, Stream::User) > 0 {
+            let wp = self.blocks[p.active[Stream::User as usize] as usize].write_ptr as usize;
+            (wp, self.layout.wordlines[wp])
+        } else if p.free.len() > 1 {
+            (0, self.layout.wordlines[0])
+        } else {
+            return 0;
+        };
+        self.layout.wordlines[start..].iter().take_while(|&&w| w == wordline).count() as u32
+    }
+
     /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
     /// drive has them). `None` when the plane has no room until GC frees a block.
     pub fn allocate_user(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
