@@ -1561,9 +1561,11 @@ impl<'a> Simulator<'a> {
                     let t = self.dies[die as usize].writes.remove(i).expect("index in range");
                     return self.start_partial_program(die, t);
                 }
-                // GC moved the page or it filled up meanwhile: write a whole new page.
+                // GC moved the page or it filled up meanwhile: write a whole new page (a
+                // write buffered like any other from now on; its completion counts it out).
                 self.txns[t as usize].kind = TxnKind::Write;
                 self.txns[t as usize].subpages = 0;
+                self.buffered_write_pages += 1;
             }
             if self.ftl.can_allocate_user(self.txns[t as usize].plane) {
                 chosen = Some(i);
