@@ -311,25 +311,63 @@ fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// `ssdlab swarm`: random cases with invariants and data verification on.
+/// `ssdlab swarm`: random cases with invariants and data verification on. Each case runs
+/// under its event budget (a livelock fails with its seed instead of hanging) and behind
+/// `catch_unwind` (a panic fails its seed instead of the whole swarm); progress goes to
+/// stderr, the verdict and every failure's replay command to stdout, sorted by seed.
 fn swarm(start: u64, seeds: u64) -> Result<()> {
     use rayon::prelude::*;
-    let results: Vec<(u64, String, Option<String>)> = (start..start + seeds)
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Instant;
+    let began = Instant::now();
+    let done = AtomicU64::new(0);
+    let failed_so_far = AtomicU64::new(0);
+    let step = (seeds / 10).clamp(1, 100);
+    let results: Vec<(u64, String, Option<String>, f64)> = (start..start + seeds)
         .into_par_iter()
         .map(|seed| {
+            let case_began = Instant::now();
             let case = ssdlab_core::swarm::case(seed);
-            let error = ssdlab_core::swarm::run_case(&case).err().map(|e| e.to_string());
-            (seed, case.description, error)
+            let outcome = std::panic::catch_unwind(|| ssdlab_core::swarm::run_case(&case).err().map(|e| e.to_string()));
+            let error = outcome.unwrap_or_else(|payload| {
+                let message = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Some(format!("panicked: {message}"))
+            });
+            let description = case.description;
+            if error.is_some() {
+                failed_so_far.fetch_add(1, Ordering::Relaxed);
+            }
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if n.is_multiple_of(step) || n == seeds {
+                eprintln!(
+                    "swarm: {n}/{seeds} seeds run, {} failed, {:.1} s",
+                    failed_so_far.load(Ordering::Relaxed),
+                    began.elapsed().as_secs_f64()
+                );
+            }
+            (seed, description, error, case_began.elapsed().as_secs_f64())
         })
         .collect();
     let failed: Vec<_> = results.iter().filter(|r| r.2.is_some()).collect();
-    for (seed, description, error) in &failed {
+    for (seed, description, error, _) in &failed {
         println!(
             "seed {seed} FAILED: {}\n  case: {description}\n  replay: ssdlab swarm --start {seed} --seeds 1",
             error.as_deref().unwrap_or("")
         );
     }
-    println!("swarm: {} seeds from {start}, {} passed, {} failed", seeds, seeds as usize - failed.len(), failed.len());
+    let slowest = results.iter().max_by(|a, b| a.3.total_cmp(&b.3));
+    println!(
+        "swarm: {} seeds from {start}, {} passed, {} failed in {:.1} s{}",
+        seeds,
+        seeds as usize - failed.len(),
+        failed.len(),
+        began.elapsed().as_secs_f64(),
+        slowest.map(|(seed, _, _, secs)| format!(" (slowest: seed {seed}, {secs:.2} s)")).unwrap_or_default()
+    );
     if failed.is_empty() {
         Ok(())
     } else {

@@ -50,6 +50,10 @@ enum Event {
     PowerLoss,
     /// Recovery after a power loss is over: the drive serves requests again.
     PowerRestored,
+    /// Pages became invalid in a plane of an idle die that had found nothing to clean.
+    Wake { die: u32 },
+    /// GC erased a block while reads or stuck writes waited for room.
+    RoomFreed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +121,11 @@ struct Die {
     last_user_ns: u64,
     gc_idle_pending: bool,
     delay_pending: bool,
+    /// The die went idle because a plane needing GC had nothing worth cleaning; only an
+    /// invalidation from elsewhere (another die's write, a trim) can change that, so it
+    /// wakes the die (`Event::Wake`, pending while `wake_pending`).
+    gc_starved: bool,
+    wake_pending: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -157,6 +166,13 @@ pub enum SimError {
     Request { id: u64, op: &'static str, offset: u64, message: String },
     #[error("simulation stalled at {time_ns} ns with {outstanding} requests outstanding: {message}")]
     Stalled { time_ns: u64, outstanding: u64, message: String },
+    /// The run processed more events than `Simulator::set_event_budget` allows: events
+    /// that keep making more events without the workload progressing (a livelock).
+    #[error(
+        "event budget of {events} events exhausted at {time_ns} ns with {outstanding} requests outstanding \
+         (a livelock?): {message}"
+    )]
+    EventBudget { time_ns: u64, events: u64, outstanding: u64, message: String },
     #[error("{0}")]
     Setup(String),
 }
@@ -213,8 +229,17 @@ pub struct Simulator<'a> {
     flash_counters: FlashCounters,
     energy: EnergySummary,
     events_processed: u64,
+    /// The run fails once it has processed more events than this (`set_event_budget`).
+    event_budget: u64,
     gc_emergency_steps: u64,
     gc_background_steps: u64,
+    gc_rerouted_writes: u64,
+    /// Dies with stuck writes that found no plane with room (see `reroute_stuck_writes`).
+    waiting_for_room: Vec<u32>,
+    /// Reads of never-written pages (request slot, logical page) waiting for room to
+    /// place the page, oldest first.
+    awaiting_room: VecDeque<(u32, u32)>,
+    room_event_pending: bool,
     precondition_report: PreconditionReport,
     check: bool,
     completed_since_check: u64,
@@ -261,7 +286,6 @@ struct BurstState {
 struct HostCounters {
     sub_requests: u64,
     unwritten_reads: u64,
-    unwritten_reads_unplaced: u64,
     address_remapped: u64,
     unaligned: u64,
     out_of_order: u64,
@@ -346,8 +370,13 @@ impl<'a> Simulator<'a> {
             flash_counters: FlashCounters { programs_by_type: vec![0; bits], ..FlashCounters::default() },
             energy: EnergySummary::default(),
             events_processed: 0,
+            event_budget: u64::MAX,
             gc_emergency_steps: 0,
             gc_background_steps: 0,
+            gc_rerouted_writes: 0,
+            waiting_for_room: Vec::new(),
+            awaiting_room: VecDeque::new(),
+            room_event_pending: false,
             precondition_report,
             check: false,
             completed_since_check: 0,
@@ -421,6 +450,13 @@ impl<'a> Simulator<'a> {
         }
     }
 
+    /// Fails the run with `SimError::EventBudget` once it has processed more than `events`
+    /// events: a deterministic guard against livelocks for callers that run many
+    /// generated cases (the swarm), where a case that never ends must fail, not hang.
+    pub fn set_event_budget(&mut self, events: u64) {
+        self.event_budget = events;
+    }
+
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
         if on {
@@ -455,6 +491,14 @@ impl<'a> Simulator<'a> {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.events_processed += 1;
+            if self.events_processed > self.event_budget {
+                return Err(SimError::EventBudget {
+                    time_ns: self.now,
+                    events: self.event_budget,
+                    outstanding: self.outstanding,
+                    message: self.busy_summary(),
+                });
+            }
             self.handle(event)?;
             if self.host_done && self.outstanding == 0 {
                 break;
@@ -464,7 +508,7 @@ impl<'a> Simulator<'a> {
             return Err(SimError::Stalled {
                 time_ns: self.now,
                 outstanding: self.outstanding,
-                message: "no event can make progress (a plane is full and GC cannot free a block)".into(),
+                message: format!("no event can make progress; {}", self.stall_summary()),
             });
         }
         if self.check {
@@ -472,6 +516,62 @@ impl<'a> Simulator<'a> {
         }
         self.verify_now("end of run")?;
         Ok(self.finish())
+    }
+
+    /// Why nothing can run: each plane with user writes waiting that it cannot take.
+    fn stall_summary(&self) -> String {
+        let mut waiting = vec![0u32; self.ftl.addr.planes() as usize];
+        for d in &self.dies {
+            for &t in &d.writes {
+                waiting[self.txns[t as usize].plane as usize] += 1;
+            }
+        }
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
+            .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
+            .collect();
+        let reads = if self.awaiting_room.is_empty() {
+            String::new()
+        } else {
+            let all: Vec<String> =
+                (0..self.ftl.addr.planes()).map(|p| format!("plane {p}: {}", self.plane_summary(p))).collect();
+            format!(
+                "{} reads of never-written pages wait for room to place them ({}); ",
+                self.awaiting_room.len(),
+                all.join("; ")
+            )
+        };
+        if planes.is_empty() {
+            format!("{reads}no plane has writes it cannot take")
+        } else {
+            format!("{reads}full planes where GC finds nothing to clean: {}", planes.join("; "))
+        }
+    }
+
+    /// What keeps the run busy when it exceeds its event budget: planes in GC.
+    fn busy_summary(&self) -> String {
+        let c = &self.ftl.counters;
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| self.ftl.gc_need(p) != GcNeed::None)
+            .take(8)
+            .map(|p| format!("plane {p}: {:?} GC, {}", self.ftl.gc_need(p), self.plane_summary(p)))
+            .collect();
+        format!(
+            "{} GC moves, {} erases, {} wasted pages so far; {}",
+            c.gc_moved_pages,
+            c.erases,
+            c.wasted_pages,
+            if planes.is_empty() { "no plane needs GC".to_string() } else { planes.join("; ") }
+        )
+    }
+
+    fn plane_summary(&self, plane: u32) -> String {
+        let f = &self.ftl;
+        let first = f.addr.first_block_of_plane(plane);
+        let blocks = &f.blocks[first as usize..(first + f.addr.blocks_per_plane) as usize];
+        let valid: u64 = blocks.iter().map(|b| b.valid_pages as u64).sum();
+        let pages: u64 = (first..first + f.addr.blocks_per_plane).map(|b| f.pages_in_block(b) as u64).sum();
+        format!("{} free blocks, {valid} of {pages} pages valid", f.free_blocks(plane))
     }
 
     fn handle(&mut self, event: Event) -> Result<(), SimError> {
@@ -491,6 +591,11 @@ impl<'a> Simulator<'a> {
             }
             Event::PowerLoss => self.on_power_loss()?,
             Event::PowerRestored => self.on_power_restored()?,
+            Event::Wake { die } => {
+                self.dies[die as usize].wake_pending = false;
+                self.schedule_die(die)?;
+            }
+            Event::RoomFreed => self.on_room_freed()?,
         }
         Ok(())
     }
@@ -759,12 +864,10 @@ impl<'a> Simulator<'a> {
                             self.host_counters.unwritten_reads += 1;
                             match self.config.host.unwritten_reads {
                                 WhatIfUnwritten::Precondition => {
-                                    let limit = self.ftl.emergency_free_blocks;
-                                    if self.ftl.place(lpn, &mut self.planes_alloc, limit).is_err() {
-                                        // Placing is instant and may not eat GC's reserve: with
-                                        // no room left the controller answers (zero data).
-                                        self.host_counters.unwritten_reads_unplaced += 1;
-                                        self.finish_sub_request(slot)?;
+                                    if !self.place_unwritten(lpn) {
+                                        // Every plane is down to the block GC keeps: the read
+                                        // waits until GC erases one.
+                                        self.awaiting_room.push_back((slot, lpn));
                                         continue;
                                     }
                                     self.ftl.lookup(lpn).expect("just placed")
@@ -786,15 +889,14 @@ impl<'a> Simulator<'a> {
                             }
                         }
                     };
-                    let plane = self.ftl.addr.plane_of(ppn);
-                    let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
-                    let die = self.ftl.addr.die_of_plane(plane);
-                    self.dies[die as usize].reads.push_back(txn);
-                    self.dies[die as usize].last_user_ns = self.now;
+                    let die = self.enqueue_read(slot, lpn, ppn);
                     self.kick_list.push(die);
                 }
                 Op::Trim => {
-                    self.ftl.trim(lpn);
+                    if let Some(old) = self.ftl.lookup(lpn) {
+                        self.ftl.trim(lpn);
+                        self.note_invalidated(old);
+                    }
                     self.ftl.acknowledge_trim(lpn);
                     self.finish_sub_request(slot)?;
                 }
@@ -805,6 +907,56 @@ impl<'a> Simulator<'a> {
             self.kick(die)?;
         }
         self.kick_list.clear();
+        Ok(())
+    }
+
+    /// Queues the read of `lpn` at `ppn` at that page's die.
+    fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].reads.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
+    }
+
+    /// Places a never-written page that the host reads (`unwritten_reads = "precondition"`)
+    /// instantly, like preconditioned data: above the emergency threshold if any plane is,
+    /// else by the rule of user writes (any free block but the last), so that a write
+    /// burst keeping every plane at the threshold does not hold the read up. False only
+    /// when every plane is down to the block GC keeps.
+    fn place_unwritten(&mut self, lpn: u32) -> bool {
+        let limit = self.ftl.emergency_free_blocks;
+        let alloc = &mut self.planes_alloc;
+        self.ftl.place(lpn, alloc, limit).or_else(|_| self.ftl.place(lpn, alloc, 1)).is_ok()
+    }
+
+    /// GC erased a block: reads waiting to place a never-written page, and dies holding
+    /// stuck writes that found no plane with room, try again (as an event, since the erase
+    /// is decided while its die's command is being built).
+    fn note_erased(&mut self) {
+        if (self.awaiting_room.is_empty() && self.waiting_for_room.is_empty()) || self.room_event_pending {
+            return;
+        }
+        self.room_event_pending = true;
+        self.push(self.now, Event::RoomFreed);
+    }
+
+    fn on_room_freed(&mut self) -> Result<(), SimError> {
+        self.room_event_pending = false;
+        while let Some(&(slot, lpn)) = self.awaiting_room.front() {
+            // (The host may have written the page meanwhile: then that is what it reads.)
+            if self.ftl.lookup(lpn).is_none() && !self.place_unwritten(lpn) {
+                break;
+            }
+            self.awaiting_room.pop_front();
+            let ppn = self.ftl.lookup(lpn).expect("mapped");
+            let die = self.enqueue_read(slot, lpn, ppn);
+            self.kick(die)?;
+        }
+        for die in std::mem::take(&mut self.waiting_for_room) {
+            self.kick(die)?;
+        }
         Ok(())
     }
 
@@ -1102,6 +1254,7 @@ impl<'a> Simulator<'a> {
         if self.dies[die as usize].busy {
             return Ok(());
         }
+        self.dies[die as usize].gc_starved = false;
         for plane in self.die_planes(die) {
             if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
                 return Ok(());
@@ -1117,7 +1270,89 @@ impl<'a> Simulator<'a> {
                 return Ok(());
             }
         }
+        self.reroute_stuck_writes(die)
+    }
+
+    /// Called on an idle die that could start nothing. A queued write whose plane cannot
+    /// take it is then stuck: its plane is in emergency GC (a user write never takes the
+    /// last free block) and GC found nothing worth cleaning, so only invalidations from
+    /// elsewhere could free room, and the rest of the workload need not bring any. With
+    /// dynamic allocation a plane can fill up with valid data this way (nothing bounds a
+    /// plane's share of it); a controller then writes elsewhere, and so does this one:
+    /// each stuck write goes to the plane with the most room left after the writes
+    /// already queued for it (so that a crowd of stuck writes does not swamp one plane
+    /// and bounce on), preferring planes not in emergency GC.
+    fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
+        let stuck = |s: &Self, t: u32| {
+            let txn = &s.txns[t as usize];
+            txn.kind == TxnKind::Write && !s.ftl.can_allocate_user(txn.plane)
+        };
+        if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {
+            return Ok(());
+        }
+        // Room per plane: pages user writes can still take, less the writes queued for it.
+        let planes = self.ftl.addr.planes();
+        let mut room: Vec<i64> = (0..planes).map(|p| self.ftl.user_room(p) as i64).collect();
+        for d in &self.dies {
+            for &t in &d.writes {
+                if self.txns[t as usize].kind == TxnKind::Write {
+                    room[self.txns[t as usize].plane as usize] -= 1;
+                }
+            }
+        }
+        let mut i = 0;
+        let mut kicked = Vec::new();
+        while i < self.dies[die as usize].writes.len() {
+            let t = self.dies[die as usize].writes[i];
+            if !stuck(self, t) {
+                i += 1;
+                continue;
+            }
+            let from = self.txns[t as usize].plane;
+            let mut best: Option<((bool, i64), u32)> = None;
+            for k in 1..planes {
+                let plane = (from + k) % planes;
+                if room[plane as usize] <= 0 || !self.ftl.can_allocate_user(plane) {
+                    continue;
+                }
+                let key = (self.ftl.gc_need(plane) == GcNeed::Emergency, -room[plane as usize]);
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, plane));
+                }
+            }
+            let Some((_, target)) = best else {
+                // No plane has room to spare yet: try again when GC erases a block.
+                if !self.waiting_for_room.contains(&die) {
+                    self.waiting_for_room.push(die);
+                }
+                break;
+            };
+            room[target as usize] -= 1;
+            room[from as usize] += 1;
+            self.dies[die as usize].writes.remove(i);
+            self.txns[t as usize].plane = target;
+            let to = self.ftl.addr.die_of_plane(target);
+            self.dies[to as usize].writes.push_back(t);
+            self.gc_rerouted_writes += 1;
+            if !kicked.contains(&to) {
+                kicked.push(to);
+            }
+        }
+        for to in kicked {
+            self.kick(to)?;
+        }
         Ok(())
+    }
+
+    /// Wakes the idle die of `ppn`'s plane if it went idle for want of anything to clean:
+    /// the page just became invalid, so there may be something now.
+    fn note_invalidated(&mut self, ppn: Ppn) {
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(ppn));
+        let d = &mut self.dies[die as usize];
+        if d.gc_starved && !d.busy && !d.wake_pending {
+            d.wake_pending = true;
+            self.push(self.now, Event::Wake { die });
+        }
     }
 
     /// Background GC. Reached in priority order, so every queue ranked above it had
@@ -1147,7 +1382,10 @@ impl<'a> Simulator<'a> {
 
     /// Starts one cleanup operation on `plane`; false if there is nothing to do.
     fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
-        let Some(step) = self.ftl.gc_next_step(plane, self.now) else { return Ok(false) };
+        let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
+            self.dies[die as usize].gc_starved = true;
+            return Ok(false);
+        };
         if emergency {
             self.gc_emergency_steps += 1;
         } else {
@@ -1189,6 +1427,7 @@ impl<'a> Simulator<'a> {
                 if cmd.txns.len() > 1 {
                     self.flash_counters.multi_plane += 1;
                 }
+                self.note_erased();
                 cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
                 cmd.next = 0;
                 self.dies[die as usize].command = cmd;
@@ -1223,12 +1462,12 @@ impl<'a> Simulator<'a> {
                 cmd.txns.push(txn);
                 if self.timing.one_shot && !dest.slc {
                     // One-shot: a page set is programmed at once, so the move gathers up to a
-                    // full set of the victim's valid pages (one sense each, one program);
-                    // moving page by page would waste the rest of every wordline, and GC
-                    // could then consume more pages than it frees.
+                    // full set of valid pages, across victims if need be (one sense each, one
+                    // program); moving page by page would waste the rest of every wordline,
+                    // and GC could then consume more pages than it frees.
                     let mut last = dest.ppn;
                     while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
-                        let Some(GcStep::Move { ppn, lpn }) = self.ftl.gc_next_step(plane, self.now) else { break };
+                        let Some((ppn, lpn)) = self.ftl.gc_gather_move(plane, self.now) else { break };
                         let Some(next) = self.ftl.allocate_gc(plane, self.now) else { break };
                         let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
                         self.ftl.commit_move(lpn, ppn, next.ppn);
@@ -1388,9 +1627,11 @@ impl<'a> Simulator<'a> {
                     let t = self.dies[die as usize].writes.remove(i).expect("index in range");
                     return self.start_partial_program(die, t);
                 }
-                // GC moved the page or it filled up meanwhile: write a whole new page.
+                // GC moved the page or it filled up meanwhile: write a whole new page (a
+                // write buffered like any other from now on; its completion counts it out).
                 self.txns[t as usize].kind = TxnKind::Write;
                 self.txns[t as usize].subpages = 0;
+                self.buffered_write_pages += 1;
             }
             if self.ftl.can_allocate_user(self.txns[t as usize].plane) {
                 chosen = Some(i);
@@ -1510,12 +1751,15 @@ impl<'a> Simulator<'a> {
         if slc {
             self.ftl.mark_programmed(ppn, subpages);
         }
-        let superseded = self.ftl.lookup(lpn).unwrap_or(NO_PAGE);
-        if superseded != NO_PAGE {
-            self.ftl.pin(superseded);
+        let old = self.ftl.lookup(lpn);
+        if let Some(old) = old {
+            self.ftl.pin(old);
         }
-        self.txns[txn as usize].from = superseded;
+        self.txns[txn as usize].from = old.unwrap_or(NO_PAGE);
         self.ftl.commit_write(lpn, ppn);
+        if let Some(old) = old {
+            self.note_invalidated(old);
+        }
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
         // An acknowledged write's request slot may already serve another request.
@@ -1547,8 +1791,13 @@ impl<'a> Simulator<'a> {
             // SLC-mode blocks program page by page; a page set forms in normal blocks.
             let slc_next = self.ftl.slc_blocks_per_plane > 0
                 && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
-            if count >= bits || self.now >= due || slc_next {
-                let take = if slc_next { 1 } else { count.min(bits) };
+            // A set fills the rest of the write point's wordline: less than a whole one
+            // when the write point was left inside a wordline (preconditioning and reads of
+            // never-written pages place single pages), and never more than the plane has.
+            let set = self.ftl.user_page_set(plane) as usize;
+            debug_assert!(slc_next || set > 0, "a plane that can take a user write has room for a set");
+            if count >= set || self.now >= due || slc_next {
+                let take = if slc_next { 1 } else { count.min(set) };
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
                 let mut i = 0;
@@ -1793,7 +2042,6 @@ impl<'a> Simulator<'a> {
                 sub_requests: self.host_counters.sub_requests,
                 unwritten_reads: self.host_counters.unwritten_reads,
                 unwritten_pages_preplaced: self.preplaced,
-                unwritten_reads_unplaced: self.host_counters.unwritten_reads_unplaced,
                 unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
                 address_remapped: self.host_counters.address_remapped,
                 address_policy: kebab(&self.config.host.address_overflow),
@@ -1819,6 +2067,7 @@ impl<'a> Simulator<'a> {
                 slc_erases: self.ftl.counters.slc_erases,
                 emergency_steps: self.gc_emergency_steps,
                 background_steps: self.gc_background_steps,
+                rerouted_writes: self.gc_rerouted_writes,
             },
             erase_counts: erase_summary,
             flash: FlashSummary {

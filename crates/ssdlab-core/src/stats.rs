@@ -189,6 +189,8 @@ pub struct GcSummary {
     pub slc_erases: u64,
     pub emergency_steps: u64,
     pub background_steps: u64,
+    /// User page writes moved off a plane that had no room and nothing to clean.
+    pub rerouted_writes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -229,9 +231,6 @@ pub struct HostSummary {
     pub unwritten_reads: u64,
     /// Pages read before written that a pre-pass placed on flash before the run.
     pub unwritten_pages_preplaced: u64,
-    /// Never-written pages read when no plane had room to place them (policy
-    /// "precondition"): answered by the controller instead.
-    pub unwritten_reads_unplaced: u64,
     pub unwritten_read_policy: String,
     /// Requests whose addresses exceeded the logical capacity and were wrapped or scaled.
     pub address_remapped: u64,

@@ -119,6 +119,8 @@ impl Simulator<'_> {
             d.busy = false;
             d.gc_idle_pending = false;
             d.delay_pending = false;
+            d.gc_starved = false;
+            d.wake_pending = false;
             d.command = cmd;
             d.command.txns.clear();
             plp_flush_ns = plp_flush_ns.max(die_flush_ns);
@@ -133,6 +135,9 @@ impl Simulator<'_> {
         self.outstanding = 0;
         self.buffered_write_pages = 0;
         self.ack_waiting.clear();
+        self.awaiting_room.clear();
+        self.waiting_for_room.clear();
+        self.room_event_pending = false;
         self.kick_list.clear();
         // Only the host's own schedule (and later power failures) survive. (Reads being decoded die too; an update
         // read among them takes its write with it.)

@@ -4,7 +4,7 @@
 
 use super::{BlockState, Ftl, GcNeed, GcStep};
 use crate::config::VictimPolicy;
-use crate::flash::NO_PAGE;
+use crate::flash::{Ppn, NO_PAGE};
 use rand::Rng;
 
 impl Ftl {
@@ -36,31 +36,70 @@ impl Ftl {
     }
 
     /// The next cleanup operation for `plane`, choosing a victim if none is in progress.
-    /// `None` when nothing can be cleaned (no closed block).
+    /// `None` when nothing can be cleaned (no closed block worth cleaning).
     pub fn gc_next_step(&mut self, plane: u32, now_ns: u64) -> Option<GcStep> {
         if !self.ensure_victim(plane, now_ns) {
             return None;
         }
-        let p = &self.planes[plane as usize];
-        let victim = p.victim;
+        let victim = self.planes[plane as usize].victim;
         if self.blocks[victim as usize].valid_pages == 0 {
             // A pinned victim waits for the writes that superseded its pages.
             return self.erasable(victim).then_some(GcStep::Erase { block: victim });
         }
-        let pages = self.pages_in_block(victim);
-        let mut cursor = p.victim_cursor;
+        // None if every page was examined but some are still valid: moves are in flight.
+        let (ppn, lpn) = self.next_valid_page(plane, false)?;
+        Some(GcStep::Move { ppn, lpn })
+    }
+
+    /// One-shot GC programs a whole page set at once, so it gathers the set across
+    /// victims: the next valid page of the current victim or, once that has none left to
+    /// move, of a further victim claimed now. Taking pages from one victim only would
+    /// program every victim's last set incomplete, and a plane whose blocks each hold
+    /// fewer invalid pages than that waste would then clean forever without gaining a page.
+    pub fn gc_gather_move(&mut self, plane: u32, now_ns: u64) -> Option<(Ppn, u32)> {
+        if let Some(found) = self.next_valid_page(plane, false) {
+            return Some(found);
+        }
+        let p = &self.planes[plane as usize];
+        if p.next_victim == NO_PAGE {
+            let current = p.victim;
+            if current == NO_PAGE {
+                return None;
+            }
+            let block = self.pick_victim_from(plane, now_ns, current)?;
+            let p = &mut self.planes[plane as usize];
+            p.next_victim = block;
+            p.next_cursor = 0;
+            self.counters.gc_victims += 1;
+        }
+        self.next_valid_page(plane, true)
+    }
+
+    /// Advances the cursor of the current (or the next) victim to its next valid page.
+    fn next_valid_page(&mut self, plane: u32, next: bool) -> Option<(Ppn, u32)> {
+        let p = &self.planes[plane as usize];
+        let (block, mut cursor) = if next { (p.next_victim, p.next_cursor) } else { (p.victim, p.victim_cursor) };
+        if block == NO_PAGE {
+            return None;
+        }
+        let pages = self.pages_in_block(block);
+        let mut found = None;
         while cursor < pages {
-            let ppn = self.addr.ppn(victim, cursor);
+            let ppn = self.addr.ppn(block, cursor);
             let lpn = self.reverse[ppn as usize];
             cursor += 1;
             if lpn != NO_PAGE {
-                self.planes[plane as usize].victim_cursor = cursor;
-                return Some(GcStep::Move { ppn, lpn });
+                found = Some((ppn, lpn));
+                break;
             }
         }
-        // Every page was examined but some are still valid: moves are in flight. Wait.
-        self.planes[plane as usize].victim_cursor = cursor;
-        None
+        let p = &mut self.planes[plane as usize];
+        if next {
+            p.next_cursor = cursor;
+        } else {
+            p.victim_cursor = cursor;
+        }
+        found
     }
 
     /// Chooses a victim for `plane` if none is being cleaned; false if none can be.
@@ -80,9 +119,23 @@ impl Ftl {
     /// pages always win. SLC blocks are cleaned when the SLC pool is exhausted and the
     /// normal pool is not in need.
     pub fn pick_victim(&mut self, plane: u32, now_ns: u64) -> Option<u32> {
+        self.pick_victim_from(plane, now_ns, NO_PAGE)
+    }
+
+    /// `pick_victim`, or with `current` set, a further victim of the same kind (SLC or
+    /// normal) to fill a one-shot page set, whatever the need: one with pages to move.
+    fn pick_victim_from(&mut self, plane: u32, now_ns: u64, current: u32) -> Option<u32> {
         let p = &self.planes[plane as usize];
-        let normal_need = (p.free.len() as u32) <= self.background_free_blocks;
-        let slc_need = self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1;
+        let gathering = current != NO_PAGE;
+        let (normal_need, slc_need) = if gathering {
+            let slc = self.blocks[current as usize].slc;
+            (!slc, slc)
+        } else {
+            (
+                (p.free.len() as u32) <= self.background_free_blocks,
+                self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1,
+            )
+        };
         let first = self.addr.first_block_of_plane(plane);
         // Under PA's relaxed constraints a block may be reclaimed before all its pages
         // are programmed (PA §4.2, UBS), so open blocks are candidates too.
@@ -90,10 +143,11 @@ impl Ftl {
         let candidates = (first..first + self.addr.blocks_per_plane).filter(|&b| {
             let info = &self.blocks[b as usize];
             let state_ok = info.state == BlockState::Closed || (open_ok && info.state == BlockState::Open);
-            state_ok && if info.slc { slc_need && !normal_need } else { normal_need }
+            b != current && state_ok && if info.slc { slc_need && !normal_need } else { normal_need }
         });
         let mut best: Option<(u32, u64)> = None;
         let mut count = 0u32;
+        let mut reclaimable = 0u32;
         let policy = self.victim_policy;
         let pages_per_block = self.addr.pages_per_block;
         let mut pool: Vec<u32> = Vec::new();
@@ -101,6 +155,10 @@ impl Ftl {
             let info = &self.blocks[b as usize];
             let closed = info.state == BlockState::Closed;
             if closed && info.valid_pages == 0 {
+                if gathering {
+                    // Nothing to fill a page set with; it is erased as a victim of its own.
+                    continue;
+                }
                 return self.claim_victim(b);
             }
             let capacity = if info.slc { self.slc_layout.pages() } else { pages_per_block };
@@ -118,6 +176,7 @@ impl Ftl {
                 continue;
             }
             count += 1;
+            reclaimable += invalid;
             // Lower score wins; ties keep the lowest block number (deterministic).
             let score = match policy {
                 // Most invalid pages (SSDSim's rule); for full blocks: fewest valid.
@@ -138,6 +197,13 @@ impl Ftl {
             if best.is_none_or(|(_, s)| score < s) {
                 best = Some((b, score));
             }
+        }
+        // One-shot: a cleaning that runs out of victims programs its last page set
+        // incomplete, wasting up to a set less one page. It starts only if the invalid
+        // pages it can reclaim exceed that waste; otherwise GC would gain nothing, and the
+        // wasted pages, reclaimed in turn, would keep it cleaning forever.
+        if !gathering && normal_need && self.gc_page_set > 1 && reclaimable < self.gc_page_set {
+            return None;
         }
         if policy == VictimPolicy::Random && count > 0 {
             let b = pool[self.victim_rng.random_range(0..pool.len())];

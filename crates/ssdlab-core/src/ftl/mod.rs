@@ -64,6 +64,11 @@ pub struct PlaneState {
     /// Block being cleaned (NO_PAGE = none) and the next page to examine in it.
     pub victim: u32,
     pub victim_cursor: u32,
+    /// One-shot GC: a further victim whose valid pages already fill a page set the
+    /// current victim could not fill (NO_PAGE = none), and its cursor. It becomes the
+    /// victim when the current one is erased.
+    pub next_victim: u32,
+    pub next_cursor: u32,
     /// One-victim-per-block background GC: victims still owed for blocks opened at or
     /// below the background threshold.
     pub gc_owed: u32,
@@ -115,6 +120,9 @@ pub struct Ftl {
     pub victim_policy: VictimPolicy,
     pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
+    /// Pages GC programs at once into a normal block: a wordline's page set for one-shot
+    /// flash, else 1.
+    pub gc_page_set: u32,
     closed_counter: u64,
     victim_rng: Pcg64Mcg,
     /// Partial programming (NOP > 1, subpages > 1, `ftl.partial_program_updates`): per
@@ -191,6 +199,8 @@ impl Ftl {
                 active: [NO_PAGE; 3],
                 victim: NO_PAGE,
                 victim_cursor: 0,
+                next_victim: NO_PAGE,
+                next_cursor: 0,
                 gc_owed: 0,
             };
             for b in 0..addr.blocks_per_plane {
@@ -241,6 +251,11 @@ impl Ftl {
             victim_policy: config.ftl.gc_victim,
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
+            gc_page_set: if config.flash.program_scheme == crate::config::ProgramScheme::OneShot {
+                bits as u32
+            } else {
+                1
+            },
             closed_counter: 0,
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
@@ -367,6 +382,38 @@ impl Ftl {
             || !p.free_slc.is_empty()
             || self.active_room(plane, Stream::User) > 0
             || p.free.len() > 1
+    }
+
+    /// Pages user writes could still take in `plane` without GC: what its write points
+    /// have left plus its free blocks but the last one, which GC keeps.
+    pub fn user_room(&self, plane: u32) -> u64 {
+        let p = &self.planes[plane as usize];
+        let free = (p.free.len() as u64).saturating_sub(1) * self.layout.pages() as u64;
+        let slc = p.free_slc.len() as u64 * self.slc_layout.pages() as u64;
+        let open: u64 = match self.relaxed.as_ref() {
+            Some(r) => r.open[plane as usize]
+                .iter()
+                .map(|&b| (self.pages_in_block(b) - self.blocks[b as usize].write_ptr) as u64)
+                .sum(),
+            None => (self.active_room(plane, Stream::User) + self.active_room(plane, Stream::Slc)) as u64,
+        };
+        free + slc + open
+    }
+
+    /// One-shot: pages the next user page set of `plane` can take in normal blocks: the
+    /// rest of the user write point's current wordline, else a fresh block's first
+    /// wordline if a user write may open one, else 0.
+    pub fn user_page_set(&self, plane: u32) -> u32 {
+        let p = &self.planes[plane as usize];
+        let (start, wordline) = if self.active_room(plane, Stream::User) > 0 {
+            let wp = self.blocks[p.active[Stream::User as usize] as usize].write_ptr as usize;
+            (wp, self.layout.wordlines[wp])
+        } else if p.free.len() > 1 {
+            (0, self.layout.wordlines[0])
+        } else {
+            return 0;
+        };
+        self.layout.wordlines[start..].iter().take_while(|&&w| w == wordline).count() as u32
     }
 
     /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
@@ -591,7 +638,8 @@ impl Ftl {
         info.state = BlockState::Free;
         let slc = info.slc;
         let p = &mut self.planes[plane as usize];
-        if p.victim == block {
+        let finished_victim = p.victim == block;
+        if finished_victim {
             p.victim = NO_PAGE;
         }
         p.gc_owed = p.gc_owed.saturating_sub(1);
@@ -605,6 +653,19 @@ impl Ftl {
             }
         }
         self.counters.erases += 1;
+        // A further victim taken to fill a one-shot page set is cleaned next while the
+        // plane still needs GC; otherwise it is released (it stays a closed block with
+        // more invalid pages), so filling a set never makes cleaning run on by itself.
+        let next = self.planes[plane as usize].next_victim;
+        if finished_victim && next != NO_PAGE {
+            let keep = self.gc_need(plane) != GcNeed::None;
+            let p = &mut self.planes[plane as usize];
+            p.next_victim = NO_PAGE;
+            if keep {
+                p.victim = next;
+                p.victim_cursor = p.next_cursor;
+            }
+        }
     }
 
     /// Bytes of mapping table plus reverse map as a controller would hold them.

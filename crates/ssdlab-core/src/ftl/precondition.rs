@@ -151,6 +151,9 @@ impl Ftl {
         for k in 0..total {
             let plane = (first + k) % total;
             if self.relaxed.is_some() {
+                if !self.gc_room_after_one(plane) {
+                    continue;
+                }
                 // Under PA's constraints: the type with the most free pages.
                 let want = (0..self.bits_per_cell).max_by_key(|&t| (self.free_pages_by_type[t], usize::MAX - t));
                 if let Some((a, _)) = self.allocate_typed(plane, want.unwrap_or(0) as u8, limit as usize, 0) {

@@ -11,10 +11,11 @@
 //! free pools, write points and GC progress. Recovery scans every programmed page's OOB
 //! (the freshest copy of a logical page is the readable one with the highest sequence
 //! number, unless a later trim discarded it), rebuilds the map, returns erased blocks to
-//! the free pools and closes partly written blocks (their unwritten pages are abandoned
-//! until the next erase, as a conservative FTL does after an unclean shutdown).
+//! the free pools and makes partly written blocks write points again (one per stream of
+//! the plane; any further ones are closed, their unwritten pages abandoned until the next
+//! erase). Torn pages stay behind the write pointer as garbage.
 
-use super::{Allocated, BlockState, Ftl};
+use super::{Allocated, BlockState, Ftl, Stream};
 use crate::flash::{Ppn, NO_PAGE};
 
 /// Sequence number of a torn page: its data cannot be read back.
@@ -239,7 +240,8 @@ impl Ftl {
     }
 
     /// Rebuilds free pools, write points and GC progress from the blocks' programmed
-    /// state. Partly written blocks are closed; returns the pages so abandoned.
+    /// state. Partly written blocks become write points again, or are closed when the
+    /// plane has no write point left for them; returns the pages so abandoned.
     fn rebuild_block_pools(&mut self) -> u64 {
         let mut abandoned = 0u64;
         if let Some(r) = self.relaxed.as_mut() {
@@ -252,8 +254,15 @@ impl Ftl {
             p.active = [NO_PAGE; 3];
             p.victim = NO_PAGE;
             p.victim_cursor = 0;
+            p.next_victim = NO_PAGE;
+            p.next_cursor = 0;
             p.gc_owed = 0;
             let first = self.addr.first_block_of_plane(plane);
+            // Partly written blocks become write points again (which stream held which is
+            // volatile: lowest block number first); any beyond the plane's write points
+            // are closed. Abandoning them all would take from GC the pages it had left in
+            // its open block and can leave it without a destination.
+            let mut slots: Vec<Stream> = vec![Stream::Slc, Stream::User, Stream::Gc];
             for block in first..first + self.addr.blocks_per_plane {
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {
@@ -268,16 +277,32 @@ impl Ftl {
                 if info.state == BlockState::Closed {
                     continue;
                 }
+                if let Some(r) = self.relaxed.as_mut() {
+                    if !info.slc {
+                        info.state = BlockState::Open;
+                        r.open[plane as usize].push(block);
+                        continue;
+                    }
+                }
+                let wanted = |s: &Stream| (*s == Stream::Slc) == info.slc;
+                if let Some(i) = slots.iter().position(wanted) {
+                    info.state = BlockState::Open;
+                    self.planes[plane as usize].active[slots.remove(i) as usize] = block;
+                    continue;
+                }
                 abandoned += self.abandon_rest(block);
             }
         }
-        // Free pages by type: only free normal blocks have any now.
+        // Free pages by type: the unprogrammed pages of free and open normal blocks.
         self.free_pages_by_type.iter_mut().for_each(|n| *n = 0);
-        let per_type = self.layout.pages_per_type(self.bits_per_cell);
-        for p in &self.planes {
-            for _ in &p.free {
-                for (t, n) in per_type.iter().enumerate() {
-                    self.free_pages_by_type[t] += *n as u64;
+        for block in 0..self.addr.blocks() {
+            let info = &self.blocks[block as usize];
+            if info.slc || info.state == BlockState::Closed {
+                continue;
+            }
+            for page in 0..self.pages_in_block(block) {
+                if !self.is_programmed(block, page) {
+                    self.free_pages_by_type[self.layout.types[page as usize] as usize] += 1;
                 }
             }
         }

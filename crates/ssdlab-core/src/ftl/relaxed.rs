@@ -96,9 +96,31 @@ impl Ftl {
     /// Whether a page of any type can be had in `plane` without going below `reserve`
     /// free blocks. Every open block has a candidate: its next LSB page needs nothing,
     /// and once all LSB pages are programmed every CSB page may follow, and so on.
+    /// With a reserve (user writes, placements) the page must also leave GC the room to
+    /// finish its victim (`gc_room_after_one`).
     pub fn can_allocate_relaxed(&self, plane: u32, reserve: usize) -> bool {
         let Some(r) = self.relaxed.as_ref() else { return false };
-        !r.open[plane as usize].is_empty() || self.planes[plane as usize].free.len() > reserve
+        let page = !r.open[plane as usize].is_empty() || self.planes[plane as usize].free.len() > reserve;
+        page && (reserve == 0 || self.gc_room_after_one(plane))
+    }
+
+    /// Under the relaxed constraints user writes and GC moves share the open blocks
+    /// (there is no GC write point), so keeping the last free block for GC is not enough:
+    /// user writes could fill the block GC opened from it and leave a victim half moved
+    /// with nowhere to go. A page may be taken only if the open blocks' unprogrammed pages
+    /// and the free blocks still hold the victim's valid pages afterwards.
+    pub fn gc_room_after_one(&self, plane: u32) -> bool {
+        let Some(r) = self.relaxed.as_ref() else { return true };
+        let p = &self.planes[plane as usize];
+        if p.victim == NO_PAGE {
+            return true;
+        }
+        let need = self.blocks[p.victim as usize].valid_pages as u64;
+        let open: u64 = r.open[plane as usize]
+            .iter()
+            .map(|&b| (self.layout.pages() - self.blocks[b as usize].write_ptr) as u64)
+            .sum();
+        open + p.free.len() as u64 * self.layout.pages() as u64 > need
     }
 
     /// pa-BLAlloc: a page of type `want` in `plane` if one is a candidate, else the

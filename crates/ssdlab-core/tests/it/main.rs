@@ -3,6 +3,7 @@
 
 mod analytic;
 mod gc;
+mod liveness;
 mod power;
 mod schemes;
 mod swarm;

@@ -42,8 +42,8 @@ fn a_torn_write_loses_only_itself_and_recovery_time_is_the_scan() {
     assert_eq!(loss.recovery_ns, 2 * 90_000);
     assert_eq!(loss.back_at_ns, 1_200_000 + 180_000);
     assert_eq!(loss.mapped_pages, 1);
-    // The open block is closed: its 46 unwritten pages wait for the next erase.
-    assert_eq!(loss.abandoned_pages, 46);
+    // The partly written block is the user write point again: nothing is abandoned.
+    assert_eq!(loss.abandoned_pages, 0);
 }
 
 #[test]
