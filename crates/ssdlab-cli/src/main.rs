@@ -79,6 +79,10 @@ enum Command {
         /// First seed.
         #[arg(long, default_value_t = 0)]
         start: u64,
+        /// Power failures in the cases: sometimes (random, the default), always (one to
+        /// three per case, early enough to hit the workload) or never.
+        #[arg(long, value_name = "WHEN", default_value = "sometimes")]
+        power_loss: SwarmPowerLoss,
     },
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
     TraceStats {
@@ -238,7 +242,7 @@ fn main() -> ExitCode {
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
         Command::CheckConfig { file, set } => check_config(&file, &set),
-        Command::Swarm { seeds, start } => swarm(start, seeds),
+        Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
         Command::TraceStats { trace, format, device, lenient } => (|| {
             let format = format
                 .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))
@@ -315,7 +319,25 @@ fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
 /// under its event budget (a livelock fails with its seed instead of hanging) and behind
 /// `catch_unwind` (a panic fails its seed instead of the whole swarm); progress goes to
 /// stderr, the verdict and every failure's replay command to stdout, sorted by seed.
-fn swarm(start: u64, seeds: u64) -> Result<()> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SwarmPowerLoss {
+    Sometimes,
+    Always,
+    Never,
+}
+
+fn swarm(start: u64, seeds: u64, power_loss: SwarmPowerLoss) -> Result<()> {
+    use ssdlab_core::swarm::PowerLosses;
+    let power = match power_loss {
+        SwarmPowerLoss::Sometimes => PowerLosses::Sometimes,
+        SwarmPowerLoss::Always => PowerLosses::Always,
+        SwarmPowerLoss::Never => PowerLosses::Never,
+    };
+    let replay_flag = match power_loss {
+        SwarmPowerLoss::Sometimes => "",
+        SwarmPowerLoss::Always => " --power-loss always",
+        SwarmPowerLoss::Never => " --power-loss never",
+    };
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
@@ -327,7 +349,7 @@ fn swarm(start: u64, seeds: u64) -> Result<()> {
         .into_par_iter()
         .map(|seed| {
             let case_began = Instant::now();
-            let case = ssdlab_core::swarm::case(seed);
+            let case = ssdlab_core::swarm::case_with(seed, power);
             let outcome = std::panic::catch_unwind(|| ssdlab_core::swarm::run_case(&case).err().map(|e| e.to_string()));
             let error = outcome.unwrap_or_else(|payload| {
                 let message = payload
@@ -355,7 +377,7 @@ fn swarm(start: u64, seeds: u64) -> Result<()> {
     let failed: Vec<_> = results.iter().filter(|r| r.2.is_some()).collect();
     for (seed, description, error, _) in &failed {
         println!(
-            "seed {seed} FAILED: {}\n  case: {description}\n  replay: ssdlab swarm --start {seed} --seeds 1",
+            "seed {seed} FAILED: {}\n  case: {description}\n  replay: ssdlab swarm --start {seed} --seeds 1{replay_flag}",
             error.as_deref().unwrap_or("")
         );
     }

@@ -23,12 +23,30 @@ fn pick<T: Copy>(rng: &mut Pcg64Mcg, items: &[T]) -> T {
     items[rng.random_range(0..items.len())]
 }
 
+/// How often a swarm case has power failures (`ssdlab swarm --power-loss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PowerLosses {
+    /// Two cases in five have none; the others one to three at random instants, some
+    /// after the workload has ended.
+    #[default]
+    Sometimes,
+    /// One to three losses in every case, early enough to hit the workload.
+    Always,
+    Never,
+}
+
 /// Draws the case of `seed`. The config is always valid: draws that do not validate are
 /// redrawn from a stream derived from the same seed.
 pub fn case(seed: u64) -> SwarmCase {
+    case_with(seed, PowerLosses::Sometimes)
+}
+
+/// Draws the case of `seed` with the given power-loss policy; everything but the power
+/// section is the same as `case(seed)`.
+pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
     let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm"));
     loop {
-        let config = draw_config(&mut rng, seed);
+        let config = draw_config(&mut rng, seed, power);
         if config.validate().is_ok() {
             let records = draw_workload(&mut rng, &config);
             let description = describe(&config, records.len());
@@ -37,7 +55,7 @@ pub fn case(seed: u64) -> SwarmCase {
     }
 }
 
-fn draw_config(rng: &mut Pcg64Mcg, seed: u64) -> Config {
+fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
     let mut c = Config { name: "swarm".into(), seed, ..Config::default() };
     let cell = pick(rng, &[CellType::Slc, CellType::Mlc, CellType::Tlc, CellType::Tlc, CellType::Qlc]);
     let bits = cell.bits_per_cell();
@@ -117,8 +135,12 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64) -> Config {
     // happen), acknowledged on program or from a DRAM buffer with PLP. Drawn from a
     // stream of their own so the rest of every seed's case is unchanged by them.
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-power"));
-    let losses = pick(rng, &[0, 0, 1, 2, 3]);
-    let mut at: Vec<u64> = (0..losses).map(|_| rng.random_range(100_000..1_500_000_000)).collect();
+    let (losses, latest_ns) = match power {
+        PowerLosses::Sometimes => (pick(rng, &[0, 0, 1, 2, 3]), 1_500_000_000),
+        PowerLosses::Always => (pick(rng, &[1, 2, 3]), 300_000_000),
+        PowerLosses::Never => (0, 1),
+    };
+    let mut at: Vec<u64> = (0..losses).map(|_| rng.random_range(100_000..latest_ns)).collect();
     at.sort_unstable();
     at.dedup();
     c.power.loss_at_ns = at;

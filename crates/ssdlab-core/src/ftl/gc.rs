@@ -148,7 +148,14 @@ impl Ftl {
         let mut best: Option<(u32, u64)> = None;
         let mut count = 0u32;
         let mut reclaimable = 0u32;
-        let policy = self.victim_policy;
+        // With at most one free block left, the victim's valid pages must fit in what
+        // GC still has: take the fewest valid pages whatever the policy (this matters
+        // after a power loss, which forgets a half-cleaned victim).
+        let policy = if self.planes[plane as usize].free.len() <= 1 && self.oob.is_some() {
+            VictimPolicy::Greedy
+        } else {
+            self.victim_policy
+        };
         let pages_per_block = self.addr.pages_per_block;
         let mut pool: Vec<u32> = Vec::new();
         for b in candidates {

@@ -259,10 +259,11 @@ impl Ftl {
             p.gc_owed = 0;
             let first = self.addr.first_block_of_plane(plane);
             // Partly written blocks become write points again (which stream held which is
-            // volatile: lowest block number first); any beyond the plane's write points
-            // are closed. Abandoning them all would take from GC the pages it had left in
-            // its open block and can leave it without a destination.
-            let mut slots: Vec<Stream> = vec![Stream::Slc, Stream::User, Stream::Gc];
+            // volatile: lowest block number first, GC's stream before the user's, since
+            // GC must always find room to finish a victim); any beyond the plane's write
+            // points are closed. Abandoning them would take from GC the pages it had left
+            // in its open block and can leave it without a destination.
+            let mut slots: Vec<Stream> = vec![Stream::Slc, Stream::Gc, Stream::User];
             for block in first..first + self.addr.blocks_per_plane {
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {

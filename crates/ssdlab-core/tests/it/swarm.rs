@@ -54,3 +54,25 @@ fn one_seed_from_env() {
     eprintln!("{}", c.description);
     run_case(&c).unwrap();
 }
+
+/// The same bounded seeds with one to three power failures in every case, early enough
+/// to hit the workload: recovery must keep every invariant and every acknowledged write.
+#[test]
+fn bounded_swarm_with_power_losses_in_every_case() {
+    use ssdlab_core::swarm::{case_with, PowerLosses};
+    let mut failures = Vec::new();
+    let mut losses = 0;
+    for seed in 0..48 {
+        let c = case_with(seed, PowerLosses::Always);
+        assert!(!c.config.power.loss_at_ns.is_empty());
+        match run_case(&c) {
+            Ok(report) => losses += report.power.expect("power report").losses,
+            Err(e) => failures.push(format!(
+                "seed {seed}: {e}\n  case: {}\n  replay: ssdlab swarm --start {seed} --seeds 1 --power-loss always",
+                c.description
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{} of 48 seeds failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(losses >= 48, "most drawn losses must happen during the workload: {losses}");
+}
