@@ -5,17 +5,8 @@
 use super::*;
 use ssdlab_core::SimError;
 
-/// Runs with invariant checks, data verification and an event budget.
 fn try_run(config: &Config, records: Vec<Record>, budget: u64) -> Result<Report, SimError> {
-    let runs = records.clone();
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
-    let mut config = config.clone();
-    config.output.check_every = 97;
-    let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    sim.set_event_budget(budget);
-    sim.run().map(|(report, _)| report)
+    try_run_with_budget(config, records, budget).map(|(report, _)| report)
 }
 
 /// One plane of one-shot TLC: 24 blocks of 12 pages (4 wordlines of 3 pages), 216

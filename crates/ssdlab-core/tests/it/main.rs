@@ -59,6 +59,16 @@ pub fn run(config: &Config, records: Vec<Record>) -> Report {
 }
 
 pub fn run_with_series(config: &Config, records: Vec<Record>) -> (Report, Vec<ssdlab_core::SeriesRow>) {
+    try_run_with_budget(config, records, u64::MAX).expect("run succeeds")
+}
+
+/// Runs with invariant checks, data verification and an event budget (a livelock fails
+/// instead of hanging).
+pub fn try_run_with_budget(
+    config: &Config,
+    records: Vec<Record>,
+    budget: u64,
+) -> Result<(Report, Vec<ssdlab_core::SeriesRow>), ssdlab_core::SimError> {
     let runs = records.clone();
     let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
     let mut config = config.clone();
@@ -67,7 +77,8 @@ pub fn run_with_series(config: &Config, records: Vec<Record>) -> (Report, Vec<ss
     let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
     sim.set_check(true);
     sim.set_verify(true);
-    sim.run().expect("run succeeds")
+    sim.set_event_budget(budget);
+    sim.run()
 }
 
 /// `count` requests of `pages` pages at uniformly random page-aligned offsets.
