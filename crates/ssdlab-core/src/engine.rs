@@ -89,10 +89,6 @@ struct Txn {
     enqueued_ns: u64,
     /// The host was told this write completed before it was programmed (DRAM buffer).
     acked: bool,
-    /// Partial program: the page's OOB sequence number and version before it, restored
-    /// if power fails mid-program.
-    previous_seq: u64,
-    previous_version: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,10 +256,9 @@ pub struct Simulator<'a> {
     /// DRAM-buffer acknowledgement: buffered writes not yet acknowledged because the
     /// buffer was full when they arrived, oldest first.
     ack_waiting: VecDeque<u32>,
-    /// Power failures still to come (ascending) and the time the drive is back.
-    power_losses: Vec<u64>,
+    /// When the drive serves requests again after the last power loss.
     powered_at_ns: u64,
-    power: power::PowerState,
+    power_loss_records: Vec<crate::stats::PowerLossRecord>,
 }
 
 /// Burst replay bookkeeping.
@@ -392,9 +387,8 @@ impl<'a> Simulator<'a> {
             pa_typed_allocations: 0,
             pa_typed_successes: 0,
             ack_waiting: VecDeque::new(),
-            power_losses: config.power.loss_at_ns.clone(),
             powered_at_ns: 0,
-            power: power::PowerState::default(),
+            power_loss_records: Vec::new(),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -483,8 +477,8 @@ impl<'a> Simulator<'a> {
         if self.pa.is_some() && self.ftl.relaxed.is_none() {
             self.ftl.enable_relaxed();
         }
-        for i in 0..self.power_losses.len() {
-            self.push(self.power_losses[i], Event::PowerLoss);
+        for i in 0..self.config.power.loss_at_ns.len() {
+            self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
         while let Some(Reverse((time, _, event))) = self.events.pop() {
@@ -1070,8 +1064,6 @@ impl<'a> Simulator<'a> {
             version: 0,
             enqueued_ns: self.now,
             acked: false,
-            previous_seq: 0,
-            previous_version: 0,
         };
         if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
@@ -1722,8 +1714,6 @@ impl<'a> Simulator<'a> {
         };
         self.ftl.partial_program(ppn, subpages);
         let lpn = self.txns[txn as usize].lpn;
-        self.txns[txn as usize].previous_seq = self.ftl.oob_seq(ppn);
-        self.txns[txn as usize].previous_version = self.ftl.page_version(ppn);
         self.ftl.oob_partial_program(lpn, ppn);
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(0, true, true);
@@ -1926,6 +1916,7 @@ impl<'a> Simulator<'a> {
                 self.finish_sub_request(txn.request)
             }
             TxnKind::PartialProgram => {
+                self.ftl.partial_program_done(txn.ppn);
                 self.ftl.acknowledge(txn.lpn, txn.version);
                 self.finish_sub_request(txn.request)
             }

@@ -10,152 +10,34 @@
 //! (`Ftl::power_loss_recover`); the drive is back after `power.off_ns` plus the scan's
 //! modelled time, and requests that arrive meanwhile wait in the host.
 
-use super::{Event, Simulator, Step, TxnKind, NO_REQUEST};
+use super::{Event, Simulator, Step, TxnKind};
 use crate::config::{ReplayMode, WriteAcknowledge};
-use crate::ftl::recovery::{RecoveryScan, TornPage};
-use crate::ftl::Allocated;
+use crate::flash::Ppn;
+use crate::ftl::recovery::RecoveryScan;
 use crate::stats::{PowerLossCounts, PowerLossRecord, PowerSummary};
 use crate::SimError;
 use std::cmp::Reverse;
 
-#[derive(Debug, Default)]
-pub(super) struct PowerState {
-    pub losses: Vec<PowerLossRecord>,
+/// What a loss left for recovery: pages torn by programs in flight and blocks whose erase
+/// was cut.
+#[derive(Default)]
+struct Wreck {
+    torn: Vec<Ppn>,
+    erases_in_flight: Vec<u32>,
 }
 
 impl Simulator<'_> {
     pub(super) fn on_power_loss(&mut self) -> Result<(), SimError> {
-        let plp = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
         let mut record = PowerLossRecord { at_ns: self.now, ..PowerLossRecord::default() };
-        // Requests in the device fail; their pages already programmed stay durable.
-        let mut active = vec![true; self.requests.len()];
-        for &slot in &self.free_requests {
-            active[slot as usize] = false;
-        }
-        for (slot, r) in self.requests.iter().enumerate() {
-            if !active[slot] {
-                continue;
-            }
-            match r.op {
-                ssdlab_trace::Op::Write => {
-                    record.counts.write_requests_failed += 1;
-                    record.counts.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
-                }
-                ssdlab_trace::Op::Read => record.counts.read_requests_failed += 1,
-                ssdlab_trace::Op::Trim => {}
-            }
-        }
-        let mut torn = Vec::new();
-        let mut erases_in_flight = Vec::new();
-        let mut plp_flush_ns = 0u64;
+        self.fail_outstanding_requests(&mut record.counts);
+        let mut wreck = Wreck::default();
         for die in 0..self.dies.len() {
-            let mut die_flush_ns = 0u64;
-            let cmd = std::mem::take(&mut self.dies[die].command);
-            if self.dies[die].busy {
-                // Time left in the command's array step, if it is in or before it.
-                let program_left = cmd.steps[cmd.next.saturating_sub(1)..]
-                    .iter()
-                    .flatten()
-                    .map(|s| if let Step::Array(ns) = s { *ns } else { 0 })
-                    .sum::<u64>();
-                for &t in &cmd.txns {
-                    let txn = self.txns[t as usize];
-                    match txn.kind {
-                        // Under PLP the erase finishes; otherwise recovery erases again.
-                        TxnKind::Erase if plp => {}
-                        TxnKind::Erase => erases_in_flight.push(txn.ppn),
-                        TxnKind::Write | TxnKind::GcMove | TxnKind::PartialProgram if plp => {
-                            // Capacitors finish the program.
-                            die_flush_ns = die_flush_ns.max(program_left);
-                            if txn.kind != TxnKind::GcMove {
-                                self.ftl.acknowledge(txn.lpn, txn.version);
-                                record.counts.flushed_pages += 1;
-                                if !txn.acked {
-                                    record.counts.unacknowledged_pages_durable += 1;
-                                }
-                            }
-                        }
-                        TxnKind::Write | TxnKind::GcMove => {
-                            torn.push(TornPage::Program(txn.ppn));
-                            record.counts.torn_pages += 1;
-                            record.counts.unacknowledged_pages_lost += u64::from(txn.kind == TxnKind::Write);
-                        }
-                        TxnKind::PartialProgram => {
-                            torn.push(TornPage::Partial {
-                                ppn: txn.ppn,
-                                previous_seq: txn.previous_seq,
-                                previous_version: txn.previous_version,
-                            });
-                            record.counts.torn_pages += 1;
-                            record.counts.unacknowledged_pages_lost += 1;
-                        }
-                        // The write waiting for this read is lost with it.
-                        TxnKind::UpdateRead => record.counts.unacknowledged_pages_lost += 1,
-                        TxnKind::Read => {}
-                    }
-                }
-            }
-            // Queued work: buffered writes are flushed under PLP, everything else is lost.
-            let writes: Vec<u32> = self.dies[die].writes.drain(..).collect();
-            for t in writes {
-                let txn = self.txns[t as usize];
-                // Writes still waiting for a buffer slot never entered the buffer.
-                if plp && txn.kind == TxnKind::Write && txn.acked {
-                    let Some(ns) = self.flush_buffered_write(t) else {
-                        record.flush_failures += 1;
-                        continue;
-                    };
-                    die_flush_ns += ns;
-                    record.counts.flushed_pages += 1;
-                } else {
-                    record.counts.unacknowledged_pages_lost += 1;
-                }
-            }
-            record.counts.unacknowledged_pages_lost +=
-                self.dies[die].reads.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::UpdateRead).count()
-                    as u64;
-            let d = &mut self.dies[die];
-            d.reads.clear();
-            d.busy = false;
-            d.gc_idle_pending = false;
-            d.delay_pending = false;
-            d.gc_starved = false;
-            d.wake_pending = false;
-            d.command = cmd;
-            d.command.txns.clear();
-            plp_flush_ns = plp_flush_ns.max(die_flush_ns);
+            let flush_ns = self.cut_die(die, &mut record, &mut wreck);
+            record.plp_flush_ns = record.plp_flush_ns.max(flush_ns);
         }
-        record.plp_flush_ns = plp_flush_ns;
-        for ch in &mut self.channels {
-            ch.holder = None;
-            ch.waiting.clear();
-        }
-        self.requests.clear();
-        self.free_requests.clear();
-        self.outstanding = 0;
-        self.buffered_write_pages = 0;
-        self.ack_waiting.clear();
-        self.awaiting_room.clear();
-        self.waiting_for_room.clear();
-        self.room_event_pending = false;
-        self.kick_list.clear();
-        // Only the host's own schedule (and later power failures) survive. (Reads being decoded die too; an update
-        // read among them takes its write with it.)
-        let events = std::mem::take(&mut self.events);
-        for Reverse((_, _, e)) in events.iter() {
-            if let Event::Decoded { txn } = e {
-                record.counts.unacknowledged_pages_lost +=
-                    u64::from(self.txns[*txn as usize].kind == TxnKind::UpdateRead);
-            }
-        }
-        self.events =
-            events.into_iter().filter(|Reverse((_, _, e))| matches!(e, Event::Arrival | Event::PowerLoss)).collect();
-        self.burst.start_ns = None;
-        self.burst.bytes = 0;
-        self.txns.clear();
-        self.free_txns.clear();
+        self.drop_volatile_state(&mut record.counts);
 
-        let scan = self.ftl.power_loss_recover(&torn, &erases_in_flight);
+        let scan = self.ftl.power_loss_recover(&wreck.torn, &wreck.erases_in_flight);
         record.mapped_pages = scan.mapped_pages;
         record.abandoned_pages = scan.abandoned_pages;
         record.recovery_reads = scan.reads_per_die.iter().sum();
@@ -164,7 +46,7 @@ impl Simulator<'_> {
         let back = self.now + record.plp_flush_ns.max(self.config.power.off_ns) + record.recovery_ns;
         record.back_at_ns = back;
         self.powered_at_ns = back;
-        self.power.losses.push(record);
+        self.power_loss_records.push(record);
         if self.check {
             self.check_now()?;
         }
@@ -174,30 +56,146 @@ impl Simulator<'_> {
         Ok(())
     }
 
+    /// Requests in the device fail; pages of theirs already programmed stay durable.
+    fn fail_outstanding_requests(&self, counts: &mut PowerLossCounts) {
+        let mut active = vec![true; self.requests.len()];
+        for &slot in &self.free_requests {
+            active[slot as usize] = false;
+        }
+        for (r, _) in self.requests.iter().zip(&active).filter(|(_, &a)| a) {
+            match r.op {
+                ssdlab_trace::Op::Write => {
+                    counts.write_requests_failed += 1;
+                    counts.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
+                }
+                ssdlab_trace::Op::Read => counts.read_requests_failed += 1,
+                ssdlab_trace::Op::Trim => {}
+            }
+        }
+    }
+
+    /// Power leaves one die: its command in flight is torn (or, under PLP, finished on
+    /// capacitor power, as are its buffered writes); its queues are dropped. Returns the
+    /// capacitor hold-up time the die needed.
+    fn cut_die(&mut self, die: usize, record: &mut PowerLossRecord, wreck: &mut Wreck) -> u64 {
+        let plp = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
+        let counts = &mut record.counts;
+        let mut flush_ns = 0u64;
+        let cmd = std::mem::take(&mut self.dies[die].command);
+        if self.dies[die].busy {
+            // Array time left in the command, from the step under way.
+            let array_left: u64 = cmd.steps[cmd.next.saturating_sub(1)..]
+                .iter()
+                .flatten()
+                .map(|s| if let Step::Array(ns) = s { *ns } else { 0 })
+                .sum();
+            for &t in &cmd.txns {
+                let txn = self.txns[t as usize];
+                match txn.kind {
+                    // Under PLP the erase finishes; otherwise recovery erases again.
+                    TxnKind::Erase if plp => {}
+                    TxnKind::Erase => wreck.erases_in_flight.push(txn.ppn),
+                    TxnKind::GcMove if plp => flush_ns = flush_ns.max(array_left),
+                    TxnKind::Write | TxnKind::PartialProgram if plp => {
+                        flush_ns = flush_ns.max(array_left);
+                        if txn.kind == TxnKind::PartialProgram {
+                            self.ftl.partial_program_done(txn.ppn);
+                        }
+                        self.ftl.acknowledge(txn.lpn, txn.version);
+                        counts.flushed_pages += 1;
+                        counts.unacknowledged_pages_durable += u64::from(!txn.acked);
+                    }
+                    TxnKind::Write | TxnKind::GcMove | TxnKind::PartialProgram => {
+                        // A partial program's page is restored by the FTL itself.
+                        if txn.kind != TxnKind::PartialProgram {
+                            wreck.torn.push(txn.ppn);
+                        }
+                        counts.torn_pages += 1;
+                        counts.unacknowledged_pages_lost += u64::from(txn.kind != TxnKind::GcMove);
+                    }
+                    // The write waiting for this read is lost with it.
+                    TxnKind::UpdateRead => counts.unacknowledged_pages_lost += 1,
+                    TxnKind::Read => {}
+                }
+            }
+        }
+        // Queued work: buffered writes are flushed under PLP, everything else is lost.
+        let writes: Vec<u32> = self.dies[die].writes.drain(..).collect();
+        for t in writes {
+            let txn = self.txns[t as usize];
+            // Writes still waiting for a buffer slot never entered the buffer.
+            if plp && txn.kind == TxnKind::Write && txn.acked {
+                match self.flush_buffered_write(t) {
+                    Some(ns) => {
+                        flush_ns += ns;
+                        record.counts.flushed_pages += 1;
+                    }
+                    None => record.flush_failures += 1,
+                }
+            } else {
+                record.counts.unacknowledged_pages_lost += 1;
+            }
+        }
+        let update_reads = self.dies[die].reads.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::UpdateRead);
+        record.counts.unacknowledged_pages_lost += update_reads.count() as u64;
+        let d = &mut self.dies[die];
+        d.reads.clear();
+        d.busy = false;
+        d.gc_idle_pending = false;
+        d.delay_pending = false;
+        d.gc_starved = false;
+        d.wake_pending = false;
+        d.command = cmd;
+        d.command.txns.clear();
+        flush_ns
+    }
+
+    /// Everything else volatile goes: channels, transactions, requests, buffers, wait
+    /// queues and every pending event but the host's schedule and later power failures.
+    /// (Reads being decoded die too; an update read among them takes its write with it.)
+    fn drop_volatile_state(&mut self, counts: &mut PowerLossCounts) {
+        for ch in &mut self.channels {
+            ch.holder = None;
+            ch.waiting.clear();
+        }
+        let events = std::mem::take(&mut self.events);
+        for Reverse((_, _, e)) in events.iter() {
+            if let Event::Decoded { txn } = e {
+                counts.unacknowledged_pages_lost += u64::from(self.txns[*txn as usize].kind == TxnKind::UpdateRead);
+            }
+        }
+        self.events =
+            events.into_iter().filter(|Reverse((_, _, e))| matches!(e, Event::Arrival | Event::PowerLoss)).collect();
+        self.requests.clear();
+        self.free_requests.clear();
+        self.outstanding = 0;
+        self.txns.clear();
+        self.free_txns.clear();
+        self.buffered_write_pages = 0;
+        self.ack_waiting.clear();
+        self.awaiting_room.clear();
+        self.waiting_for_room.clear();
+        self.room_event_pending = false;
+        self.kick_list.clear();
+        self.burst.start_ns = None;
+        self.burst.bytes = 0;
+    }
+
     /// Programs one buffered write on capacitor power; returns the program time, or
     /// `None` when no plane has a free page for it (the drive's reserve ran out).
     fn flush_buffered_write(&mut self, txn: u32) -> Option<u64> {
+        debug_assert!(self.txns[txn as usize].acked, "only buffered (acknowledged) writes are flushed");
         let home = self.txns[txn as usize].plane;
         let planes = self.ftl.addr.planes();
-        let mut found: Option<Allocated> = None;
-        for k in 0..planes {
-            let plane = (home + k) % planes;
-            if let Some(a) = self.ftl.allocate_flush(plane, self.now) {
-                self.txns[txn as usize].plane = plane;
-                found = Some(a);
-                break;
-            }
-        }
-        let a = found?;
-        self.txns[txn as usize].request = NO_REQUEST;
-        self.txns[txn as usize].acked = true;
+        let now = self.now;
+        let (plane, a) = (0..planes)
+            .map(|k| (home + k) % planes)
+            .find_map(|plane| self.ftl.allocate_flush(plane, now).map(|a| (plane, a)))?;
+        self.txns[txn as usize].plane = plane;
+        // (bind_write pins the superseded copy; recovery, which follows, drops all pins.)
         self.bind_write(txn, a.ppn, a.page_type, a.slc);
-        let txn = self.txns[txn as usize];
-        self.ftl.acknowledge(txn.lpn, txn.version);
-        let old = txn.from;
-        if old != crate::flash::NO_PAGE {
-            self.ftl.unpin(old);
-        }
+        let t = self.txns[txn as usize];
+        self.ftl.acknowledge(t.lpn, t.version);
         Some(self.program_ns(a.page_type, a.slc))
     }
 
@@ -251,16 +249,16 @@ impl Simulator<'_> {
             return None;
         }
         let mut total = PowerLossCounts::default();
-        for loss in &self.power.losses {
+        for loss in &self.power_loss_records {
             total.add(&loss.counts);
         }
         Some(PowerSummary {
             write_acknowledge: super::kebab(&self.config.power.write_acknowledge),
             losses_scheduled: self.config.power.loss_at_ns.len() as u64,
-            losses: self.power.losses.len() as u64,
-            recovery_ns_total: self.power.losses.iter().map(|l| l.recovery_ns).sum(),
+            losses: self.power_loss_records.len() as u64,
+            recovery_ns_total: self.power_loss_records.iter().map(|l| l.recovery_ns).sum(),
             total,
-            each: self.power.losses.clone(),
+            each: self.power_loss_records.clone(),
         })
     }
 }

@@ -306,7 +306,8 @@ impl Ftl {
     }
 
     /// Records program sequence numbers from now on, so the invariant checker can verify
-    /// program order (costs 8 bytes per physical page).
+    /// program order and power-loss recovery can tell a GC copy from its source (costs 8
+    /// bytes per physical page).
     pub fn track_program_order(&mut self) {
         if self.program_seq.is_empty() {
             self.program_seq = vec![0; self.addr.pages() as usize];
@@ -633,7 +634,6 @@ impl Ftl {
             let end = first + self.addr.pages_per_block as usize;
             o.lpn[first..end].fill(NO_PAGE);
             o.seq[first..end].fill(0);
-            o.programmed_at[first..end].fill(0);
         }
         info.state = BlockState::Free;
         let slc = info.slc;

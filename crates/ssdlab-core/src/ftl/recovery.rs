@@ -28,25 +28,14 @@ pub struct Oob {
     /// Per physical page: write sequence number of the data (0 = none, TORN = torn); a
     /// GC copy keeps its source's.
     pub seq: Vec<u64>,
-    /// Per physical page: when it was programmed (a program counter). Breaks ties between
-    /// a page and its GC copies, which share a write sequence number: the later copy is
-    /// the one the map pointed at (as a block sequence number would, thesis §4.1.4).
-    pub programmed_at: Vec<u64>,
     /// Per logical page: sequence number of its last trim (the trim journal).
     pub trim_seq: Vec<u64>,
     pub next_seq: u64,
-    next_program: u64,
-}
-
-/// A page whose program was in flight when power failed.
-#[derive(Clone, Copy, Debug)]
-pub enum TornPage {
-    /// A whole-page program: the page holds nothing readable.
-    Program(Ppn),
-    /// A partial program into a page that already held data: the subpages programmed
-    /// before stay readable, so the page keeps its previous contents (IPU's partial
-    /// programs write only the new subpages and their OOB chunk).
-    Partial { ppn: Ppn, previous_seq: u64, previous_version: u32 },
+    /// Partial programs under way: the page, and its sequence number and version before.
+    /// A partial program writes only its new subpages and their OOB chunk, so if power
+    /// fails mid-way the subpages programmed before stay readable: the page keeps its
+    /// previous contents.
+    partials_in_flight: Vec<(Ppn, u64, u32)>,
 }
 
 /// What a recovery found and what it would cost on the device.
@@ -65,17 +54,20 @@ pub struct RecoveryScan {
 }
 
 impl Ftl {
-    /// Keeps out-of-band data from now on (12 bytes per physical page, 8 per logical
-    /// page). Must be on before the first write for recovery to find every page.
+    /// Keeps out-of-band data from now on (20 bytes per physical page with the program
+    /// order, 8 per logical page). Must be on before the first write for recovery to find
+    /// every page. A page and its GC copies share a write sequence number; the program
+    /// order (`program_seq`) breaks the tie for the later copy, which is the one the map
+    /// pointed at (as a block sequence number would, thesis §4.1.4).
     pub fn track_oob(&mut self) {
+        self.track_program_order();
         if self.oob.is_none() {
             self.oob = Some(Oob {
                 lpn: vec![NO_PAGE; self.addr.pages() as usize],
                 seq: vec![0; self.addr.pages() as usize],
-                programmed_at: vec![0; self.addr.pages() as usize],
                 trim_seq: vec![0; self.map.len()],
                 next_seq: 1,
-                next_program: 1,
+                partials_in_flight: Vec::new(),
             });
             self.pinned = vec![0; self.addr.blocks() as usize];
         }
@@ -119,8 +111,6 @@ impl Ftl {
             o.lpn[ppn as usize] = lpn;
             o.seq[ppn as usize] = o.next_seq;
             o.next_seq += 1;
-            o.programmed_at[ppn as usize] = o.next_program;
-            o.next_program += 1;
         }
     }
 
@@ -129,8 +119,6 @@ impl Ftl {
         if let Some(o) = self.oob.as_mut() {
             o.lpn[to as usize] = o.lpn[from as usize];
             o.seq[to as usize] = o.seq[from as usize];
-            o.programmed_at[to as usize] = o.next_program;
-            o.next_program += 1;
         }
     }
 
@@ -141,20 +129,30 @@ impl Ftl {
         }
     }
 
-    /// The OOB sequence number of a page (0 when OOB tracking is off).
-    pub fn oob_seq(&self, ppn: Ppn) -> u64 {
-        self.oob.as_ref().map_or(0, |o| o.seq[ppn as usize])
-    }
-
     /// A partial program of `lpn` into `ppn`: new data, so a new sequence number.
+    /// (Call before the write's version is tagged: the previous version is kept.)
     pub fn oob_partial_program(&mut self, lpn: u32, ppn: Ppn) {
+        let version = self.page_version(ppn);
+        let Some(o) = self.oob.as_mut() else { return };
+        o.partials_in_flight.push((ppn, o.seq[ppn as usize], version));
         self.oob_new_write(lpn, ppn);
     }
 
-    /// Power fails: marks the torn pages, drops every volatile structure and rebuilds it
-    /// from flash. `erases_in_flight` are blocks whose erase was interrupted (the FTL had
-    /// already returned them to the free pool). Needs `track_oob`.
-    pub fn power_loss_recover(&mut self, torn: &[TornPage], erases_in_flight: &[u32]) -> RecoveryScan {
+    /// The partial program into `ppn` finished: its new subpages are durable.
+    pub fn partial_program_done(&mut self, ppn: Ppn) {
+        if let Some(o) = self.oob.as_mut() {
+            if let Some(i) = o.partials_in_flight.iter().position(|p| p.0 == ppn) {
+                o.partials_in_flight.swap_remove(i);
+            }
+        }
+    }
+
+    /// Power fails: marks the pages of whole-page programs in flight (`torn`) unreadable,
+    /// returns pages with a partial program in flight to their previous contents, drops
+    /// every volatile structure and rebuilds it from flash. `erases_in_flight` are blocks
+    /// whose erase was interrupted (the FTL had already returned them to the free pool).
+    /// Needs `track_oob`.
+    pub fn power_loss_recover(&mut self, torn: &[Ppn], erases_in_flight: &[u32]) -> RecoveryScan {
         let dies = self.addr.dies() as usize;
         let mut scan = RecoveryScan {
             reads_per_die: vec![0; dies],
@@ -163,15 +161,14 @@ impl Ftl {
             ..RecoveryScan::default()
         };
         let Some(mut oob) = self.oob.take() else { return scan };
-        for &t in torn {
-            match t {
-                TornPage::Program(ppn) => oob.seq[ppn as usize] = TORN,
-                TornPage::Partial { ppn, previous_seq, previous_version } => {
-                    oob.seq[ppn as usize] = previous_seq;
-                    if let Some(v) = self.versions.as_mut() {
-                        v.page_version[ppn as usize] = previous_version;
-                    }
-                }
+        for &ppn in torn {
+            oob.seq[ppn as usize] = TORN;
+        }
+        let partials = std::mem::take(&mut oob.partials_in_flight);
+        for &(ppn, previous_seq, previous_version) in &partials {
+            oob.seq[ppn as usize] = previous_seq;
+            if let Some(v) = self.versions.as_mut() {
+                v.page_version[ppn as usize] = previous_version;
             }
         }
         scan.torn_pages = oob.seq.iter().filter(|&&s| s == TORN).count() as u64;
@@ -186,12 +183,8 @@ impl Ftl {
         // Scan: the freshest readable copy of each logical page wins.
         let mut best = vec![(0u64, 0u64); self.map.len()];
         // A block with a torn page never got its summary (written after its last page).
-        let mut torn_blocks: Vec<u32> = torn
-            .iter()
-            .map(|t| match *t {
-                TornPage::Program(ppn) | TornPage::Partial { ppn, .. } => self.addr.block_of(ppn),
-            })
-            .collect();
+        let mut torn_blocks: Vec<u32> =
+            torn.iter().chain(partials.iter().map(|p| &p.0)).map(|&ppn| self.addr.block_of(ppn)).collect();
         torn_blocks.sort_unstable();
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;
@@ -219,7 +212,7 @@ impl Ftl {
                 if lpn == NO_PAGE || seq == 0 || seq == TORN || (lpn as usize) >= self.map.len() {
                     continue;
                 }
-                let key = (seq, oob.programmed_at[ppn as usize]);
+                let key = (seq, self.program_seq[ppn as usize]);
                 if seq > oob.trim_seq[lpn as usize] && key > best[lpn as usize] {
                     best[lpn as usize] = key;
                     self.map[lpn as usize] = ppn;

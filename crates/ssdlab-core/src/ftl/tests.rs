@@ -118,7 +118,7 @@ fn a_torn_program_falls_back_to_the_previous_copy() {
     let a = ftl.allocate_user(0, 0).expect("room");
     ftl.commit_write(5, a.ppn);
     ftl.tag_write(5, a.ppn);
-    ftl.power_loss_recover(&[recovery::TornPage::Program(a.ppn)], &[]);
+    ftl.power_loss_recover(&[a.ppn], &[]);
     assert_eq!(ftl.lookup(5), Some(before), "the last acknowledged copy must be found");
     ftl.check_invariants().unwrap();
     ftl.verify_data("after a torn write").unwrap();
