@@ -145,19 +145,20 @@ impl Ftl {
             let state_ok = info.state == BlockState::Closed || (open_ok && info.state == BlockState::Open);
             b != current && state_ok && if info.slc { slc_need && !normal_need } else { normal_need }
         });
+        // A victim whose valid pages do not fit in the room GC has left cannot be finished
+        // unless the host happens to invalidate some of them: the policy chooses among the
+        // victims that fit, and among all only when none does. (Low on free blocks, a
+        // policy other than greedy could otherwise stall the plane; so could a power loss,
+        // which forgets a half-cleaned victim.)
+        let room = self.gc_room(plane);
         let mut best: Option<(u32, u64)> = None;
+        let mut best_fitting: Option<(u32, u64)> = None;
         let mut count = 0u32;
         let mut reclaimable = 0u32;
-        // With at most one free block left, the victim's valid pages must fit in what
-        // GC still has: take the fewest valid pages whatever the policy (this matters
-        // after a power loss, which forgets a half-cleaned victim).
-        let policy = if self.planes[plane as usize].free.len() <= 1 && self.oob.is_some() {
-            VictimPolicy::Greedy
-        } else {
-            self.victim_policy
-        };
+        let policy = self.victim_policy;
         let pages_per_block = self.addr.pages_per_block;
         let mut pool: Vec<u32> = Vec::new();
+        let mut pool_fitting: Vec<u32> = Vec::new();
         for b in candidates {
             let info = &self.blocks[b as usize];
             let closed = info.state == BlockState::Closed;
@@ -173,11 +174,7 @@ impl Ftl {
             // unprogrammed pages are free already).
             // A block summary is rewritten wherever the valid pages go, so it is no gain:
             // a block whose only invalid pages are its summary is not worth cleaning.
-            let summary = match (self.summary_pages, info.write_ptr == capacity) {
-                (0, _) | (_, false) => 0,
-                _ if info.slc => 1,
-                (n, true) => n,
-            };
+            let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
             let invalid = info.write_ptr - info.valid_pages - summary;
             if invalid == 0 {
                 continue;
@@ -198,11 +195,17 @@ impl Ftl {
                 }
                 VictimPolicy::Random => {
                     pool.push(b);
+                    if info.valid_pages <= room {
+                        pool_fitting.push(b);
+                    }
                     0
                 }
             };
             if best.is_none_or(|(_, s)| score < s) {
                 best = Some((b, score));
+            }
+            if info.valid_pages <= room && best_fitting.is_none_or(|(_, s)| score < s) {
+                best_fitting = Some((b, score));
             }
         }
         // One-shot: a cleaning that runs out of victims programs its last page set
@@ -213,11 +216,26 @@ impl Ftl {
             return None;
         }
         if policy == VictimPolicy::Random && count > 0 {
+            let pool = if pool_fitting.is_empty() { pool } else { pool_fitting };
             let b = pool[self.victim_rng.random_range(0..pool.len())];
             return self.claim_victim(b);
         }
-        let (b, _) = best?;
+        let (b, _) = best_fitting.or(best)?;
         self.claim_victim(b)
+    }
+
+    /// Pages GC can still program in `plane` without an erase: what its write points
+    /// have left plus every free normal block's data pages.
+    fn gc_room(&self, plane: u32) -> u32 {
+        let p = &self.planes[plane as usize];
+        let open: u32 = match self.relaxed.as_ref() {
+            Some(r) => {
+                r.open[plane as usize].iter().map(|&b| self.pages_in_block(b) - self.blocks[b as usize].write_ptr).sum()
+            }
+            None => self.active_room(plane, super::Stream::Gc),
+        };
+        let data_pages = self.layout.pages() - self.summary_pages;
+        open + p.free.len() as u32 * data_pages
     }
 
     /// A victim takes no more writes: an open (relaxed) victim is closed early and its

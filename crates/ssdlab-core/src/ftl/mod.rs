@@ -171,11 +171,8 @@ pub struct FtlCounters {
     pub partial_programs: u64,
     /// Unprogrammed pages given up because their block was reclaimed early (PA-SSD).
     pub unprogrammed_reclaimed: u64,
-    /// Unwritten pages of partly written blocks closed by power-loss recovery.
-    pub recovery_abandoned_pages: u64,
-    /// Block summaries programmed (`power.block_summary`), and the pages they took.
+    /// Block summaries programmed (`power.block_summary`).
     pub summary_programs: u64,
-    pub summary_pages: u64,
 }
 
 impl Ftl {
@@ -493,10 +490,19 @@ impl Ftl {
         Allocated { ppn: self.addr.ppn(block, page), page_type, slc }
     }
 
+    /// Pages at the end of `block` that hold its summary (0 without summaries).
+    pub fn summary_pages_in(&self, block: u32) -> u32 {
+        match self.summary_pages {
+            0 => 0,
+            _ if self.blocks[block as usize].slc => 1,
+            n => n,
+        }
+    }
+
     /// Programs the block's summary once its data pages are all taken (thesis §4.1.4).
     /// The summary pages carry no logical page; they are garbage to GC.
     fn maybe_write_summary(&mut self, block: u32, now_ns: u64) {
-        let reserved = if self.blocks[block as usize].slc { 1 } else { self.summary_pages };
+        let reserved = self.summary_pages_in(block);
         if self.blocks[block as usize].write_ptr != self.pages_in_block(block) - reserved {
             return;
         }
@@ -507,7 +513,6 @@ impl Ftl {
         let last = last.expect("at least one summary page");
         self.last_summary = (last.page_type, last.slc);
         self.counters.summary_programs += 1;
-        self.counters.summary_pages += reserved as u64;
     }
 
     fn close_block(&mut self, block: u32) {

@@ -300,7 +300,6 @@ impl Ftl {
                 }
             }
         }
-        self.counters.recovery_abandoned_pages += abandoned;
         abandoned
     }
 

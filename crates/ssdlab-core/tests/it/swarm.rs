@@ -76,3 +76,16 @@ fn bounded_swarm_with_power_losses_in_every_case() {
     assert!(failures.is_empty(), "{} of 48 seeds failed:\n{}", failures.len(), failures.join("\n"));
     assert!(losses >= 48, "most drawn losses must happen during the workload: {losses}");
 }
+
+/// Power-loss seeds that once failed: 1255 stalled when a loss forgot a half-cleaned
+/// victim and the random policy then picked one whose valid pages did not fit in the
+/// room GC had left.
+#[test]
+fn power_loss_seeds_that_once_failed_pass() {
+    use ssdlab_core::swarm::{case_with, PowerLosses};
+    for seed in [1255] {
+        if let Err(e) = run_case(&case_with(seed, PowerLosses::Always)) {
+            panic!("seed {seed} (--power-loss always): {e}");
+        }
+    }
+}
