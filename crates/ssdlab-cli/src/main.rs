@@ -82,7 +82,7 @@ enum Command {
         /// Power failures in the cases: sometimes (random, the default), always (one to
         /// three per case, early enough to hit the workload) or never.
         #[arg(long, value_name = "WHEN", default_value = "sometimes")]
-        power_loss: SwarmPowerLoss,
+        power_loss: ssdlab_core::swarm::PowerLosses,
     },
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
     TraceStats {
@@ -319,28 +319,14 @@ fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
 /// under its event budget (a livelock fails with its seed instead of hanging) and behind
 /// `catch_unwind` (a panic fails its seed instead of the whole swarm); progress goes to
 /// stderr, the verdict and every failure's replay command to stdout, sorted by seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum SwarmPowerLoss {
-    Sometimes,
-    Always,
-    Never,
-}
-
-fn swarm(start: u64, seeds: u64, power_loss: SwarmPowerLoss) -> Result<()> {
-    use ssdlab_core::swarm::PowerLosses;
-    let power = match power_loss {
-        SwarmPowerLoss::Sometimes => PowerLosses::Sometimes,
-        SwarmPowerLoss::Always => PowerLosses::Always,
-        SwarmPowerLoss::Never => PowerLosses::Never,
-    };
-    let replay_flag = match power_loss {
-        SwarmPowerLoss::Sometimes => "",
-        SwarmPowerLoss::Always => " --power-loss always",
-        SwarmPowerLoss::Never => " --power-loss never",
-    };
+fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Result<()> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
+    let replay_flag = match power {
+        ssdlab_core::swarm::PowerLosses::Sometimes => String::new(),
+        other => format!(" --power-loss {}", other.name()),
+    };
     let began = Instant::now();
     let done = AtomicU64::new(0);
     let failed_so_far = AtomicU64::new(0);

@@ -35,6 +35,27 @@ pub enum PowerLosses {
     Never,
 }
 
+impl PowerLosses {
+    pub fn name(self) -> &'static str {
+        match self {
+            PowerLosses::Sometimes => "sometimes",
+            PowerLosses::Always => "always",
+            PowerLosses::Never => "never",
+        }
+    }
+}
+
+impl std::str::FromStr for PowerLosses {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        [PowerLosses::Sometimes, PowerLosses::Always, PowerLosses::Never]
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("'{s}' is not one of sometimes, always, never"))
+    }
+}
+
 /// Draws the case of `seed`. The config is always valid: draws that do not validate are
 /// redrawn from a stream derived from the same seed.
 pub fn case(seed: u64) -> SwarmCase {
