@@ -3,7 +3,8 @@
 use super::*;
 use crate::config::Config;
 
-fn small() -> Ftl {
+/// One plane of 16 blocks × 12 pages, half over-provisioned.
+fn small_config() -> Config {
     let mut c = Config::default();
     c.geometry.channels = 1;
     c.geometry.chips_per_channel = 1;
@@ -11,7 +12,11 @@ fn small() -> Ftl {
     c.geometry.blocks_per_plane = 16;
     c.geometry.pages_per_block = 12;
     c.ftl.over_provisioning = 0.5;
-    Ftl::new(&c)
+    c
+}
+
+fn small() -> Ftl {
+    Ftl::new(&small_config())
 }
 
 fn write(ftl: &mut Ftl, lpn: u32) -> (Ppn, u32) {
@@ -151,10 +156,7 @@ fn recovery_reopens_partly_written_blocks_and_frees_erased_ones() {
 /// have (a panic). A set now takes the rest of the write point's wordline.
 #[test]
 fn one_shot_user_page_set_is_the_rest_of_the_write_points_wordline() {
-    let mut c = Config::default();
-    c.geometry.channels = 1;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.planes_per_die = 1;
+    let mut c = small_config();
     c.geometry.blocks_per_plane = 4;
     c.geometry.pages_per_block = 6;
     c.flash.program_scheme = crate::config::ProgramScheme::OneShot;
