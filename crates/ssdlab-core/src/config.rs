@@ -341,6 +341,9 @@ pub struct Precondition {
     /// whole blocks of each plane are marked programmed with only invalid data until this
     /// fraction of the plane's normal blocks is used. GC then reclaims them without moves.
     pub aged_invalid_fraction: f64,
+    /// Hybrid drives: every SLC-mode block starts full of valid data (logical pages after
+    /// the `used_fraction` fill), so a run starts with the SLC cache exhausted (SPA Fig. 6).
+    pub slc_filled: bool,
 }
 
 impl Default for Precondition {
@@ -350,6 +353,7 @@ impl Default for Precondition {
             fill_invalid_to_gc_threshold: true,
             pe_cycles: 0,
             aged_invalid_fraction: 0.0,
+            slc_filled: false,
         }
     }
 }
@@ -434,6 +438,102 @@ pub enum WriteAcknowledge {
     /// Power-loss protection is modelled: capacitors keep the drive up long enough to
     /// program every buffered page when power fails.
     Buffer,
+}
+
+/// Where the SLC-mode flash of an SLC/TLC hybrid drive sits (SPA Fig. 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlcLayout {
+    /// `ftl.slc_blocks_per_plane` SLC blocks in each of `hybrid.slc_planes` planes.
+    Plane,
+    /// Whole planes in SLC mode: `hybrid.slc_share` of the planes of every die.
+    Die,
+    /// Whole dies in SLC mode: `hybrid.slc_share` of the dies of every chip.
+    Chip,
+    /// Whole chips in SLC mode: `hybrid.slc_share` of the chips on every channel.
+    Channel,
+}
+
+/// How a user write of a hybrid drive picks its plane and its mode (SPA §II-B2, §IV-A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HybridAllocation {
+    /// Parallelism first (PF-PA): the plane from `ftl.plane_allocation`, SLC while that
+    /// plane has any.
+    Pf,
+    /// TurboWrite (TW-PA): SLC whenever some plane has SLC pages, only those planes
+    /// (the one with the fewest outstanding writes); else as PF-PA.
+    Tw,
+    /// Hot/cold (HC-PA): requests of at most `hybrid.hot_request_max_bytes` are hot and
+    /// go as TW-PA; cold ones go to TLC pages of the PF-PA plane.
+    Hc,
+    /// Type-parallelism joint (TPJ-PA, SPA Algorithm 1).
+    Tpj,
+}
+
+/// When SLC data is migrated to TLC blocks (SPA §II-B3, §IV-B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlcMigration {
+    /// As garbage collection: a plane whose SLC pool is exhausted cleans its SLC blocks
+    /// as background GC (when its die is idle).
+    Gc,
+    /// BG-DM: only while the whole device is idle (no request outstanding for
+    /// `hybrid.idle_ns`).
+    Bg,
+    /// QPC-DM: at most max(p − l/3 − σ, 0) planes migrate at once (l = outstanding write
+    /// transactions, σ = `hybrid.qpc_sigma`).
+    Qpc,
+}
+
+/// SLC/TLC hybrid flash (SPA-SSD, seed 001): layout, allocation and migration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Hybrid {
+    pub layout: SlcLayout,
+    /// Plane layout: how many planes hold `ftl.slc_blocks_per_plane` SLC blocks, spread
+    /// evenly over the plane numbers (0 = every plane).
+    pub slc_planes: u32,
+    /// Die, chip and channel layouts: the share of the planes of a die, dies of a chip or
+    /// chips of a channel that run in SLC mode (rounded, at least one, never all).
+    pub slc_share: f64,
+    pub allocation: HybridAllocation,
+    /// HC-PA: a write request of at most this many bytes is hot (HybridSim marks a
+    /// request hot when it is a single page).
+    pub hot_request_max_bytes: u64,
+    pub migration: SlcMigration,
+    /// BG-DM (and QPC-DM on an idle device): how long no request may have arrived
+    /// (HybridSim's `dm_interval`, 2 s).
+    pub idle_ns: u64,
+    /// Idle migration works on planes whose free SLC blocks are below this share of
+    /// their SLC blocks (HybridSim: 0.8).
+    pub idle_free_target: f64,
+    /// QPC-DM under load: a plane starts migrating when it has no free SLC block left and
+    /// continues while its free SLC blocks are below this share (HybridSim: 0.3).
+    pub busy_free_target: f64,
+    /// QPC-DM: planes kept for write bursts (σ; HybridSim: 5).
+    pub qpc_sigma: u32,
+    /// QPC-DM: a plane stops migrating after reclaiming this many SLC blocks in one go
+    /// (HybridSim: 10).
+    pub qpc_reclaim_limit: u32,
+}
+
+impl Default for Hybrid {
+    fn default() -> Self {
+        Hybrid {
+            layout: SlcLayout::Plane,
+            slc_planes: 0,
+            slc_share: 0.25,
+            allocation: HybridAllocation::Pf,
+            hot_request_max_bytes: 8192,
+            migration: SlcMigration::Gc,
+            idle_ns: 2_000_000_000,
+            idle_free_target: 0.8,
+            busy_free_target: 0.3,
+            qpc_sigma: 5,
+            qpc_reclaim_limit: 10,
+        }
+    }
 }
 
 /// Power failures, recovery and write durability (SPEC §2 crash consistency).
@@ -574,6 +674,7 @@ pub struct Config {
     pub output: Output,
     pub pa: PaConfig,
     pub power: Power,
+    pub hybrid: Hybrid,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -595,6 +696,7 @@ impl Default for Config {
             output: Output::default(),
             pa: PaConfig::default(),
             power: Power::default(),
+            hybrid: Hybrid::default(),
             workload: None,
         }
     }
@@ -642,14 +744,99 @@ impl Config {
     /// Pages the host can address: normal-mode (non-SLC) pages less over-provisioning.
     pub fn logical_pages(&self) -> u64 {
         let g = &self.geometry;
-        let normal_blocks = g.blocks_per_plane.saturating_sub(self.ftl.slc_blocks_per_plane) as u64;
-        let pages = g.channels as u64
-            * g.chips_per_channel as u64
-            * g.dies_per_chip as u64
-            * g.planes_per_die as u64
-            * normal_blocks
-            * (g.pages_per_block as u64).saturating_sub(self.summary_pages_per_block() as u64);
+        let normal_blocks: u64 =
+            self.slc_blocks_by_plane().iter().map(|&slc| g.blocks_per_plane.saturating_sub(slc) as u64).sum();
+        let pages = normal_blocks * (g.pages_per_block as u64).saturating_sub(self.summary_pages_per_block() as u64);
         ((pages as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u64
+    }
+
+    /// Whether the drive has SLC-mode blocks (a static SLC cache or a hybrid layout).
+    pub fn uses_slc(&self) -> bool {
+        self.ftl.slc_blocks_per_plane > 0 || self.hybrid.layout != SlcLayout::Plane
+    }
+
+    fn validate_hybrid(&self) -> Vec<ConfigError> {
+        let (g, h) = (&self.geometry, &self.hybrid);
+        let mut errors = Vec::new();
+        let (units, key, what) = match h.layout {
+            SlcLayout::Plane => (2, "", ""),
+            SlcLayout::Die => (g.planes_per_die, "geometry.planes_per_die", "SLC planes on every die"),
+            SlcLayout::Chip => (g.dies_per_chip, "geometry.dies_per_chip", "SLC dies on every chip"),
+            SlcLayout::Channel => (g.chips_per_channel, "geometry.chips_per_channel", "SLC chips on every channel"),
+        };
+        if units < 2 {
+            errors.push(err(
+                "hybrid.layout",
+                format!("the {:?} layout puts {what}, so {key} must be at least 2", h.layout).to_lowercase(),
+            ));
+        }
+        if h.layout != SlcLayout::Plane && !(h.slc_share > 0.0 && h.slc_share < 1.0) {
+            errors.push(err("hybrid.slc_share", "must be between 0 and 1 (exclusive)"));
+        }
+        if !self.uses_slc() && (h.allocation != HybridAllocation::Pf || h.migration != SlcMigration::Gc) {
+            errors.push(err(
+                "hybrid.allocation",
+                "hybrid allocation and migration policies need SLC-mode flash: set ftl.slc_blocks_per_plane or a \
+                 hybrid.layout other than \"plane\"",
+            ));
+        }
+        if h.layout != SlcLayout::Plane && !self.power.loss_at_ns.is_empty() {
+            errors.push(err(
+                "power.loss_at_ns",
+                "power losses are not modelled with a die-, chip- or channel-level hybrid layout (pages migrating \
+                 between planes)",
+            ));
+        }
+        if h.migration == SlcMigration::Bg && h.idle_ns == 0 {
+            errors.push(err("hybrid.idle_ns", "BG-DM needs a positive idle threshold"));
+        }
+        if h.idle_ns > MAX_POWER_OFF_NS {
+            errors.push(err("hybrid.idle_ns", format!("at most {MAX_POWER_OFF_NS} ns (one hour)")));
+        }
+        for (key, v) in
+            [("hybrid.idle_free_target", h.idle_free_target), ("hybrid.busy_free_target", h.busy_free_target)]
+        {
+            if !(0.0..=1.0).contains(&v) {
+                errors.push(err(key, "must be between 0 and 1"));
+            }
+        }
+        if h.migration == SlcMigration::Qpc && h.qpc_reclaim_limit == 0 {
+            errors.push(err("hybrid.qpc_reclaim_limit", "must be at least 1"));
+        }
+        errors
+    }
+
+    /// SLC-mode blocks of every plane, by plane number, as `hybrid.layout` places them:
+    /// the first blocks of a plane with some, every block of a plane in SLC mode.
+    pub fn slc_blocks_by_plane(&self) -> Vec<u32> {
+        let g = &self.geometry;
+        let planes = (g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64)
+            .min(1 << 24) as u32;
+        let h = &self.hybrid;
+        let whole = |units: u32| -> u32 { ((units as f64 * h.slc_share).round() as u32).clamp(1, units.max(2) - 1) };
+        (0..planes)
+            .map(|p| {
+                let die = p / g.planes_per_die.max(1);
+                let chip = die / g.dies_per_chip.max(1);
+                let slc_whole = match h.layout {
+                    SlcLayout::Plane => {
+                        let n = if h.slc_planes == 0 { planes } else { h.slc_planes.min(planes) } as u64;
+                        let p = p as u64;
+                        // Evenly spread: plane p has SLC if a multiple of planes/n starts in it.
+                        let has = (p + 1) * n / planes as u64 > p * n / planes as u64;
+                        return if has { self.ftl.slc_blocks_per_plane.min(g.blocks_per_plane) } else { 0 };
+                    }
+                    SlcLayout::Die => p % g.planes_per_die.max(1) < whole(g.planes_per_die),
+                    SlcLayout::Chip => die % g.dies_per_chip.max(1) < whole(g.dies_per_chip),
+                    SlcLayout::Channel => chip % g.chips_per_channel.max(1) < whole(g.chips_per_channel),
+                };
+                if slc_whole {
+                    g.blocks_per_plane
+                } else {
+                    0
+                }
+            })
+            .collect()
     }
 
     /// Pages at the end of every normal-mode block that hold its summary
@@ -665,10 +852,14 @@ impl Config {
     /// Raw capacity: normal blocks at full page count plus SLC-mode blocks at theirs.
     pub fn physical_bytes(&self) -> u64 {
         let g = &self.geometry;
-        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
-        let slc = self.ftl.slc_blocks_per_plane.min(g.blocks_per_plane) as u64;
-        let normal = g.blocks_per_plane as u64 - slc;
-        let pages = planes * (normal * g.pages_per_block as u64 + slc * self.flash.slc_pages_per_block as u64);
+        let pages: u64 = self
+            .slc_blocks_by_plane()
+            .iter()
+            .map(|&slc| {
+                (g.blocks_per_plane - slc) as u64 * g.pages_per_block as u64
+                    + slc as u64 * self.flash.slc_pages_per_block as u64
+            })
+            .sum();
         pages * g.page_size_bytes as u64
     }
 
@@ -762,7 +953,7 @@ impl Config {
         for (key, value) in lists.into_iter().chain(single).filter(|&(_, v)| v > MAX_STEP_NS) {
             errors.push(err(key, format!("{value} ns is implausible (at most {MAX_STEP_NS} ns, one second)")));
         }
-        if self.ftl.slc_blocks_per_plane > 0 {
+        if self.uses_slc() {
             if f.slc_read_latency_ns == 0 {
                 errors.push(err("flash.slc_read_latency_ns", "must be positive when SLC-mode blocks are used"));
             }
@@ -858,14 +1049,13 @@ impl Config {
                 ),
             ));
         }
-        if t.slc_blocks_per_plane > 0 {
-            if f.slc_pages_per_block == 0 {
-                errors.push(err("flash.slc_pages_per_block", "SLC blocks need their page count"));
-            }
-            if t.slc_blocks_per_plane.saturating_add(2) >= g.blocks_per_plane {
-                errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
-            }
+        if self.uses_slc() && f.slc_pages_per_block == 0 {
+            errors.push(err("flash.slc_pages_per_block", "SLC blocks need their page count"));
         }
+        if t.slc_blocks_per_plane > 0 && t.slc_blocks_per_plane.saturating_add(2) >= g.blocks_per_plane {
+            errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
+        }
+        errors.extend(self.validate_hybrid());
         if t.partial_program_updates {
             if g.subpages_per_page < 2 || g.subpages_per_page > 8 {
                 errors.push(err("geometry.subpages_per_page", "partial programming needs 2 to 8 subpages per page"));
@@ -919,7 +1109,7 @@ impl Config {
             if !matches!(f.layout, LayoutKind::Staircase | LayoutKind::Pairs) {
                 errors.push(err("flash.layout", "PA-SSD's relaxed constraints need a staircase or pairs layout"));
             }
-            if t.slc_blocks_per_plane > 0 {
+            if self.uses_slc() {
                 errors.push(err("pa.scheme", "PA-SSD with SLC-mode blocks is not modelled"));
             }
         }
@@ -940,9 +1130,7 @@ impl Config {
             if self.pa.enabled() {
                 errors.push(err("power.block_summary", "is not modelled with PA-SSD's relaxed program order"));
             }
-            if g.pages_per_block <= self.summary_pages_per_block()
-                || (t.slc_blocks_per_plane > 0 && f.slc_pages_per_block < 2)
-            {
+            if g.pages_per_block <= self.summary_pages_per_block() || (self.uses_slc() && f.slc_pages_per_block < 2) {
                 errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));
             }
         }

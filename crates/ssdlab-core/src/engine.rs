@@ -10,6 +10,7 @@
 //! starts; because a die serialises its commands, this is equivalent to changing them at
 //! completion for every observer that must wait for the die anyway.
 
+mod hybrid;
 mod power;
 
 use crate::config::{
@@ -19,6 +20,7 @@ use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::PreconditionReport;
 use crate::ftl::{Ftl, GcNeed, GcStep};
+use crate::policies::hybrid::WriteMode;
 use crate::policies::pa_ssd::{PaPolicy, WriteContext};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
@@ -54,6 +56,8 @@ enum Event {
     Wake { die: u32 },
     /// GC erased a block while reads or stuck writes waited for room.
     RoomFreed,
+    /// Hybrid drives: the device may have been idle long enough to migrate SLC data.
+    MigrationCheck,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +69,9 @@ enum TxnKind {
     PartialProgram,
     Write,
     GcMove,
+    /// Cross-plane migration: pages read out of a plane wholly in SLC mode, on their way
+    /// to another plane's die (then a `GcMove` there).
+    MigrateRead,
     Erase,
 }
 
@@ -89,6 +96,8 @@ struct Txn {
     enqueued_ns: u64,
     /// The host was told this write completed before it was programmed (DRAM buffer).
     acked: bool,
+    /// Hybrid drives: the blocks the allocation policy meant the write for.
+    mode: WriteMode,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,6 +268,11 @@ pub struct Simulator<'a> {
     /// When the drive serves requests again after the last power loss.
     powered_at_ns: u64,
     power_loss_records: Vec<crate::stats::PowerLossRecord>,
+    /// SLC/TLC hybrid drives (any SLC-mode blocks): policy state and counters.
+    hybrid: Option<Box<hybrid::HybridState>>,
+    /// Cross-plane migration: pages read from a plane wholly in SLC mode, waiting at the
+    /// destination die to be transferred in and programmed, as (txns, count, program ns).
+    migrate_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
 }
 
 /// Burst replay bookkeeping.
@@ -389,9 +403,15 @@ impl<'a> Simulator<'a> {
             ack_waiting: VecDeque::new(),
             powered_at_ns: 0,
             power_loss_records: Vec::new(),
+            hybrid: None,
+            migrate_in: Vec::new(),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
+        if sim.ftl.has_slc {
+            sim.hybrid = Some(Box::new(hybrid::HybridState::new(&sim.config, sim.ftl.addr.planes())));
+            sim.migrate_in = vec![VecDeque::new(); dies];
+        }
         Ok(sim)
     }
 
@@ -590,6 +610,7 @@ impl<'a> Simulator<'a> {
                 self.schedule_die(die)?;
             }
             Event::RoomFreed => self.on_room_freed()?,
+            Event::MigrationCheck => self.on_migration_check()?,
         }
         Ok(())
     }
@@ -766,6 +787,9 @@ impl<'a> Simulator<'a> {
 
     /// A request enters the device: it is split into page sub-requests.
     fn submit(&mut self, record: Record, arrival_ns: u64) -> Result<(), SimError> {
+        if self.hybrid.is_some() {
+            self.hybrid_on_arrival()?;
+        }
         let id = self.next_request_id;
         self.next_request_id += 1;
         let page = self.ftl.addr.page_size_bytes as u64;
@@ -967,9 +991,16 @@ impl<'a> Simulator<'a> {
             },
             |p| ftl.gc_need(p) != GcNeed::Emergency,
         );
+        let (plane, mode) = if self.hybrid_policy_places() {
+            self.hybrid_choose(plane, self.requests[slot as usize].size_bytes)
+        } else {
+            (plane, WriteMode::Auto)
+        };
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
         self.txns[txn as usize].want = self.requests[slot as usize].want;
+        self.txns[txn as usize].mode = mode;
+        self.hybrid_enqueued(plane, mode);
         self.buffered_write_pages += 1;
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
@@ -1064,6 +1095,7 @@ impl<'a> Simulator<'a> {
             version: 0,
             enqueued_ns: self.now,
             acked: false,
+            mode: WriteMode::Auto,
         };
         if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
@@ -1084,6 +1116,9 @@ impl<'a> Simulator<'a> {
         let r = *r;
         self.free_requests.push(slot);
         self.outstanding -= 1;
+        if self.outstanding == 0 && self.hybrid.is_some() {
+            self.hybrid_on_idle();
+        }
         let completion = self.now + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
         for stats in [&mut self.total, &mut self.per_run[r.run as usize]] {
@@ -1252,6 +1287,9 @@ impl<'a> Simulator<'a> {
                 return Ok(());
             }
         }
+        if self.hybrid.is_some() && self.start_migration_work(die)? {
+            return Ok(());
+        }
         for i in 0..self.priority.len() {
             let started = match self.priority[i] {
                 QueueKind::UserRead => self.start_read(die)?,
@@ -1275,10 +1313,7 @@ impl<'a> Simulator<'a> {
     /// already queued for it (so that a crowd of stuck writes does not swamp one plane
     /// and bounce on), preferring planes not in emergency GC.
     fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
-        let stuck = |s: &Self, t: u32| {
-            let txn = &s.txns[t as usize];
-            txn.kind == TxnKind::Write && !s.ftl.can_allocate_user(txn.plane)
-        };
+        let stuck = |s: &Self, t: u32| s.txns[t as usize].kind == TxnKind::Write && !s.write_has_room(t);
         if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {
             return Ok(());
         }
@@ -1323,6 +1358,7 @@ impl<'a> Simulator<'a> {
             room[from as usize] += 1;
             self.dies[die as usize].writes.remove(i);
             self.txns[t as usize].plane = target;
+            self.hybrid_moved(t, from);
             let to = self.ftl.addr.die_of_plane(target);
             self.dies[to as usize].writes.push_back(t);
             self.gc_rerouted_writes += 1;
@@ -1334,6 +1370,17 @@ impl<'a> Simulator<'a> {
             self.kick(to)?;
         }
         Ok(())
+    }
+
+    /// Whether the queued write `t` could get a page in its plane now (a write meant for
+    /// TLC pages needs normal blocks).
+    fn write_has_room(&self, t: u32) -> bool {
+        let txn = &self.txns[t as usize];
+        if txn.mode == WriteMode::Tlc {
+            self.ftl.can_allocate_normal(txn.plane)
+        } else {
+            self.ftl.can_allocate_user(txn.plane)
+        }
     }
 
     /// Wakes the idle die of `ppn`'s plane if it went idle for want of anything to clean:
@@ -1374,6 +1421,14 @@ impl<'a> Simulator<'a> {
 
     /// Starts one cleanup operation on `plane`; false if there is nothing to do.
     fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
+        let victim = self.ftl.planes[plane as usize].victim;
+        if !self.ftl.has_normal(plane)
+            && (victim == NO_PAGE || self.ftl.blocks[victim as usize].valid_pages > 0)
+            && self.migration_target(plane).is_none()
+        {
+            // Nowhere to migrate to until another plane's GC frees blocks.
+            return Ok(false);
+        }
         let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
             self.dies[die as usize].gc_starved = true;
             return Ok(false);
@@ -1407,7 +1462,11 @@ impl<'a> Simulator<'a> {
                         && self.ftl.erasable(victim);
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
+                        let slc = self.ftl.blocks[target as usize].slc;
                         self.ftl.erase(target);
+                        if slc && self.hybrid.is_some() {
+                            self.on_slc_reclaimed(other);
+                        }
                         if cfg!(debug_assertions) && self.verify {
                             self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
                         }
@@ -1423,6 +1482,10 @@ impl<'a> Simulator<'a> {
                 cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
                 cmd.next = 0;
                 self.dies[die as usize].command = cmd;
+            }
+            GcStep::Move { ppn, lpn } if !self.ftl.has_normal(plane) => {
+                // A plane wholly in SLC mode: its data moves to another plane.
+                return self.start_cross_plane_move(die, plane, ppn, lpn);
             }
             GcStep::Move { ppn, lpn } => {
                 let summaries = self.ftl.counters.summary_programs;
@@ -1475,6 +1538,11 @@ impl<'a> Simulator<'a> {
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
+                if src_slc {
+                    if let Some(h) = self.hybrid.as_mut() {
+                        h.migrated_pages += pages;
+                    }
+                }
                 let copyback = self.config.flash.copyback;
                 if copyback {
                     self.flash_counters.copybacks += pages;
@@ -1551,7 +1619,7 @@ impl<'a> Simulator<'a> {
         self.dies[die as usize].reads.pop_front();
         self.txns[first as usize].ppn = first_ppn;
         cmd.txns.push(first);
-        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && !self.hybrid_policy_places() {
             let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
@@ -1625,7 +1693,7 @@ impl<'a> Simulator<'a> {
                 self.txns[t as usize].subpages = 0;
                 self.buffered_write_pages += 1;
             }
-            if self.ftl.can_allocate_user(self.txns[t as usize].plane) {
+            if self.write_has_room(t) {
                 chosen = Some(i);
                 break;
             }
@@ -1662,7 +1730,12 @@ impl<'a> Simulator<'a> {
         for k in 0..cmd.txns.len() {
             let t = cmd.txns[k];
             let plane = self.txns[t as usize].plane;
-            let a = self.ftl.allocate_user(plane, self.now).expect("room was checked");
+            let a = if self.txns[t as usize].mode == WriteMode::Tlc {
+                self.ftl.allocate_normal(plane, self.now)
+            } else {
+                self.ftl.allocate_user(plane, self.now)
+            };
+            let a = a.expect("room was checked");
             program = program.max(self.program_ns(a.page_type, a.slc));
             self.bind_write(t, a.ppn, a.page_type, a.slc);
         }
@@ -1752,6 +1825,9 @@ impl<'a> Simulator<'a> {
         }
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
+        if self.hybrid.is_some() {
+            self.hybrid_started(txn, slc);
+        }
         // An acknowledged write's request slot may already serve another request.
         if !acked {
             let r = &mut self.requests[request as usize];
@@ -1766,34 +1842,48 @@ impl<'a> Simulator<'a> {
         let delay = self.timing.program_delay_ns;
         let mut oldest_wait = u64::MAX;
         for plane in self.die_planes(die) {
+            // SLC-mode blocks program page by page: the plane's first write bound for SLC
+            // goes alone. The others wait in DRAM for a page set of normal blocks.
+            let slc_room = self.ftl.slc_blocks[plane as usize] > 0 && self.ftl.slc_room(plane) > 0;
+            let to_slc = |t: &Txn| slc_room && t.mode != WriteMode::Tlc;
             let mut count = 0;
             let mut oldest = u64::MAX;
-            for &t in self.dies[die as usize].writes.iter() {
-                if self.txns[t as usize].plane == plane {
+            let mut slc_first = None;
+            for (i, &t) in self.dies[die as usize].writes.iter().enumerate() {
+                let txn = &self.txns[t as usize];
+                if txn.plane != plane {
+                    continue;
+                }
+                if to_slc(txn) {
+                    slc_first = slc_first.or(Some(i));
+                } else {
                     count += 1;
-                    oldest = oldest.min(self.txns[t as usize].enqueued_ns);
+                    oldest = oldest.min(txn.enqueued_ns);
                 }
             }
-            if count == 0 || !self.ftl.can_allocate_user(plane) {
+            let slc_next = slc_first.is_some();
+            if !slc_next && (count == 0 || !self.ftl.can_allocate_normal(plane)) {
                 continue;
             }
-            let due = oldest + delay;
-            // SLC-mode blocks program page by page; a page set forms in normal blocks.
-            let slc_next = self.ftl.slc_blocks_per_plane > 0
-                && self.ftl.peek_user(plane).is_some_and(|(b, _)| b < self.ftl.slc_blocks_per_plane);
+            let due = oldest.saturating_add(delay);
             // A set fills the rest of the write point's wordline: less than a whole one
             // when the write point was left inside a wordline (preconditioning and reads of
             // never-written pages place single pages), and never more than the plane has.
-            let set = self.ftl.user_page_set(plane) as usize;
-            debug_assert!(slc_next || set > 0, "a plane that can take a user write has room for a set");
+            let set = if slc_next { 1 } else { self.ftl.user_page_set(plane) as usize };
+            debug_assert!(set > 0, "a plane that can take a user write has room for a set");
             if count >= set || self.now >= due || slc_next {
                 let take = if slc_next { 1 } else { count.min(set) };
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
+                if let Some(i) = slc_first {
+                    let t = self.dies[die as usize].writes.remove(i).expect("index in range");
+                    cmd.txns.push(t);
+                }
                 let mut i = 0;
                 while cmd.txns.len() < take {
                     let t = self.dies[die as usize].writes[i];
-                    if self.txns[t as usize].plane == plane {
+                    let txn = &self.txns[t as usize];
+                    if txn.plane == plane && !to_slc(txn) {
                         cmd.txns.push(t);
                         self.dies[die as usize].writes.remove(i);
                     } else {
@@ -1805,10 +1895,20 @@ impl<'a> Simulator<'a> {
                 let summaries = self.ftl.counters.summary_programs;
                 for k in 0..cmd.txns.len() {
                     let t = cmd.txns[k];
-                    let a = self.ftl.allocate_user(plane, self.now).expect("room was checked");
+                    let a = if slc_next {
+                        self.ftl.allocate_user(plane, self.now)
+                    } else {
+                        self.ftl.allocate_normal(plane, self.now)
+                    };
+                    let a = a.expect("room was checked");
                     program = program.max(self.program_ns(a.page_type, a.slc));
                     last = a.ppn;
                     self.bind_write(t, a.ppn, a.page_type, a.slc);
+                }
+                if !slc_next && cmd.txns.len() < bits && self.ftl.wordline_has_room(last) {
+                    if let Some(h) = self.hybrid.as_mut() {
+                        h.partial_page_sets += 1;
+                    }
                 }
                 if !slc_next && cmd.txns.len() < bits {
                     self.ftl.skip_rest_of_wordline(last);
@@ -1882,6 +1982,9 @@ impl<'a> Simulator<'a> {
     fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
         self.dies[die as usize].busy = false;
+        if cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MigrateRead) {
+            self.forward_migration(&cmd.txns)?;
+        }
         for &t in &cmd.txns {
             let txn = self.txns[t as usize];
             match txn.kind {
@@ -1904,10 +2007,17 @@ impl<'a> Simulator<'a> {
 
     fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {
         let txn = self.txns[t as usize];
+        if txn.kind == TxnKind::MigrateRead {
+            // Not freed: the destination die programs it (`forward_migration`).
+            return Ok(());
+        }
         self.free_txns.push(t);
         match txn.kind {
             TxnKind::Write => {
                 self.buffered_write_pages -= 1;
+                if self.hybrid.is_some() {
+                    self.hybrid_completed(txn.plane)?;
+                }
                 self.ftl.acknowledge(txn.lpn, txn.version);
                 self.release_superseded(txn.from)?;
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
@@ -1927,6 +2037,7 @@ impl<'a> Simulator<'a> {
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),
+            TxnKind::MigrateRead => unreachable!("handled above"),
         }
     }
 
@@ -2107,6 +2218,7 @@ impl<'a> Simulator<'a> {
                 }
             }),
             power: self.power_summary(),
+            hybrid: self.hybrid_summary(),
             events: self.events_processed,
         };
         (report, self.series)

@@ -295,8 +295,39 @@ pub struct Report {
     /// Present when power losses were scheduled (`power.loss_at_ns`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<PowerSummary>,
+    /// Present when the drive has SLC-mode blocks (SPA-SSD hybrid flash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+/// SLC/TLC hybrid flash results (SPA §VI).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct HybridSummary {
+    pub layout: String,
+    pub allocation: String,
+    pub migration: String,
+    /// Planes with SLC-mode blocks, and planes wholly in SLC mode.
+    pub slc_planes: u32,
+    pub slc_only_planes: u32,
+    /// User page writes programmed into SLC-mode / normal blocks.
+    pub slc_user_pages: u64,
+    pub tlc_user_pages: u64,
+    /// slc_user_pages / all user page writes.
+    pub slc_hit_ratio: f64,
+    /// Valid pages moved out of SLC-mode blocks, and how many of them crossed to another
+    /// plane (layouts with planes wholly in SLC mode).
+    pub migrated_pages: u64,
+    pub migrated_across_planes: u64,
+    /// SLC-mode blocks erased.
+    pub slc_blocks_reclaimed: u64,
+    /// Times a plane started migrating (BG-DM, QPC-DM), and the most planes migrating at once.
+    pub migration_episodes: u64,
+    pub max_migrating_planes: u32,
+    /// One-shot programs of user data with an incomplete page set, and the pages lost.
+    pub partial_page_sets: u64,
+    pub wasted_pages: u64,
 }
 
 /// Power failures and recoveries over a run.

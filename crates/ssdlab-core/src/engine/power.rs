@@ -95,6 +95,8 @@ impl Simulator<'_> {
                     // Under PLP the erase finishes; otherwise recovery erases again.
                     TxnKind::Erase if plp => {}
                     TxnKind::Erase => wreck.erases_in_flight.push(txn.ppn),
+                    // Rejected by validation (no power losses with planes wholly in SLC mode).
+                    TxnKind::MigrateRead => unreachable!("cross-plane migration with power losses"),
                     TxnKind::GcMove if plp => flush_ns = flush_ns.max(array_left),
                     TxnKind::Write | TxnKind::PartialProgram if plp => {
                         flush_ns = flush_ns.max(array_left);
@@ -177,6 +179,11 @@ impl Simulator<'_> {
         self.waiting_for_room.clear();
         self.room_event_pending = false;
         self.kick_list.clear();
+        if let Some(h) = self.hybrid.as_mut() {
+            h.reset_volatile();
+            self.ftl.slc_migrating.fill(false);
+            self.migrate_in.iter_mut().for_each(|q| q.clear());
+        }
         self.burst.start_ns = None;
         self.burst.bytes = 0;
     }

@@ -13,7 +13,7 @@ impl Ftl {
     /// but closed SLC blocks to clean also asks for background cleaning.
     pub fn gc_need(&self, plane: u32) -> GcNeed {
         let p = &self.planes[plane as usize];
-        let free = p.free.len() as u32;
+        let free = if self.has_normal(plane) { p.free.len() as u32 } else { u32::MAX };
         if free <= self.emergency_free_blocks {
             return GcNeed::Emergency;
         }
@@ -21,18 +21,28 @@ impl Ftl {
             crate::config::BackgroundGc::UntilAboveThreshold => free <= self.background_free_blocks,
             crate::config::BackgroundGc::OneVictimPerBlock => free <= self.background_free_blocks && p.gc_owed > 0,
         };
-        if below || p.victim != NO_PAGE {
+        // An SLC victim half-emptied by a migration episode waits for the next episode:
+        // BG-DM must not move data while the device is busy.
+        let victim_pending = p.victim != NO_PAGE
+            && (self.slc_gc_auto || !self.blocks[p.victim as usize].slc || self.slc_migrating[plane as usize]);
+        if below || victim_pending {
             return GcNeed::Background;
         }
-        if self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1 && self.has_closed_slc(plane) {
+        let slc_need = if self.slc_gc_auto { p.free_slc.len() <= 1 } else { self.slc_migrating[plane as usize] };
+        if self.slc_blocks[plane as usize] > 0 && slc_need && self.has_closed_slc(plane) {
             return GcNeed::Background;
         }
         GcNeed::None
     }
 
-    fn has_closed_slc(&self, plane: u32) -> bool {
+    /// Whether `plane` has normal-mode blocks (not a plane wholly in SLC mode).
+    pub fn has_normal(&self, plane: u32) -> bool {
+        self.slc_blocks[plane as usize] < self.addr.blocks_per_plane
+    }
+
+    pub fn has_closed_slc(&self, plane: u32) -> bool {
         let first = self.addr.first_block_of_plane(plane);
-        (first..first + self.slc_blocks_per_plane).any(|b| self.blocks[b as usize].state == BlockState::Closed)
+        (first..first + self.slc_blocks[plane as usize]).any(|b| self.blocks[b as usize].state == BlockState::Closed)
     }
 
     /// The next cleanup operation for `plane`, choosing a victim if none is in progress.
@@ -132,8 +142,9 @@ impl Ftl {
             (!slc, slc)
         } else {
             (
-                (p.free.len() as u32) <= self.background_free_blocks,
-                self.slc_blocks_per_plane > 0 && p.free_slc.len() <= 1,
+                self.has_normal(plane) && (p.free.len() as u32) <= self.background_free_blocks,
+                self.slc_blocks[plane as usize] > 0
+                    && if self.slc_gc_auto { p.free_slc.len() <= 1 } else { self.slc_migrating[plane as usize] },
             )
         };
         let first = self.addr.first_block_of_plane(plane);
@@ -176,7 +187,8 @@ impl Ftl {
             // a block whose only invalid pages are its summary is not worth cleaning.
             let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
             let invalid = info.write_ptr - info.valid_pages - summary;
-            if invalid == 0 {
+            // Migration (BG-DM, QPC-DM) empties SLC blocks to free SLC room, valid data or not.
+            if invalid == 0 && !(info.slc && !self.slc_gc_auto) {
                 continue;
             }
             count += 1;

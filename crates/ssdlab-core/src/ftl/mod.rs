@@ -113,7 +113,17 @@ pub struct Ftl {
     pub blocks: Vec<BlockInfo>,
     pub planes: Vec<PlaneState>,
     pub logical_pages: u32,
-    pub slc_blocks_per_plane: u32,
+    /// SLC-mode blocks of each plane (its first blocks; all of them for a plane of a
+    /// die-, chip- or channel-level hybrid layout).
+    pub slc_blocks: Vec<u32>,
+    /// Whether any plane has SLC-mode blocks.
+    pub has_slc: bool,
+    /// Planes migrating SLC data under a BG-DM or QPC-DM episode (set by the engine).
+    pub slc_migrating: Vec<bool>,
+    /// SLC blocks are cleaned as ordinary background GC once a plane's SLC pool is
+    /// exhausted (`hybrid.migration = "gc"`); otherwise only while `slc_migrating`.
+    pub slc_gc_auto: bool,
+    /// Normal blocks of a plane that has any (GC thresholds are fractions of it).
     pub normal_blocks_per_plane: u32,
     pub background_free_blocks: u32,
     pub emergency_free_blocks: u32,
@@ -183,8 +193,11 @@ impl Ftl {
         let layout = PageLayout::from_config(&config.flash, addr.pages_per_block);
         let slc_pages = config.flash.slc_pages_per_block.max(1);
         let slc_layout = PageLayout::slc(slc_pages);
-        let slc_blocks_per_plane = config.ftl.slc_blocks_per_plane;
-        let normal_blocks_per_plane = addr.blocks_per_plane - slc_blocks_per_plane;
+        let slc_blocks = config.slc_blocks_by_plane();
+        let has_slc = slc_blocks.iter().any(|&n| n > 0);
+        // Planes of a hybrid layout are either all SLC or have the configured SLC blocks.
+        let normal_blocks_per_plane =
+            slc_blocks.iter().map(|&n| addr.blocks_per_plane - n).max().unwrap_or(addr.blocks_per_plane);
         let mut blocks = Vec::with_capacity(addr.blocks() as usize);
         let mut planes = Vec::with_capacity(addr.planes() as usize);
         let mut free_pages_by_type = vec![0u64; bits];
@@ -202,7 +215,7 @@ impl Ftl {
             };
             for b in 0..addr.blocks_per_plane {
                 let global = addr.first_block_of_plane(plane) + b;
-                let slc = b < slc_blocks_per_plane;
+                let slc = b < slc_blocks[plane as usize];
                 blocks.push(BlockInfo {
                     valid_pages: 0,
                     write_ptr: 0,
@@ -241,7 +254,10 @@ impl Ftl {
             blocks,
             planes,
             logical_pages,
-            slc_blocks_per_plane,
+            slc_migrating: vec![false; slc_blocks.len()],
+            slc_gc_auto: config.hybrid.migration == crate::config::SlcMigration::Gc,
+            slc_blocks,
+            has_slc,
             normal_blocks_per_plane,
             background_free_blocks,
             emergency_free_blocks,
@@ -414,10 +430,26 @@ impl Ftl {
         self.layout.wordlines[start..].iter().take_while(|&&w| w == wordline).count() as u32
     }
 
+    /// SLC-mode pages `plane` can still program without an erase.
+    pub fn slc_room(&self, plane: u32) -> u64 {
+        let p = &self.planes[plane as usize];
+        self.active_room(plane, Stream::Slc) as u64 + p.free_slc.len() as u64 * self.slc_layout.pages() as u64
+    }
+
+    /// Whether a user write could get a normal-mode page in `plane` now.
+    pub fn can_allocate_normal(&self, plane: u32) -> bool {
+        self.active_room(plane, Stream::User) > 0 || self.planes[plane as usize].free.len() > 1
+    }
+
+    /// Takes the next normal-mode page of a user write in `plane`.
+    pub fn allocate_normal(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        self.allocate_in(plane, Stream::User, now_ns, 1)
+    }
+
     /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
     /// drive has them). `None` when the plane has no room until GC frees a block.
     pub fn allocate_user(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
-        if self.slc_blocks_per_plane > 0 {
+        if self.slc_blocks[plane as usize] > 0 {
             if let Some(a) = self.allocate_in(plane, Stream::Slc, now_ns, 0) {
                 return Some(a);
             }
@@ -429,8 +461,11 @@ impl Ftl {
     /// it: multi-plane commands need equal addresses in every plane (DIR §2.3).
     pub fn peek_user(&self, plane: u32) -> Option<(u32, u32)> {
         let p = &self.planes[plane as usize];
-        let streams: &[(Stream, usize)] =
-            if self.slc_blocks_per_plane > 0 { &[(Stream::Slc, 0), (Stream::User, 1)] } else { &[(Stream::User, 1)] };
+        let streams: &[(Stream, usize)] = if self.slc_blocks[plane as usize] > 0 {
+            &[(Stream::Slc, 0), (Stream::User, 1)]
+        } else {
+            &[(Stream::User, 1)]
+        };
         for &(stream, reserve) in streams {
             if self.active_room(plane, stream) > 0 {
                 let b = p.active[stream as usize];

@@ -42,7 +42,40 @@ impl Ftl {
         if pc.aged_invalid_fraction > 0.0 {
             self.age_with_invalid_blocks(pc.aged_invalid_fraction, &mut report);
         }
+        if pc.slc_filled {
+            self.fill_slc(n_valid, &mut report)?;
+        }
         Ok(report)
+    }
+
+    /// Fills every SLC-mode block with valid data: logical pages from `first_lpn` on,
+    /// dealt to the planes in turn.
+    fn fill_slc(&mut self, first_lpn: u64, report: &mut PreconditionReport) -> Result<(), String> {
+        let mut lpn = first_lpn;
+        loop {
+            let mut placed = false;
+            for plane in 0..self.addr.planes() {
+                if self.slc_blocks[plane as usize] == 0 {
+                    continue;
+                }
+                if lpn >= self.logical_pages as u64 {
+                    return Err(format!(
+                        "precondition.slc_filled: the SLC blocks hold more pages than the {} logical pages left \
+                         after used_fraction",
+                        self.logical_pages as u64 - first_lpn
+                    ));
+                }
+                if let Some(a) = self.allocate_in(plane, Stream::Slc, 0, 0) {
+                    self.commit_write(lpn as u32, a.ppn);
+                    lpn += 1;
+                    report.valid_pages += 1;
+                    placed = true;
+                }
+            }
+            if !placed {
+                return Ok(());
+            }
+        }
     }
 
     /// SSDSim's `make_aged`: whole free blocks become programmed-but-invalid until
@@ -85,7 +118,8 @@ impl Ftl {
         // Rewrites per valid page so that the fill ends at the background threshold.
         let writable_blocks = self.normal_blocks_per_plane.saturating_sub(self.background_free_blocks + 1) as u64;
         let data_pages = (self.addr.pages_per_block - self.summary_pages) as u64;
-        let writable = writable_blocks * data_pages * plane_count as u64;
+        let normal_planes = (0..plane_count).filter(|&p| self.has_normal(p)).count() as u64;
+        let writable = writable_blocks * data_pages * normal_planes;
         let rewrite_rate = if pc.fill_invalid_to_gc_threshold {
             writable.saturating_sub(n_valid) as f64 / n_valid as f64
         } else {

@@ -1,0 +1,526 @@
+//! SLC/TLC hybrid drives in the engine (SPA-SSD, seed 001): per-plane write accounting
+//! for the allocation policies (PF-PA, TW-PA, HC-PA, TPJ-PA), the migration policies
+//! (BG-DM, QPC-DM) that decide which planes move SLC data to TLC blocks and when, and
+//! the report's `hybrid` object. The moves themselves are GC steps (`start_gc_step`);
+//! a plane wholly in SLC mode moves its pages to another plane over the channels.
+
+use super::{Event, SimError, Simulator, Step, TxnKind, NO_REQUEST};
+use crate::config::{HybridAllocation, SlcMigration};
+use crate::flash::Ppn;
+use crate::ftl::GcNeed;
+use crate::policies::hybrid::{
+    least_loaded_tlc, qpc_migration_planes, tpj_choose, tw_choose, PlaneView, TpjParams, WriteMode,
+};
+use crate::stats::HybridSummary;
+
+/// Volatile per-plane state the hybrid policies decide on, and the hybrid counters.
+pub(super) struct HybridState {
+    allocation: HybridAllocation,
+    migration: SlcMigration,
+    params: TpjParams,
+    /// User writes allocated to each plane and not yet programmed.
+    outstanding: Vec<u32>,
+    /// Queued (not started) user writes meant for SLC / TLC pages, per plane.
+    pending_slc: Vec<u32>,
+    pending_tlc: Vec<u32>,
+    /// SLC blocks reclaimed by each plane in its current migration episode.
+    reclaimed: Vec<u32>,
+    migrating_count: u32,
+    total_outstanding: u64,
+    cursor: usize,
+    /// Scratch for the allocation decision (reused, no allocation per write).
+    views: Vec<PlaneView>,
+    /// The device has been idle since this time (no request outstanding).
+    idle_since_ns: Option<u64>,
+    idle_check_pending: bool,
+    pub(super) migrated_pages: u64,
+    pub(super) migrated_across_planes: u64,
+    migration_episodes: u64,
+    max_migrating: u32,
+    pub(super) partial_page_sets: u64,
+    slc_user_pages: u64,
+    tlc_user_pages: u64,
+}
+
+impl HybridState {
+    pub(super) fn new(config: &crate::config::Config, planes: u32) -> Self {
+        let f = &config.flash;
+        let one_shot = f.program_scheme == crate::config::ProgramScheme::OneShot;
+        let tlc_program_ns = if one_shot {
+            f.one_shot_program_latency_ns
+        } else {
+            f.program_latency_ns.iter().copied().max().unwrap_or(0)
+        };
+        let n = planes as usize;
+        HybridState {
+            allocation: config.hybrid.allocation,
+            migration: config.hybrid.migration,
+            params: TpjParams {
+                slc_program_ns: f.slc_program_latency_ns,
+                tlc_program_ns,
+                page_set: config.bits_per_cell() as u32,
+                one_shot,
+            },
+            outstanding: vec![0; n],
+            pending_slc: vec![0; n],
+            pending_tlc: vec![0; n],
+            reclaimed: vec![0; n],
+            migrating_count: 0,
+            total_outstanding: 0,
+            cursor: 0,
+            views: vec![PlaneView::default(); n],
+            idle_since_ns: Some(0),
+            idle_check_pending: false,
+            migrated_pages: 0,
+            migrated_across_planes: 0,
+            migration_episodes: 0,
+            max_migrating: 0,
+            partial_page_sets: 0,
+            slc_user_pages: 0,
+            tlc_user_pages: 0,
+        }
+    }
+
+    /// A power loss drops every queued write and stops every migration.
+    pub(super) fn reset_volatile(&mut self) {
+        self.outstanding.fill(0);
+        self.pending_slc.fill(0);
+        self.pending_tlc.fill(0);
+        self.reclaimed.fill(0);
+        self.migrating_count = 0;
+        self.total_outstanding = 0;
+        self.idle_since_ns = None;
+    }
+}
+
+impl Simulator<'_> {
+    /// Whether the hybrid policies place this drive's writes: any policy but PF-PA, or a
+    /// layout with planes wholly in SLC mode (PF-PA on the plane layout is the SLC-first
+    /// write of a static SLC cache, decided when the write is programmed).
+    pub(super) fn hybrid_policy_places(&self) -> bool {
+        self.hybrid.is_some()
+            && (self.config.hybrid.allocation != HybridAllocation::Pf
+                || self.config.hybrid.layout != crate::config::SlcLayout::Plane)
+    }
+
+    fn fill_views(&mut self) {
+        let h = self.hybrid.as_mut().expect("hybrid drive");
+        let set = h.params.page_set;
+        for (p, v) in h.views.iter_mut().enumerate() {
+            let plane = p as u32;
+            let slc_room = self.ftl.slc_room(plane);
+            *v = PlaneView {
+                outstanding_writes: h.outstanding[p],
+                slc_available: slc_room > h.pending_slc[p] as u64,
+                tlc_available: self.ftl.has_normal(plane)
+                    && self.ftl.can_allocate_normal(plane)
+                    && self.ftl.gc_need(plane) != GcNeed::Emergency,
+                incomplete_set: !h.pending_tlc[p].is_multiple_of(set),
+                migrating: self.ftl.slc_migrating[p],
+            };
+        }
+    }
+
+    /// Plane and mode of a user page write of a request of `request_bytes`;
+    /// `static_plane` is the plane `ftl.plane_allocation` chose (PF-PA's choice).
+    pub(super) fn hybrid_choose(&mut self, static_plane: u32, request_bytes: u64) -> (u32, WriteMode) {
+        self.fill_views();
+        let h = self.hybrid.as_mut().expect("hybrid drive");
+        let start = h.cursor;
+        h.cursor = (h.cursor + 1) % h.views.len();
+        let views = &h.views;
+        let pf = |views: &[PlaneView]| -> (u32, WriteMode) {
+            let v = &views[static_plane as usize];
+            if v.slc_available {
+                (static_plane, WriteMode::Slc)
+            } else if v.tlc_available || !v.migrating && least_loaded_tlc(views, start).is_none() {
+                (static_plane, WriteMode::Tlc)
+            } else {
+                // A plane wholly in SLC mode with its SLC full: the least loaded TLC plane.
+                least_loaded_tlc(views, start).map_or((static_plane, WriteMode::Tlc), |p| (p, WriteMode::Tlc))
+            }
+        };
+        let tw = |views: &[PlaneView]| tw_choose(views, start).map_or_else(|| pf(views), |p| (p, WriteMode::Slc));
+        let (plane, mode) = match h.allocation {
+            HybridAllocation::Pf => pf(views),
+            HybridAllocation::Tw => tw(views),
+            HybridAllocation::Hc if request_bytes <= self.config.hybrid.hot_request_max_bytes => tw(views),
+            HybridAllocation::Hc => {
+                let (p, _) = pf(views);
+                if views[p as usize].tlc_available {
+                    (p, WriteMode::Tlc)
+                } else {
+                    least_loaded_tlc(views, start).map_or((p, WriteMode::Auto), |q| (q, WriteMode::Tlc))
+                }
+            }
+            HybridAllocation::Tpj => tpj_choose(views, start, &h.params).unwrap_or_else(|| pf(views)),
+        };
+        (plane, mode)
+    }
+
+    /// A user write was queued for `plane`.
+    pub(super) fn hybrid_enqueued(&mut self, plane: u32, mode: WriteMode) {
+        let Some(h) = self.hybrid.as_mut() else { return };
+        let p = plane as usize;
+        h.outstanding[p] += 1;
+        h.total_outstanding += 1;
+        match mode {
+            WriteMode::Slc => h.pending_slc[p] += 1,
+            WriteMode::Tlc => h.pending_tlc[p] += 1,
+            WriteMode::Auto => {}
+        }
+    }
+
+    /// A queued user write moved to another plane (rerouted off a full plane).
+    pub(super) fn hybrid_moved(&mut self, txn: u32, from: u32) {
+        let mode = self.txns[txn as usize].mode;
+        let to = self.txns[txn as usize].plane;
+        if let Some(h) = self.hybrid.as_mut() {
+            let (f, t) = (from as usize, to as usize);
+            h.outstanding[f] = h.outstanding[f].saturating_sub(1);
+            h.outstanding[t] += 1;
+            if mode == WriteMode::Slc {
+                h.pending_slc[f] = h.pending_slc[f].saturating_sub(1);
+                h.pending_slc[t] += 1;
+            } else if mode == WriteMode::Tlc {
+                h.pending_tlc[f] = h.pending_tlc[f].saturating_sub(1);
+                h.pending_tlc[t] += 1;
+            }
+        }
+    }
+
+    /// A user write starts programming into an SLC-mode page or not.
+    pub(super) fn hybrid_started(&mut self, txn: u32, slc: bool) {
+        let (mode, plane) = (self.txns[txn as usize].mode, self.txns[txn as usize].plane as usize);
+        let Some(h) = self.hybrid.as_mut() else { return };
+        match mode {
+            WriteMode::Slc => h.pending_slc[plane] = h.pending_slc[plane].saturating_sub(1),
+            WriteMode::Tlc => h.pending_tlc[plane] = h.pending_tlc[plane].saturating_sub(1),
+            WriteMode::Auto => {}
+        }
+        if slc {
+            h.slc_user_pages += 1;
+        } else {
+            h.tlc_user_pages += 1;
+        }
+    }
+
+    /// A user write of `plane` is programmed.
+    pub(super) fn hybrid_completed(&mut self, plane: u32) -> Result<(), crate::engine::SimError> {
+        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+        h.outstanding[plane as usize] = h.outstanding[plane as usize].saturating_sub(1);
+        h.total_outstanding = h.total_outstanding.saturating_sub(1);
+        if h.migration == SlcMigration::Qpc {
+            self.qpc_start_planes()?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ migration
+
+    fn slc_free_share(&self, plane: u32) -> f64 {
+        let total = self.ftl.slc_blocks[plane as usize];
+        if total == 0 {
+            return 1.0;
+        }
+        self.ftl.planes[plane as usize].free_slc.len() as f64 / total as f64
+    }
+
+    fn device_idle(&self) -> bool {
+        let Some(h) = self.hybrid.as_ref() else { return false };
+        self.outstanding == 0
+            && h.idle_since_ns.is_some_and(|t| self.now >= t + self.config.hybrid.idle_ns)
+            && self.pending_arrival_ns() >= self.now
+    }
+
+    /// A request arrived: BG-DM stops; QPC-DM's idle episodes stop too (its busy ones are
+    /// bounded by the queue length from now on).
+    pub(super) fn hybrid_on_arrival(&mut self) -> Result<(), crate::engine::SimError> {
+        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+        h.idle_since_ns = None;
+        if h.migration == SlcMigration::Bg {
+            for p in 0..self.ftl.addr.planes() {
+                if self.ftl.slc_migrating[p as usize] {
+                    self.stop_migrating(p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The last outstanding request completed: the device is idle from now.
+    pub(super) fn hybrid_on_idle(&mut self) {
+        let now = self.now;
+        let idle_ns = self.config.hybrid.idle_ns;
+        let Some(h) = self.hybrid.as_mut() else { return };
+        if h.migration == SlcMigration::Gc {
+            return;
+        }
+        h.idle_since_ns = Some(now);
+        if !h.idle_check_pending {
+            h.idle_check_pending = true;
+            self.push(now + idle_ns, Event::MigrationCheck);
+        }
+    }
+
+    /// `Event::MigrationCheck`: the device may have been idle for `hybrid.idle_ns`.
+    pub(super) fn on_migration_check(&mut self) -> Result<(), crate::engine::SimError> {
+        let idle_ns = self.config.hybrid.idle_ns;
+        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+        h.idle_check_pending = false;
+        let Some(since) = h.idle_since_ns else { return Ok(()) };
+        if self.outstanding > 0 {
+            return Ok(());
+        }
+        if self.now < since + idle_ns {
+            let h = self.hybrid.as_mut().expect("hybrid");
+            h.idle_check_pending = true;
+            self.push(since + idle_ns, Event::MigrationCheck);
+            return Ok(());
+        }
+        let target = self.config.hybrid.idle_free_target;
+        for plane in 0..self.ftl.addr.planes() {
+            if !self.ftl.slc_migrating[plane as usize]
+                && self.ftl.slc_blocks[plane as usize] > 0
+                && self.slc_free_share(plane) < target
+                && self.ftl.has_closed_slc(plane)
+            {
+                self.start_migrating(plane)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// QPC-DM under load: planes whose SLC pool is exhausted start migrating while fewer
+    /// than max(p − l/3 − σ, 0) planes migrate.
+    fn qpc_start_planes(&mut self) -> Result<(), crate::engine::SimError> {
+        let allowed = self.qpc_allowed();
+        let h = self.hybrid.as_ref().expect("hybrid");
+        if h.migrating_count >= allowed {
+            return Ok(());
+        }
+        let planes = self.ftl.addr.planes();
+        let start = h.cursor as u32;
+        let mut room = allowed - h.migrating_count;
+        for k in 0..planes {
+            if room == 0 {
+                break;
+            }
+            let plane = (start + k) % planes;
+            let p = &self.ftl.planes[plane as usize];
+            if !self.ftl.slc_migrating[plane as usize]
+                && self.ftl.slc_blocks[plane as usize] > 0
+                && p.free_slc.is_empty()
+                && self.ftl.has_closed_slc(plane)
+            {
+                self.start_migrating(plane)?;
+                room -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn qpc_allowed(&self) -> u32 {
+        let h = self.hybrid.as_ref().expect("hybrid");
+        qpc_migration_planes(
+            self.ftl.addr.planes(),
+            h.total_outstanding,
+            h.params.page_set,
+            self.config.hybrid.qpc_sigma,
+        )
+    }
+
+    fn start_migrating(&mut self, plane: u32) -> Result<(), crate::engine::SimError> {
+        self.ftl.slc_migrating[plane as usize] = true;
+        let h = self.hybrid.as_mut().expect("hybrid");
+        h.reclaimed[plane as usize] = 0;
+        h.migrating_count += 1;
+        h.migration_episodes += 1;
+        h.max_migrating = h.max_migrating.max(h.migrating_count);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.kick(die)
+    }
+
+    fn stop_migrating(&mut self, plane: u32) {
+        self.ftl.slc_migrating[plane as usize] = false;
+        let h = self.hybrid.as_mut().expect("hybrid");
+        h.migrating_count = h.migrating_count.saturating_sub(1);
+    }
+
+    /// An SLC-mode block of `plane` was erased: QPC-DM's termination rules (SPA §IV-B.2),
+    /// and the idle episodes' target.
+    pub(super) fn on_slc_reclaimed(&mut self, plane: u32) {
+        if !self.ftl.slc_migrating[plane as usize] {
+            return;
+        }
+        let idle = self.device_idle();
+        let h = self.hybrid.as_mut().expect("hybrid");
+        h.reclaimed[plane as usize] += 1;
+        let reclaimed = h.reclaimed[plane as usize];
+        let migration = h.migration;
+        let share = self.slc_free_share(plane);
+        let hy = &self.config.hybrid;
+        let stop = if idle || migration == SlcMigration::Bg {
+            share >= hy.idle_free_target
+        } else {
+            // Stop if the preserved planes no longer suffice for the queue, or the plane
+            // reclaimed its share of blocks, or its pool is back above the target.
+            let allowed = self.qpc_allowed();
+            let h = self.hybrid.as_ref().expect("hybrid");
+            h.migrating_count > allowed || reclaimed >= hy.qpc_reclaim_limit || share >= hy.busy_free_target
+        };
+        if stop || !self.ftl.has_closed_slc(plane) {
+            self.stop_migrating(plane);
+        }
+    }
+
+    /// Whether `plane` should run a migration step before its die's user work.
+    pub(super) fn migration_due(&self, plane: u32) -> bool {
+        if !self.ftl.slc_migrating[plane as usize] {
+            return false;
+        }
+        match self.hybrid.as_ref().map(|h| h.migration) {
+            // BG-DM never moves data while a request is outstanding.
+            Some(SlcMigration::Bg) => self.outstanding == 0,
+            _ => true,
+        }
+    }
+
+    /// The plane a wholly-SLC plane migrates to: a plane with normal blocks on the same
+    /// channel (else anywhere) with room for GC to spare and the fewest outstanding writes.
+    pub(super) fn migration_target(&self, from: u32) -> Option<u32> {
+        let h = self.hybrid.as_ref()?;
+        let addr = &self.ftl.addr;
+        let channel = addr.channel_of_die(addr.die_of_plane(from));
+        let ok = |p: u32| {
+            self.ftl.has_normal(p)
+                && self.ftl.free_blocks(p) > self.ftl.emergency_free_blocks + 1
+                && self.ftl.gc_need(p) != GcNeed::Emergency
+        };
+        let best = |same_channel: bool| {
+            (0..addr.planes())
+                .filter(|&p| !same_channel || addr.channel_of_die(addr.die_of_plane(p)) == channel)
+                .filter(|&p| ok(p))
+                .min_by_key(|&p| (h.outstanding[p as usize], p))
+        };
+        best(true).or_else(|| best(false))
+    }
+
+    pub(super) fn hybrid_summary(&self) -> Option<HybridSummary> {
+        let h = self.hybrid.as_ref()?;
+        let slc_planes = self.ftl.slc_blocks.iter().filter(|&&n| n > 0).count() as u32;
+        let slc_only = (0..self.ftl.addr.planes()).filter(|&p| !self.ftl.has_normal(p)).count() as u32;
+        let total = h.slc_user_pages + h.tlc_user_pages;
+        Some(HybridSummary {
+            layout: super::kebab(&self.config.hybrid.layout),
+            allocation: super::kebab(&self.config.hybrid.allocation),
+            migration: super::kebab(&self.config.hybrid.migration),
+            slc_planes,
+            slc_only_planes: slc_only,
+            slc_user_pages: h.slc_user_pages,
+            tlc_user_pages: h.tlc_user_pages,
+            slc_hit_ratio: if total == 0 { 0.0 } else { h.slc_user_pages as f64 / total as f64 },
+            migrated_pages: h.migrated_pages,
+            migrated_across_planes: h.migrated_across_planes,
+            slc_blocks_reclaimed: self.ftl.counters.slc_erases,
+            migration_episodes: h.migration_episodes,
+            max_migrating_planes: h.max_migrating,
+            partial_page_sets: h.partial_page_sets,
+            wasted_pages: self.ftl.counters.wasted_pages,
+        })
+    }
+
+    /// Migration work the die should do before its user work: programming pages another
+    /// plane migrated to it, or a migration step of one of its migrating planes.
+    pub(super) fn start_migration_work(&mut self, die: u32) -> Result<bool, SimError> {
+        if let Some((txns, n, program)) = self.migrate_in[die as usize].pop_front() {
+            let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+            cmd.txns.clear();
+            for &t in &txns[..n as usize] {
+                self.txns[t as usize].kind = TxnKind::GcMove;
+                cmd.txns.push(t);
+            }
+            let bytes = n as u64 * self.timing.page_size_bytes;
+            cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(program)), None, None];
+            cmd.next = 0;
+            self.dies[die as usize].command = cmd;
+            self.dies[die as usize].busy = true;
+            self.advance_command(die)?;
+            return Ok(true);
+        }
+        for plane in self.die_planes(die) {
+            if self.migration_due(plane) && self.start_gc_step(die, plane, false)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A migration step of a plane wholly in SLC mode: sense the victim's next valid
+    /// pages (up to a page set) and carry them out over the channel; the destination die
+    /// transfers them in and programs them (`forward_migration`). The map points at the
+    /// destination from now, like every GC move (state changes when a command starts).
+    pub(super) fn start_cross_plane_move(
+        &mut self,
+        die: u32,
+        plane: u32,
+        ppn: Ppn,
+        lpn: u32,
+    ) -> Result<bool, SimError> {
+        let target = self.migration_target(plane).expect("checked before the step was taken");
+        let dest = self.ftl.allocate_gc(target, self.now).expect("the target has free blocks to spare");
+        let mut sense = self.timing.read_ns(0, true);
+        self.ftl.commit_move(lpn, ppn, dest.ppn);
+        self.count_read(0, true);
+        self.count_program(dest.page_type, dest.slc, false);
+        let txn = self.alloc_txn(TxnKind::MigrateRead, NO_REQUEST, lpn, dest.ppn, target);
+        self.txns[txn as usize].from = ppn;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        if self.timing.one_shot && !dest.slc {
+            let mut last = dest.ppn;
+            while cmd.txns.len() < self.ftl.bits_per_cell.min(4) && self.ftl.wordline_has_room(last) {
+                let Some((ppn, lpn)) = self.ftl.gc_gather_move(plane, self.now) else { break };
+                let next = self.ftl.allocate_gc(target, self.now).expect("wordline has room");
+                self.ftl.commit_move(lpn, ppn, next.ppn);
+                sense += self.timing.read_ns(0, true);
+                self.count_read(0, true);
+                self.count_program(next.page_type, next.slc, false);
+                let t = self.alloc_txn(TxnKind::MigrateRead, NO_REQUEST, lpn, next.ppn, target);
+                self.txns[t as usize].from = ppn;
+                cmd.txns.push(t);
+                last = next.ppn;
+            }
+            self.ftl.skip_rest_of_wordline(last);
+        }
+        let pages = cmd.txns.len() as u64;
+        if let Some(h) = self.hybrid.as_mut() {
+            h.migrated_pages += pages;
+            h.migrated_across_planes += pages;
+        }
+        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages * self.timing.page_size_bytes)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// The source die has read migrated pages out: they wait at the destination die.
+    pub(super) fn forward_migration(&mut self, txns: &[u32]) -> Result<(), SimError> {
+        let first = &self.txns[txns[0] as usize];
+        let (target, page_type) = (first.plane, self.ftl.page_type(first.ppn));
+        let program = self.program_ns(page_type, false);
+        let mut group = [0u32; 4];
+        group[..txns.len()].copy_from_slice(txns);
+        let die = self.ftl.addr.die_of_plane(target);
+        self.migrate_in[die as usize].push_back((group, txns.len() as u8, program));
+        self.kick(die)
+    }
+
+    /// Planes migrating right now (for the invariant checks of tests).
+    pub fn migrating_planes(&self) -> u32 {
+        self.ftl.slc_migrating.iter().filter(|&&m| m).count() as u32
+    }
+}
