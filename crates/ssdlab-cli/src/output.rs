@@ -157,6 +157,7 @@ pub fn write_series(path: &Path, rows: &[SeriesRow]) -> Result<()> {
     .map(|s| s.to_string())
     .collect();
     header.extend((0..types).map(|t| format!("free_pages_type{t}")));
+    header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string()]);
     w.write_record(&header)?;
     for r in rows {
         let mut fields = vec![
@@ -174,6 +175,7 @@ pub fn write_series(path: &Path, rows: &[SeriesRow]) -> Result<()> {
             r.erases.to_string(),
         ];
         fields.extend(r.free_pages_by_type.iter().map(|n| n.to_string()));
+        fields.extend([r.slc_user_pages.to_string(), r.slc_free_pages.to_string()]);
         w.write_record(&fields)?;
     }
     w.flush()?;

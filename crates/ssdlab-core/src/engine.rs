@@ -1254,9 +1254,16 @@ impl<'a> Simulator<'a> {
             free_blocks,
             erases: self.ftl.counters.erases - acc.erases_at_start,
             free_pages_by_type: self.ftl.free_pages_by_type.clone(),
+            slc_user_pages: self.flash_counters.slc_user_programs - acc.slc_user_at_start,
+            slc_free_pages: if self.ftl.has_slc {
+                (0..self.ftl.addr.planes()).map(|p| self.ftl.slc_room(p)).sum()
+            } else {
+                0
+            },
         });
         self.series_acc.bucket = acc.bucket + 1;
         self.series_acc.erases_at_start = self.ftl.counters.erases;
+        self.series_acc.slc_user_at_start = self.flash_counters.slc_user_programs;
     }
 
     // ------------------------------------------------------------ die scheduler

@@ -113,6 +113,10 @@ pub struct SeriesRow {
     pub erases: u64,
     /// Free pages of each page type at the end of the interval (normal-mode blocks).
     pub free_pages_by_type: Vec<u64>,
+    /// User page writes programmed into SLC-mode blocks during the interval, and the
+    /// SLC-mode pages still free at its end (hybrid drives; 0 otherwise).
+    pub slc_user_pages: u64,
+    pub slc_free_pages: u64,
 }
 
 /// Accumulator for the current time-series interval.
@@ -126,6 +130,7 @@ pub struct SeriesAccumulator {
     pub read_latency_sum_ns: u128,
     pub write_latency_sum_ns: u128,
     pub erases_at_start: u64,
+    pub slc_user_at_start: u64,
 }
 
 /// One completed request, for the optional per-request CSV.
