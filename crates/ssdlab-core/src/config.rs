@@ -822,8 +822,8 @@ impl Config {
                     SlcLayout::Plane => {
                         let n = if h.slc_planes == 0 { planes } else { h.slc_planes.min(planes) } as u64;
                         let p = p as u64;
-                        // Evenly spread: plane p has SLC if a multiple of planes/n starts in it.
-                        let has = (p + 1) * n / planes as u64 > p * n / planes as u64;
+                        // Evenly spread from plane 0: every (planes/n)-th plane.
+                        let has = (p * n) % (planes as u64) < n;
                         return if has { self.ftl.slc_blocks_per_plane.min(g.blocks_per_plane) } else { 0 };
                     }
                     SlcLayout::Die => p % g.planes_per_die.max(1) < whole(g.planes_per_die),

@@ -1989,9 +1989,8 @@ impl<'a> Simulator<'a> {
     fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
         self.dies[die as usize].busy = false;
-        if cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MigrateRead) {
-            self.forward_migration(&cmd.txns)?;
-        }
+        // (Decided before completing: a completion can start commands that reuse the slots.)
+        let migrated_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MigrateRead);
         for &t in &cmd.txns {
             let txn = self.txns[t as usize];
             match txn.kind {
@@ -2000,6 +1999,11 @@ impl<'a> Simulator<'a> {
                 }
                 _ => self.complete_txn(t)?,
             }
+        }
+        // Pages read out for another plane go on to their destination die (which may be
+        // this one: a plane wholly in SLC mode beside a TLC plane of the same die).
+        if migrated_out {
+            self.forward_migration(&cmd.txns)?;
         }
         // Completing a transaction can start the next command on this very die (an
         // update read queues its write); only an idle die gets the old buffer back.

@@ -169,6 +169,26 @@ impl Simulator<'_> {
             WriteMode::Tlc => h.pending_tlc[p] += 1,
             WriteMode::Auto => {}
         }
+        if h.migration == SlcMigration::Qpc {
+            self.qpc_enforce();
+        }
+    }
+
+    /// QPC-DM: more outstanding writes need more planes; the planes migrating beyond
+    /// max(p − l/3 − σ, 0) stop at once (highest plane numbers first; a step under way
+    /// finishes). Stricter than waiting for their next SLC block to be reclaimed (SPA
+    /// §IV-B.2), so the bound holds at every moment.
+    fn qpc_enforce(&mut self) {
+        let allowed = self.qpc_allowed();
+        let mut excess = self.hybrid.as_ref().expect("hybrid").migrating_count.saturating_sub(allowed);
+        let mut plane = self.ftl.addr.planes();
+        while excess > 0 && plane > 0 {
+            plane -= 1;
+            if self.ftl.slc_migrating[plane as usize] {
+                self.stop_migrating(plane);
+                excess -= 1;
+            }
+        }
     }
 
     /// A queued user write moved to another plane (rerouted off a full plane).
@@ -279,7 +299,11 @@ impl Simulator<'_> {
             return Ok(());
         }
         let target = self.config.hybrid.idle_free_target;
+        let qpc = self.config.hybrid.migration == SlcMigration::Qpc;
         for plane in 0..self.ftl.addr.planes() {
+            if qpc && self.hybrid.as_ref().expect("hybrid").migrating_count >= self.qpc_allowed() {
+                break;
+            }
             if !self.ftl.slc_migrating[plane as usize]
                 && self.ftl.slc_blocks[plane as usize] > 0
                 && self.slc_free_share(plane) < target
@@ -449,11 +473,39 @@ impl Simulator<'_> {
             return Ok(true);
         }
         for plane in self.die_planes(die) {
-            if self.migration_due(plane) && self.start_gc_step(die, plane, false)? {
-                return Ok(true);
+            if self.migration_due(plane) {
+                if self.check {
+                    self.check_migration_bounds()?;
+                }
+                if self.start_gc_step(die, plane, false)? {
+                    return Ok(true);
+                }
             }
         }
         Ok(false)
+    }
+
+    /// With checking on, before every migration step: BG-DM migrates only on an idle
+    /// device, QPC-DM on at most max(p − l/3 − σ, 0) planes, and the count of migrating
+    /// planes is right.
+    fn check_migration_bounds(&self) -> Result<(), SimError> {
+        let h = self.hybrid.as_ref().expect("hybrid");
+        let fail = |message: String| Err(SimError::Invariant { time_ns: self.now, message });
+        let flagged = self.migrating_planes();
+        if flagged != h.migrating_count {
+            return fail(format!("{flagged} planes flagged as migrating but {} counted", h.migrating_count));
+        }
+        match h.migration {
+            SlcMigration::Bg if self.outstanding > 0 => {
+                fail(format!("BG-DM migrates with {} requests outstanding", self.outstanding))
+            }
+            SlcMigration::Qpc if flagged > self.qpc_allowed() => fail(format!(
+                "QPC-DM: {flagged} planes migrate but max(p - l/3 - sigma, 0) = {} (l = {})",
+                self.qpc_allowed(),
+                h.total_outstanding
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// A migration step of a plane wholly in SLC mode: sense the victim's next valid

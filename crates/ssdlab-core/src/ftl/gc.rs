@@ -188,7 +188,7 @@ impl Ftl {
             let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
             let invalid = info.write_ptr - info.valid_pages - summary;
             // Migration (BG-DM, QPC-DM) empties SLC blocks to free SLC room, valid data or not.
-            if invalid == 0 && !(info.slc && !self.slc_gc_auto) {
+            if invalid == 0 && (self.slc_gc_auto || !info.slc) {
                 continue;
             }
             count += 1;

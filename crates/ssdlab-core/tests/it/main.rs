@@ -3,6 +3,7 @@
 
 mod analytic;
 mod gc;
+mod hybrid;
 mod liveness;
 mod power;
 mod schemes;
