@@ -773,11 +773,11 @@ impl Config {
         if h.layout != SlcLayout::Plane && !(h.slc_share > 0.0 && h.slc_share < 1.0) {
             errors.push(err("hybrid.slc_share", "must be between 0 and 1 (exclusive)"));
         }
-        if !self.uses_slc() && (h.allocation != HybridAllocation::Pf || h.migration != SlcMigration::Gc) {
+        if !self.uses_slc() && h.migration != SlcMigration::Gc {
             errors.push(err(
-                "hybrid.allocation",
-                "hybrid allocation and migration policies need SLC-mode flash: set ftl.slc_blocks_per_plane or a \
-                 hybrid.layout other than \"plane\"",
+                "hybrid.migration",
+                "migration policies need SLC-mode flash: set ftl.slc_blocks_per_plane or a hybrid.layout other \
+                 than \"plane\"",
             ));
         }
         if h.layout != SlcLayout::Plane && !self.power.loss_at_ns.is_empty() {

@@ -408,7 +408,8 @@ impl<'a> Simulator<'a> {
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
-        if sim.ftl.has_slc {
+        // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
+        if sim.ftl.has_slc || sim.config.hybrid.allocation != crate::config::HybridAllocation::Pf {
             sim.hybrid = Some(Box::new(hybrid::HybridState::new(&sim.config, sim.ftl.addr.planes())));
             sim.migrate_in = vec![VecDeque::new(); dies];
         }
@@ -1626,7 +1627,7 @@ impl<'a> Simulator<'a> {
         self.dies[die as usize].reads.pop_front();
         self.txns[first as usize].ppn = first_ppn;
         cmd.txns.push(first);
-        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && !self.hybrid_policy_places() {
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
             let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
@@ -1715,7 +1716,8 @@ impl<'a> Simulator<'a> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(first);
-        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+        // (Writes placed by a hybrid policy carry a mode of their own; they are not paired.)
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && !self.hybrid_policy_places() {
             let mut used_planes = 1u64 << (first_plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {

@@ -171,6 +171,42 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
     }
     c.power.off_ns = pick(rng, &[0, 1_000_000]);
     c.power.block_summary = !c.pa.enabled() && rng.random_bool(0.3);
+    // SLC/TLC hybrid policies and layouts on the drives with SLC blocks, from a stream of
+    // their own (the rest of every seed's case is unchanged by them).
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-hybrid"));
+    if c.ftl.slc_blocks_per_plane > 0 {
+        let h = &mut c.hybrid;
+        h.allocation =
+            pick(rng, &[HybridAllocation::Pf, HybridAllocation::Tw, HybridAllocation::Hc, HybridAllocation::Tpj]);
+        h.migration = pick(rng, &[SlcMigration::Gc, SlcMigration::Bg, SlcMigration::Qpc]);
+        h.hot_request_max_bytes = pick(rng, &[4096, 16384]);
+        h.idle_ns = pick(rng, &[100_000, 5_000_000]);
+        h.qpc_sigma = rng.random_range(0..=2);
+        h.qpc_reclaim_limit = rng.random_range(1..=4);
+        let planes =
+            c.geometry.channels * c.geometry.chips_per_channel * c.geometry.dies_per_chip * c.geometry.planes_per_die;
+        h.slc_planes = pick(rng, &[0, 0, 1.max(planes / 4)]);
+        let fill = rng.random_bool(0.2);
+        let g = &c.geometry;
+        let layouts: Vec<SlcLayout> = [
+            (SlcLayout::Die, g.planes_per_die),
+            (SlcLayout::Chip, g.dies_per_chip),
+            (SlcLayout::Channel, g.chips_per_channel),
+        ]
+        .into_iter()
+        .filter(|&(_, units)| units >= 2)
+        .map(|(l, _)| l)
+        .collect();
+        if c.power.loss_at_ns.is_empty() && !layouts.is_empty() && rng.random_bool(0.3) {
+            c.hybrid.layout = layouts[rng.random_range(0..layouts.len())];
+            c.hybrid.slc_share = pick(rng, &[0.25, 0.5]);
+        }
+        // Filling the SLC blocks needs logical pages beyond the used fraction.
+        let slc_pages: u64 =
+            c.slc_blocks_by_plane().iter().map(|&b| b as u64).sum::<u64>() * c.flash.slc_pages_per_block as u64;
+        let free_lpns = (c.logical_pages() as f64 * (1.0 - c.precondition.used_fraction)) as u64;
+        c.precondition.slc_filled = fill && slc_pages < free_lpns;
+    }
     c.output.check_every = 211;
     c
 }
@@ -217,7 +253,7 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
-        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, partial={}, victim={:?}, \
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, victim={:?}, \
          plalloc={:?}, op={:.2}, precondition={:.1}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
@@ -230,6 +266,9 @@ fn describe(c: &Config, records: usize) -> String {
         c.flash.program_scheme,
         c.pa.scheme,
         c.ftl.slc_blocks_per_plane,
+        c.hybrid.layout,
+        c.hybrid.allocation,
+        c.hybrid.migration,
         c.ftl.partial_program_updates,
         c.ftl.gc_victim,
         c.ftl.plane_allocation,

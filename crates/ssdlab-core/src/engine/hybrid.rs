@@ -332,9 +332,12 @@ impl Simulator<'_> {
             }
             let plane = (start + k) % planes;
             let p = &self.ftl.planes[plane as usize];
+            // A plane with user writes queued serves them first (SPA §IV-B: migrating
+            // planes are kept apart from those serving user writes).
             if !self.ftl.slc_migrating[plane as usize]
                 && self.ftl.slc_blocks[plane as usize] > 0
                 && p.free_slc.is_empty()
+                && self.hybrid.as_ref().expect("hybrid").outstanding[plane as usize] == 0
                 && self.ftl.has_closed_slc(plane)
             {
                 self.start_migrating(plane)?;
@@ -403,10 +406,13 @@ impl Simulator<'_> {
         if !self.ftl.slc_migrating[plane as usize] {
             return false;
         }
-        match self.hybrid.as_ref().map(|h| h.migration) {
+        let Some(h) = self.hybrid.as_ref() else { return false };
+        match h.migration {
             // BG-DM never moves data while a request is outstanding.
-            Some(SlcMigration::Bg) => self.outstanding == 0,
-            _ => true,
+            SlcMigration::Bg => self.outstanding == 0,
+            // User writes allocated to the plane before it started migrating (or by a
+            // policy that does not avoid migrating planes) go first.
+            _ => h.outstanding[plane as usize] == 0,
         }
     }
 

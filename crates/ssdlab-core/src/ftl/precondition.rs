@@ -116,10 +116,14 @@ impl Ftl {
         let plane_count = self.addr.planes();
         let plane_of_residue: Vec<u32> = (0..plane_count).map(|r| planes.striped(&self.addr, r as u64)).collect();
         // Rewrites per valid page so that the fill ends at the background threshold.
-        let writable_blocks = self.normal_blocks_per_plane.saturating_sub(self.background_free_blocks + 1) as u64;
         let data_pages = (self.addr.pages_per_block - self.summary_pages) as u64;
-        let normal_planes = (0..plane_count).filter(|&p| self.has_normal(p)).count() as u64;
-        let writable = writable_blocks * data_pages * normal_planes;
+        let writable: u64 = (0..plane_count)
+            .filter(|&p| self.has_normal(p))
+            .map(|p| {
+                let normal = self.addr.blocks_per_plane - self.slc_blocks[p as usize];
+                normal.saturating_sub(self.background_free_blocks + 1) as u64 * data_pages
+            })
+            .sum();
         let rewrite_rate = if pc.fill_invalid_to_gc_threshold {
             writable.saturating_sub(n_valid) as f64 / n_valid as f64
         } else {

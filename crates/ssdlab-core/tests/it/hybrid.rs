@@ -194,7 +194,7 @@ fn hybrid_config_errors_name_their_key() {
     let keys: Vec<String> = c.validate().unwrap_err().into_iter().map(|e| e.key).collect();
     assert!(keys.contains(&"hybrid.layout".to_string()), "{keys:?}");
     let mut c = tiny(1, 1, 2, 1);
-    c.hybrid.allocation = HybridAllocation::Tpj;
+    c.hybrid.migration = SlcMigration::Qpc;
     let keys: Vec<String> = c.validate().unwrap_err().into_iter().map(|e| e.key).collect();
-    assert_eq!(keys, ["hybrid.allocation"]);
+    assert_eq!(keys, ["hybrid.migration"]);
 }
