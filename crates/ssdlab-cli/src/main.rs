@@ -6,6 +6,7 @@ mod bench;
 mod compare;
 mod output;
 mod reproduce;
+mod reproduce_spa;
 mod setup;
 mod trace_stats;
 
@@ -34,9 +35,9 @@ enum Command {
         #[arg(long)]
         show: Option<String>,
     },
-    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd).
+    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd).
     Reproduce {
-        /// Which paper: pa-ssd.
+        /// Which paper: pa-ssd or spa-ssd.
         name: String,
         /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces).
         #[arg(long)]
@@ -47,7 +48,8 @@ enum Command {
         /// Scale every workload's length (multi-run count, synthetic request count).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
-        /// Only these workloads, comma-separated (e.g. Fin,hm_1).
+        /// Only these workloads, comma-separated (pa-ssd: e.g. Fin,hm_1; spa-ssd: figures fig3,fig5,fig6,fig7 and/or
+        /// Fig. 7 trace names).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },

@@ -26,7 +26,8 @@ pub struct ReproduceArgs {
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     match args.name.as_str() {
         "pa-ssd" => pa_ssd(&args),
-        other => bail!("no reproduction named '{other}'; available: pa-ssd"),
+        "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
+        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd"),
     }
 }
 
@@ -332,7 +333,7 @@ fn mean(o: &Outcome, write: bool) -> f64 {
     }
 }
 
-fn write_header<'a>(md: &mut String, first: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
+pub(crate) fn write_header<'a>(md: &mut String, first: &str, names: impl Iterator<Item = &'a str>) -> Result<()> {
     let names: Vec<&str> = names.collect();
     writeln!(md, "| {first} | {} |", names.join(" | "))?;
     writeln!(md, "|---|{}", "---:|".repeat(names.len()))?;

@@ -443,3 +443,52 @@ fn power_loss_time_must_parse() {
     let err = fails(&["run", "--power-loss-at", "soon"]);
     assert!(err.contains("--power-loss-at") && err.contains("soon"), "{err}");
 }
+
+/// `ssdlab reproduce spa-ssd` at a tiny scale (one Fig. 7 trace): every figure's table,
+/// the acceptance checks and the commands are in the report.
+#[test]
+fn reproduce_spa_ssd_tiny() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-spa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("spa-ssd.md");
+    let traces = traces();
+    let stdout = ok(&[
+        "reproduce",
+        "spa-ssd",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--scale",
+        "0.005",
+        "--only",
+        "fig3,fig5,fig6,fig7,hm_0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("wrote"), "{stdout}");
+    let md = std::fs::read_to_string(&out).unwrap();
+    for heading in [
+        "# SPA-SSD reproduction",
+        "## Acceptance checks",
+        "## Fig. 3:",
+        "## Fig. 5:",
+        "## Fig. 6:",
+        "### Fig. 7a (SLC full at the start)",
+        "### Fig. 7b (SLC empty at the start)",
+        "## Commands",
+        "## Discussion",
+    ] {
+        assert!(md.contains(heading), "missing {heading:?} in\n{md}");
+    }
+    // 6 parallelism rows in Fig. 3; a QL-128 row in Fig. 6; every acceptance check rendered.
+    assert!(md.contains("| 128 (8 × 4 × 4) |"), "{md}");
+    assert!(md.contains("| 128 | "), "{md}");
+    assert_eq!(md.matches("| **pass** |").count() + md.matches("| **FAIL** |").count(), 7, "{md}");
+    assert!(md.contains("ssdlab run --preset spa-ssd-hybrid --set hybrid.slc_planes=16"), "{md}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn reproduce_spa_ssd_rejects_unknown_parts() {
+    let err = fails(&["reproduce", "spa-ssd", "--only", "fig4"]);
+    assert!(err.contains("fig4") && err.contains("fig3"), "{err}");
+}
