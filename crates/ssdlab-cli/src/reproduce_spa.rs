@@ -22,7 +22,7 @@ const FIG3_QL: &[u32] = &[128, 256];
 /// Fig. 3 allocation variants: (name, overrides).
 const FIG3_VARIANTS: &[(&str, &[&str])] = &[
     ("CWDP static", &["ftl.slc_blocks_per_plane=0"]),
-    ("page-set first", &["precondition.slc_filled=true", "hybrid.allocation=tpj", "hybrid.migration=bg"]),
+    ("page-set first", &["ftl.slc_blocks_per_plane=0", "hybrid.allocation=tpj"]),
 ];
 const FIG5_ALLOC: &[(&str, &str)] = &[("PF-PA", "pf"), ("TW-PA", "tw"), ("HC-PA", "hc"), ("TPJ-PA", "tpj")];
 const FIG6_QL: &[u32] = &[16, 32, 64, 128, 256];
@@ -322,12 +322,11 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         writeln!(md, "## Fig. 3: write throughput (MiB/s) against parallelism, TLC only\n")?;
         writeln!(
             md,
-            "Two TLC-only drives. **CWDP static**: `ftl.slc_blocks_per_plane = 0`, so no SLC at all, and the preset's \
-             plane allocation (static CWDP striping of logical pages, PF-PA). **page-set first**: the preset's drive \
-             with every SLC block full of valid data at t = 0 (`precondition.slc_filled`) and BG-DM, which never \
-             migrates under a closed loop: its writes all go to TLC blocks, placed by TPJ-PA, which with no SLC left \
-             is the dynamic 3D-TLC allocation of SPA §II-A — fill a plane's incomplete page set first, else the plane \
-             with the fewest outstanding writes. {} writes per run.\n",
+            "Two TLC-only drives (`ftl.slc_blocks_per_plane = 0`, no SLC at all). **CWDP static**: the preset's \
+             plane allocation (static CWDP striping of logical pages, PF-PA). **page-set first**: \
+             `hybrid.allocation = tpj`, which on a drive without SLC is the dynamic 3D-TLC allocation of SPA §II-A — \
+             fill a plane's incomplete page set first, else the plane with the fewest outstanding writes. {} writes \
+             per run.\n",
             jobs.iter().find_map(|j| j.synthetic.map(|s| s.0)).unwrap_or(0)
         )?;
         let mut names = Vec::new();

@@ -478,6 +478,11 @@ impl Simulator<'_> {
             self.advance_command(die)?;
             return Ok(true);
         }
+        // Reads queued at the die (user reads, reads before partial-page writes) go first:
+        // a migration episode lasts seconds.
+        if !self.dies[die as usize].reads.is_empty() {
+            return Ok(false);
+        }
         for plane in self.die_planes(die) {
             if self.migration_due(plane) {
                 if self.check {
