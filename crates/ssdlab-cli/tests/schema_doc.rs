@@ -150,3 +150,30 @@ fn optional_power_object_is_documented() {
     let missing = undocumented(&paths, &doc());
     assert!(missing.is_empty(), "JSON key path(s) of a power-loss run not documented:\n  {}", missing.join("\n  "));
 }
+
+/// The optional `hybrid` object (drives with SLC-mode blocks) is documented.
+#[test]
+fn optional_hybrid_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("hybrid.json");
+    let args = [
+        "run",
+        "--quiet",
+        "--preset",
+        "spa-ssd-hybrid",
+        "--set",
+        "hybrid.allocation=tpj",
+        "--set",
+        "hybrid.migration=qpc",
+        "--synthetic",
+        "count=2000,read_fraction=0",
+        "--json",
+    ];
+    run_ssdlab(&[&args[..], &[json.to_str().unwrap()]].concat());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["hybrid"]["allocation"], "tpj", "{}", report["hybrid"]);
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    let missing = undocumented(&paths, &doc());
+    assert!(missing.is_empty(), "JSON key path(s) of a hybrid run not documented:\n  {}", missing.join("\n  "));
+}
