@@ -474,6 +474,13 @@ impl<'a> Simulator<'a> {
 
     /// Runs the workload to the end and returns the report.
     pub fn run(mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
+        self.run_to_end()
+    }
+
+    /// As [`run`](Self::run), but the simulator stays alive: freeing a large drive's
+    /// map and reverse map takes tens of milliseconds, which a caller timing the
+    /// simulation (the CLI's speed figures) should not count.
+    pub fn run_to_end(&mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
         if self.pa.is_some() && self.ftl.relaxed.is_none() {
             self.ftl.enable_relaxed();
         }
@@ -1974,7 +1981,7 @@ impl<'a> Simulator<'a> {
 
     // ----------------------------------------------------------------- report
 
-    fn finish(mut self) -> (Report, Vec<SeriesRow>) {
+    fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
         if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
             self.flush_series_row();
         }
@@ -2109,7 +2116,7 @@ impl<'a> Simulator<'a> {
             power: self.power_summary(),
             events: self.events_processed,
         };
-        (report, self.series)
+        (report, std::mem::take(&mut self.series))
     }
 }
 
