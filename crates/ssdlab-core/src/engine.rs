@@ -22,7 +22,6 @@ use crate::ftl::{Ftl, GcNeed, GcStep};
 use crate::policies::pa_ssd::{PaPolicy, WriteContext};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
-use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 const NO_REQUEST: u32 = u32::MAX;
@@ -54,6 +53,43 @@ enum Event {
     Wake { die: u32 },
     /// GC erased a block while reads or stuck writes waited for room.
     RoomFreed,
+}
+
+/// An event in the queue, ordered by (time, insertion sequence): equal times keep
+/// insertion order. The sequence is unique, so the event never decides the order. The
+/// pair is compared as one 128-bit number (two instructions, no branch) and the order is
+/// reversed because `BinaryHeap` pops its greatest element.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    time: u64,
+    seq: u64,
+    event: Event,
+}
+
+impl Scheduled {
+    fn key(&self) -> u128 {
+        (self.time as u128) << 64 | self.seq as u128
+    }
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Scheduled {}
+
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.key().cmp(&self.key())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,7 +229,7 @@ pub struct Simulator<'a> {
     planes_alloc: PlaneAllocator,
     now: u64,
     seq: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    events: BinaryHeap<Scheduled>,
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
     requests: Vec<Request>,
@@ -469,7 +505,7 @@ impl<'a> Simulator<'a> {
 
     fn push(&mut self, at: u64, event: Event) {
         self.seq += 1;
-        self.events.push(Reverse((at, self.seq, event)));
+        self.events.push(Scheduled { time: at, seq: self.seq, event });
     }
 
     /// Runs the workload to the end and returns the report.
@@ -488,7 +524,7 @@ impl<'a> Simulator<'a> {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
-        while let Some(Reverse((time, _, event))) = self.events.pop() {
+        while let Some(Scheduled { time, event, .. }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.events_processed += 1;
