@@ -28,6 +28,8 @@ const NO_REQUEST: u32 = u32::MAX;
 const NO_TYPE: u8 = u8::MAX;
 /// How far into a die's queue the scheduler looks for multi-plane partners.
 const MULTI_PLANE_SCAN: usize = 64;
+/// Records the host reads ahead of the one it submits (see `read_ahead`).
+const READ_AHEAD: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -240,6 +242,10 @@ pub struct Simulator<'a> {
     factory: SourceFactory<'a>,
     source: Option<Box<dyn RecordSource>>,
     pending_record: Option<Record>,
+    /// Records (or errors) already read from `source`, in order, and whether the source
+    /// has ended (or failed) after them.
+    read_ahead: VecDeque<Result<Record, TraceError>>,
+    source_ended: bool,
     host_waiting: VecDeque<(Record, u64)>,
     skipped_total: u64,
     run: u32,
@@ -381,6 +387,8 @@ impl<'a> Simulator<'a> {
             factory,
             source: Some(source),
             pending_record: None,
+            read_ahead: VecDeque::with_capacity(READ_AHEAD),
+            source_ended: false,
             host_waiting: VecDeque::new(),
             skipped_total: 0,
             run: 0,
@@ -671,8 +679,13 @@ impl<'a> Simulator<'a> {
     /// source is exhausted. Returns false when the whole workload is exhausted.
     fn fetch_record(&mut self) -> Result<bool, SimError> {
         loop {
-            let Some(source) = self.source.as_mut() else { return Ok(false) };
-            match source.next() {
+            if self.source.is_none() {
+                return Ok(false);
+            }
+            if self.read_ahead.is_empty() {
+                self.read_ahead();
+            }
+            match self.read_ahead.pop_front() {
                 Some(record) => {
                     let record = record?;
                     if self.trace_base_ns.is_none() {
@@ -702,9 +715,44 @@ impl<'a> Simulator<'a> {
                     self.last_trace_ns = 0;
                     self.trace_records_in_run = 0;
                     self.source = Some((self.factory)()?);
+                    self.source_ended = false;
                 }
             }
         }
+    }
+
+    /// Reads the next `READ_AHEAD` records of the current run and touches the flash
+    /// state their first pages will need: the mapping entry, the block holding the data
+    /// (reads sense it, updates invalidate it) and its reverse-map entry. On a large drive
+    /// with random addresses each of these is a cache miss; touched here together for
+    /// many records, the loads overlap in the memory system instead of stalling `submit`
+    /// and the die scheduler one at a time. Only what is loaded changes, not any result
+    /// (a record's page may have moved by the time it is used: then its touch was wasted).
+    fn read_ahead(&mut self) {
+        let Some(source) = self.source.as_mut() else { return };
+        // A source is not asked again once it has ended or failed.
+        while !self.source_ended && self.read_ahead.len() < READ_AHEAD {
+            match source.next() {
+                Some(item) => {
+                    self.source_ended = item.is_err();
+                    self.read_ahead.push_back(item);
+                }
+                None => self.source_ended = true,
+            }
+        }
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let logical = self.ftl.logical_pages as u64;
+        let mut touched = 0u32;
+        for record in self.read_ahead.iter().flatten() {
+            let lpn = (record.offset_bytes / page % logical) as usize;
+            let ppn = self.ftl.map[lpn];
+            if ppn != NO_PAGE {
+                let block = self.ftl.addr.block_of(ppn) as usize;
+                touched ^= self.ftl.blocks.get(block).map_or(0, |b| b.valid_pages);
+                touched ^= self.ftl.reverse.get(ppn as usize).copied().unwrap_or(0);
+            }
+        }
+        std::hint::black_box(touched);
     }
 
     fn host_counters_skipped_add(&mut self) {
