@@ -3,11 +3,12 @@
 //! present their results).
 
 use crate::output::{execute, json_value, Outcome};
-use crate::setup::prepare;
+use crate::setup::{prepare, Prepared};
 use crate::SetupArgs;
 use anyhow::{anyhow, bail, Result};
-use rayon::prelude::*;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 struct Variant {
     name: String,
@@ -50,11 +51,10 @@ pub fn compare(
             prepare(&args).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))
         })
         .collect::<Result<_>>()?;
-    let run_one = |p| execute(p, None, false, true);
     let outcomes: Vec<Outcome> = if serial {
-        prepared.into_iter().map(run_one).collect::<Result<_>>()?
+        prepared.into_iter().map(|p| execute(p, None, false, true)).collect::<Result<_>>()?
     } else {
-        prepared.into_par_iter().map(run_one).collect::<Result<_>>()?
+        run_parallel(prepared)?
     };
     print_table(&variants, &outcomes, base_index);
     if let Some(path) = json {
@@ -68,6 +68,28 @@ pub fn compare(
         std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")?;
     }
     Ok(())
+}
+
+/// Runs the variants on every thread of the rayon pool (`RAYON_NUM_THREADS`), each thread
+/// taking the next variant in order whenever it is free. A parallel iterator would split
+/// the list in halves, so two slow variants next to each other (FIFO and random GC after
+/// greedy and cost-benefit) would run one after the other on the same thread while the
+/// other thread sat idle. Results come back in variant order whatever ran where.
+fn run_parallel(prepared: Vec<Prepared>) -> Result<Vec<Outcome>> {
+    let count = prepared.len();
+    let inputs: Vec<Mutex<Option<Prepared>>> = prepared.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let outputs: Vec<Mutex<Option<Result<Outcome>>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    rayon::broadcast(|_| loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= count {
+            break;
+        }
+        let p = inputs[i].lock().expect("no panic holds the lock").take().expect("each variant is taken once");
+        let outcome = execute(p, None, false, true);
+        *outputs[i].lock().expect("no panic holds the lock") = Some(outcome);
+    });
+    outputs.into_iter().map(|o| o.into_inner().expect("no panic holds the lock").expect("every variant ran")).collect()
 }
 
 fn ratio(value: f64, base: f64) -> String {

@@ -55,11 +55,13 @@ enum Command {
     },
     /// Run the standard speed and memory scenarios (see BENCHMARKS.md).
     Bench {
-        /// Scenarios to run (default: all): mqsim-default, pa-ssd-aged, trace-fin, large-device.
+        /// Scenarios and checks to run (default: all): mqsim-default, pa-ssd-aged, trace-fin,
+        /// large-device; the checks flatness and compare-parallel. Targets print as pass/fail.
         scenarios: Vec<String>,
         #[arg(long)]
         all: bool,
-        /// Override every scenario's request count (trace-fin: runs = requests / 10,000).
+        /// Override every scenario's request count (trace-fin: runs = requests / 10,000); the
+        /// checks keep theirs.
         #[arg(long)]
         requests: Option<u64>,
         /// Print the results as JSON.

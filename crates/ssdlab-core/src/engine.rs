@@ -24,13 +24,14 @@ use crate::policies::hybrid::WriteMode;
 use crate::policies::pa_ssd::{PaPolicy, WriteContext};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
-use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 const NO_REQUEST: u32 = u32::MAX;
 const NO_TYPE: u8 = u8::MAX;
 /// How far into a die's queue the scheduler looks for multi-plane partners.
 const MULTI_PLANE_SCAN: usize = 64;
+/// Records the host reads ahead of the one it submits (see `read_ahead`).
+const READ_AHEAD: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -58,6 +59,43 @@ enum Event {
     RoomFreed,
     /// Hybrid drives: the device may have been idle long enough to migrate SLC data.
     MigrationCheck,
+}
+
+/// An event in the queue, ordered by (time, insertion sequence): equal times keep
+/// insertion order. The sequence is unique, so the event never decides the order. The
+/// pair is compared as one 128-bit number (two instructions, no branch) and the order is
+/// reversed because `BinaryHeap` pops its greatest element.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    time: u64,
+    seq: u64,
+    event: Event,
+}
+
+impl Scheduled {
+    fn key(&self) -> u128 {
+        (self.time as u128) << 64 | self.seq as u128
+    }
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Scheduled {}
+
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.key().cmp(&self.key())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,7 +240,7 @@ pub struct Simulator<'a> {
     planes_alloc: PlaneAllocator,
     now: u64,
     seq: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    events: BinaryHeap<Scheduled>,
     txns: Vec<Txn>,
     free_txns: Vec<u32>,
     requests: Vec<Request>,
@@ -213,6 +251,10 @@ pub struct Simulator<'a> {
     factory: SourceFactory<'a>,
     source: Option<Box<dyn RecordSource>>,
     pending_record: Option<Record>,
+    /// Records (or errors) already read from `source`, in order, and whether the source
+    /// has ended (or failed) after them.
+    read_ahead: VecDeque<Result<Record, TraceError>>,
+    source_ended: bool,
     host_waiting: VecDeque<(Record, u64)>,
     skipped_total: u64,
     run: u32,
@@ -359,6 +401,8 @@ impl<'a> Simulator<'a> {
             factory,
             source: Some(source),
             pending_record: None,
+            read_ahead: VecDeque::with_capacity(READ_AHEAD),
+            source_ended: false,
             host_waiting: VecDeque::new(),
             skipped_total: 0,
             run: 0,
@@ -490,11 +534,18 @@ impl<'a> Simulator<'a> {
 
     fn push(&mut self, at: u64, event: Event) {
         self.seq += 1;
-        self.events.push(Reverse((at, self.seq, event)));
+        self.events.push(Scheduled { time: at, seq: self.seq, event });
     }
 
     /// Runs the workload to the end and returns the report.
     pub fn run(mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
+        self.run_to_end()
+    }
+
+    /// As [`run`](Self::run), but the simulator stays alive: freeing a large drive's
+    /// map and reverse map takes tens of milliseconds, which a caller timing the
+    /// simulation (the CLI's speed figures) should not count.
+    pub fn run_to_end(&mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
         if self.pa.is_some() && self.ftl.relaxed.is_none() {
             self.ftl.enable_relaxed();
         }
@@ -502,7 +553,7 @@ impl<'a> Simulator<'a> {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
-        while let Some(Reverse((time, _, event))) = self.events.pop() {
+        while let Some(Scheduled { time, event, .. }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
             self.events_processed += 1;
@@ -650,8 +701,13 @@ impl<'a> Simulator<'a> {
     /// source is exhausted. Returns false when the whole workload is exhausted.
     fn fetch_record(&mut self) -> Result<bool, SimError> {
         loop {
-            let Some(source) = self.source.as_mut() else { return Ok(false) };
-            match source.next() {
+            if self.source.is_none() {
+                return Ok(false);
+            }
+            if self.read_ahead.is_empty() {
+                self.read_ahead();
+            }
+            match self.read_ahead.pop_front() {
                 Some(record) => {
                     let record = record?;
                     if self.trace_base_ns.is_none() {
@@ -681,9 +737,44 @@ impl<'a> Simulator<'a> {
                     self.last_trace_ns = 0;
                     self.trace_records_in_run = 0;
                     self.source = Some((self.factory)()?);
+                    self.source_ended = false;
                 }
             }
         }
+    }
+
+    /// Reads the next `READ_AHEAD` records of the current run and touches the flash
+    /// state their first pages will need: the mapping entry, the block holding the data
+    /// (reads sense it, updates invalidate it) and its reverse-map entry. On a large drive
+    /// with random addresses each of these is a cache miss; touched here together for
+    /// many records, the loads overlap in the memory system instead of stalling `submit`
+    /// and the die scheduler one at a time. Only what is loaded changes, not any result
+    /// (a record's page may have moved by the time it is used: then its touch was wasted).
+    fn read_ahead(&mut self) {
+        let Some(source) = self.source.as_mut() else { return };
+        // A source is not asked again once it has ended or failed.
+        while !self.source_ended && self.read_ahead.len() < READ_AHEAD {
+            match source.next() {
+                Some(item) => {
+                    self.source_ended = item.is_err();
+                    self.read_ahead.push_back(item);
+                }
+                None => self.source_ended = true,
+            }
+        }
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let logical = self.ftl.logical_pages as u64;
+        let mut touched = 0u32;
+        for record in self.read_ahead.iter().flatten() {
+            let lpn = (record.offset_bytes / page % logical) as usize;
+            let ppn = self.ftl.map[lpn];
+            if ppn != NO_PAGE {
+                let block = self.ftl.addr.block_of(ppn) as usize;
+                touched ^= self.ftl.blocks.get(block).map_or(0, |b| b.valid_pages);
+                touched ^= self.ftl.reverse.get(ppn as usize).copied().unwrap_or(0);
+            }
+        }
+        std::hint::black_box(touched);
     }
 
     fn host_counters_skipped_add(&mut self) {
@@ -2098,7 +2189,7 @@ impl<'a> Simulator<'a> {
 
     // ----------------------------------------------------------------- report
 
-    fn finish(mut self) -> (Report, Vec<SeriesRow>) {
+    fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
         if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
             self.flush_series_row();
         }
@@ -2234,7 +2325,7 @@ impl<'a> Simulator<'a> {
             hybrid: self.hybrid_summary(),
             events: self.events_processed,
         };
-        (report, self.series)
+        (report, std::mem::take(&mut self.series))
     }
 }
 

@@ -16,7 +16,6 @@ use crate::flash::Ppn;
 use crate::ftl::recovery::RecoveryScan;
 use crate::stats::{PowerLossCounts, PowerLossRecord, PowerSummary};
 use crate::SimError;
-use std::cmp::Reverse;
 
 /// What a loss left for recovery: pages torn by programs in flight and blocks whose erase
 /// was cut.
@@ -161,13 +160,12 @@ impl Simulator<'_> {
             ch.waiting.clear();
         }
         let events = std::mem::take(&mut self.events);
-        for Reverse((_, _, e)) in events.iter() {
-            if let Event::Decoded { txn } = e {
-                counts.unacknowledged_pages_lost += u64::from(self.txns[*txn as usize].kind == TxnKind::UpdateRead);
+        for scheduled in events.iter() {
+            if let Event::Decoded { txn } = scheduled.event {
+                counts.unacknowledged_pages_lost += u64::from(self.txns[txn as usize].kind == TxnKind::UpdateRead);
             }
         }
-        self.events =
-            events.into_iter().filter(|Reverse((_, _, e))| matches!(e, Event::Arrival | Event::PowerLoss)).collect();
+        self.events = events.into_iter().filter(|s| matches!(s.event, Event::Arrival | Event::PowerLoss)).collect();
         self.requests.clear();
         self.free_requests.clear();
         self.outstanding = 0;

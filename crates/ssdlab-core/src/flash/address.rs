@@ -10,6 +10,36 @@ pub type Ppn = u32;
 /// Marks "no physical page" in the mapping table and "no logical page" in the reverse map.
 pub const NO_PAGE: u32 = u32::MAX;
 
+/// Division of any `u32` by a fixed divisor as a multiply and a shift (Lemire, Kaser and
+/// Kurz, "Faster remainder by direct computation", 2019: with c = ceil(2^64 / d), the
+/// quotient of n < 2^32 is exactly (c × n) >> 64). The engine converts addresses on
+/// every event, and a hardware division takes several times as long as a multiply.
+#[derive(Clone, Copy, Debug)]
+struct Divisor {
+    divisor: u32,
+    /// ceil(2^64 / divisor); 0 for divisor 1, whose c does not fit (handled apart).
+    multiplier: u64,
+}
+
+impl Divisor {
+    fn new(divisor: u32) -> Self {
+        assert!(divisor > 0, "address dimensions are validated to be positive");
+        let multiplier = if divisor == 1 { 0 } else { u64::MAX / divisor as u64 + 1 };
+        Divisor { divisor, multiplier }
+    }
+
+    fn quotient(self, n: u32) -> u32 {
+        if self.divisor == 1 {
+            return n;
+        }
+        ((self.multiplier as u128 * n as u128) >> 64) as u32
+    }
+
+    fn remainder(self, n: u32) -> u32 {
+        n - self.quotient(n) * self.divisor
+    }
+}
+
 /// Precomputed sizes for address arithmetic.
 #[derive(Clone, Debug)]
 pub struct Address {
@@ -20,6 +50,11 @@ pub struct Address {
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
     pub page_size_bytes: u32,
+    per_block: Divisor,
+    per_plane: Divisor,
+    per_die: Divisor,
+    per_chip: Divisor,
+    per_channel: Divisor,
 }
 
 impl Address {
@@ -32,6 +67,11 @@ impl Address {
             blocks_per_plane: g.blocks_per_plane,
             pages_per_block: g.pages_per_block,
             page_size_bytes: g.page_size_bytes,
+            per_block: Divisor::new(g.pages_per_block),
+            per_plane: Divisor::new(g.blocks_per_plane),
+            per_die: Divisor::new(g.planes_per_die),
+            per_chip: Divisor::new(g.dies_per_chip),
+            per_channel: Divisor::new(g.dies_per_chip * g.chips_per_channel),
         }
     }
 
@@ -52,16 +92,16 @@ impl Address {
     }
 
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+        self.per_die.quotient(plane)
     }
     pub fn plane_in_die(&self, plane: u32) -> u32 {
-        plane % self.planes_per_die
+        self.per_die.remainder(plane)
     }
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_chip
+        self.per_chip.quotient(die)
     }
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die / (self.dies_per_chip * self.chips_per_channel)
+        self.per_channel.quotient(die)
     }
     /// Plane number from its coordinates.
     pub fn plane_at(&self, channel: u32, chip: u32, die: u32, plane: u32) -> u32 {
@@ -69,16 +109,16 @@ impl Address {
     }
 
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_block
+        self.per_block.quotient(ppn)
     }
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        self.per_block.remainder(ppn)
     }
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        self.per_plane.quotient(block)
     }
     pub fn block_in_plane(&self, block: u32) -> u32 {
-        block % self.blocks_per_plane
+        self.per_plane.remainder(block)
     }
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
         self.plane_of_block(self.block_of(ppn))
@@ -94,6 +134,23 @@ impl Address {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn divisor_matches_hardware_division() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let mut divisors = vec![1, 2, 3, 5, 7, 64, 256, 384, 683, 768, 2048, 12345, 1 << 31, u32::MAX - 1, u32::MAX];
+        divisors.extend((0..200).map(|_| rng.random_range(1..=u32::MAX)));
+        for d in divisors {
+            let div = Divisor::new(d);
+            let mut numerators = vec![0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX];
+            numerators.extend((0..2000).map(|_| rng.random::<u32>()));
+            for n in numerators {
+                assert_eq!(div.quotient(n), n / d, "{n} / {d}");
+                assert_eq!(div.remainder(n), n % d, "{n} % {d}");
+            }
+        }
+    }
 
     #[test]
     fn round_trips() {

@@ -122,7 +122,22 @@ impl Ftl {
         p.victim = victim;
         p.victim_cursor = 0;
         self.counters.gc_victims += 1;
+        self.touch_mappings_of(victim);
         true
+    }
+
+    /// Loads the mapping entries of a new victim's valid pages at once: each is a cache
+    /// miss on a large drive, and together the loads overlap in the memory system, where
+    /// the moves, one per cleanup step, would wait for them one at a time. Changes only
+    /// what is in the cache.
+    fn touch_mappings_of(&self, block: u32) {
+        let first = self.addr.ppn(block, 0) as usize;
+        let pages = &self.reverse[first..first + self.pages_in_block(block) as usize];
+        let touched = pages
+            .iter()
+            .filter(|&&lpn| lpn != NO_PAGE)
+            .fold(0u32, |acc, &lpn| acc ^ self.map.get(lpn as usize).copied().unwrap_or(0));
+        std::hint::black_box(touched);
     }
 
     /// Picks the block to clean among the plane's closed blocks. Blocks without valid
