@@ -23,7 +23,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
 
 /// Checks that run their own children besides the scenarios (named like scenarios).
 pub const CHECKS: &[(&str, &str)] = &[
-    ("flatness", "mqsim-default's workload at 100,000 (median of 3) and 10,000,000 requests: requests/s within 20%"),
+    ("flatness", "mqsim-default's workload at 100,000 (median of 5) and 10,000,000 requests: requests/s within 20%"),
     (
         "compare-parallel",
         "ssdlab compare of 4 GC victim policies on mqsim-default, 2 threads vs --serial: time, results",
@@ -33,7 +33,7 @@ pub const CHECKS: &[(&str, &str)] = &[
 /// Request counts of the flatness check and how often the short one runs (its fraction
 /// of a second of simulation is noisy, so the median of a few runs counts).
 const FLATNESS_REQUESTS: [u64; 2] = [100_000, 10_000_000];
-const FLATNESS_SHORT_RUNS: usize = 3;
+const FLATNESS_SHORT_RUNS: usize = 5;
 
 /// The compare-parallel check: 4 policies, 300,000 requests each (~2 s per variant).
 const COMPARE_VARIANTS: [&str; 4] = ["greedy", "cost-benefit", "fifo", "random"];
