@@ -1619,21 +1619,7 @@ impl<'a> Simulator<'a> {
                     // full set of valid pages, across victims if need be (one sense each, one
                     // program); moving page by page would waste the rest of every wordline,
                     // and GC could then consume more pages than it frees.
-                    let mut last = dest.ppn;
-                    while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
-                        let Some((ppn, lpn)) = self.ftl.gc_gather_move(plane, self.now) else { break };
-                        let Some(next) = self.ftl.allocate_gc(plane, self.now) else { break };
-                        let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
-                        self.ftl.commit_move(lpn, ppn, next.ppn);
-                        sense += self.timing.read_ns(t, slc);
-                        self.count_read(t, slc);
-                        self.count_program(next.page_type, next.slc, false);
-                        let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, next.ppn, plane);
-                        self.txns[txn as usize].from = ppn;
-                        cmd.txns.push(txn);
-                        last = next.ppn;
-                    }
-                    self.ftl.skip_rest_of_wordline(last);
+                    sense += self.gather_page_set(&mut cmd, plane, plane, dest.ppn, TxnKind::GcMove);
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
@@ -1663,6 +1649,29 @@ impl<'a> Simulator<'a> {
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
         Ok(true)
+    }
+
+    /// One-shot GC: fills the rest of the wordline of `first` (a GC page of `dest_plane`)
+    /// with further valid pages of `source`'s victims, adding a `kind` transaction for each
+    /// to `cmd`, then skips what is left of the wordline. Returns the extra sense time.
+    fn gather_page_set(&mut self, cmd: &mut Command, source: u32, dest_plane: u32, first: Ppn, kind: TxnKind) -> u64 {
+        let mut sense = 0;
+        let mut last = first;
+        while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
+            let Some((ppn, lpn)) = self.ftl.gc_gather_move(source, self.now) else { break };
+            let Some(next) = self.ftl.allocate_gc(dest_plane, self.now) else { break };
+            let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+            self.ftl.commit_move(lpn, ppn, next.ppn);
+            sense += self.timing.read_ns(t, slc);
+            self.count_read(t, slc);
+            self.count_program(next.page_type, next.slc, false);
+            let txn = self.alloc_txn(kind, NO_REQUEST, lpn, next.ppn, dest_plane);
+            self.txns[txn as usize].from = ppn;
+            cmd.txns.push(txn);
+            last = next.ppn;
+        }
+        self.ftl.skip_rest_of_wordline(last);
+        sense
     }
 
     fn program_ns(&self, page_type: u8, slc: bool) -> u64 {

@@ -542,20 +542,7 @@ impl Simulator<'_> {
         cmd.txns.clear();
         cmd.txns.push(txn);
         if self.timing.one_shot && !dest.slc {
-            let mut last = dest.ppn;
-            while cmd.txns.len() < self.ftl.bits_per_cell.min(4) && self.ftl.wordline_has_room(last) {
-                let Some((ppn, lpn)) = self.ftl.gc_gather_move(plane, self.now) else { break };
-                let next = self.ftl.allocate_gc(target, self.now).expect("wordline has room");
-                self.ftl.commit_move(lpn, ppn, next.ppn);
-                sense += self.timing.read_ns(0, true);
-                self.count_read(0, true);
-                self.count_program(next.page_type, next.slc, false);
-                let t = self.alloc_txn(TxnKind::MigrateRead, NO_REQUEST, lpn, next.ppn, target);
-                self.txns[t as usize].from = ppn;
-                cmd.txns.push(t);
-                last = next.ppn;
-            }
-            self.ftl.skip_rest_of_wordline(last);
+            sense += self.gather_page_set(&mut cmd, plane, target, dest.ppn, TxnKind::MigrateRead);
         }
         let pages = cmd.txns.len() as u64;
         if let Some(h) = self.hybrid.as_mut() {
