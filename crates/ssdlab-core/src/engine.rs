@@ -11,6 +11,7 @@
 //! completion for every observer that must wait for the die anyway.
 
 mod hybrid;
+pub mod occupancy;
 mod power;
 
 use crate::config::{
@@ -315,6 +316,8 @@ pub struct Simulator<'a> {
     /// Cross-plane migration: pages read from a plane wholly in SLC mode, waiting at the
     /// destination die to be transferred in and programmed, as (txns, count, program ns).
     migrate_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
+    /// The resource-occupancy checker (with checking on).
+    occupancy: Option<Box<occupancy::Occupancy>>,
 }
 
 /// Burst replay bookkeeping.
@@ -449,6 +452,7 @@ impl<'a> Simulator<'a> {
             power_loss_records: Vec::new(),
             hybrid: None,
             migrate_in: Vec::new(),
+            occupancy: None,
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
@@ -516,11 +520,38 @@ impl<'a> Simulator<'a> {
         self.event_budget = events;
     }
 
+    /// Turns on checking: the FTL's invariants (every `output.check_every` completions
+    /// and at the end), program order, and the resource-occupancy checker, which fails the
+    /// run the moment a die, plane or channel is used against the timing model's rules.
     pub fn set_check(&mut self, on: bool) {
         self.check = on;
         if on {
             self.ftl.track_program_order();
+            if self.occupancy.is_none() {
+                let a = &self.ftl.addr;
+                self.occupancy = Some(Box::new(occupancy::Occupancy::new(
+                    a.dies() as usize,
+                    a.planes() as usize,
+                    a.channels as usize,
+                    self.timing.ecc_decode_ns,
+                )));
+            }
+        } else {
+            self.occupancy = None;
         }
+    }
+
+    /// Turns on checking and keeps every die, plane and channel interval of the run, for
+    /// tests that assert exact start and end times (`occupancy_log`). Memory grows with
+    /// the run.
+    pub fn record_occupancy(&mut self) {
+        self.set_check(true);
+        self.occupancy.as_mut().expect("checking is on").keep_log();
+    }
+
+    /// The intervals recorded since `record_occupancy`, in the order they ended.
+    pub fn occupancy_log(&self) -> Option<&[occupancy::Interval]> {
+        self.occupancy.as_ref().and_then(|o| o.log())
     }
 
     pub fn now_ns(&self) -> u64 {
@@ -553,9 +584,13 @@ impl<'a> Simulator<'a> {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
-        while let Some(Scheduled { time, event, .. }) = self.events.pop() {
+        while let Some(Scheduled { time, seq, event }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
+            if let Some(o) = self.occupancy.as_mut() {
+                let check = o.event(time, seq);
+                o.note(check);
+            }
             self.events_processed += 1;
             if self.events_processed > self.event_budget {
                 return Err(SimError::EventBudget {
@@ -566,6 +601,9 @@ impl<'a> Simulator<'a> {
                 });
             }
             self.handle(event)?;
+            if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
+                return Err(SimError::Invariant { time_ns: self.now, message });
+            }
             if self.host_done && self.outstanding == 0 {
                 break;
             }
@@ -908,6 +946,10 @@ impl<'a> Simulator<'a> {
             run: self.run,
             want: NO_TYPE,
         });
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.request_submitted(slot, id, pages);
+            o.note(check);
+        }
         if record.op == Op::Write {
             if let Some(policy) = self.pa.as_mut() {
                 let ctx = WriteContext {
@@ -1189,23 +1231,42 @@ impl<'a> Simulator<'a> {
             acked: false,
             mode: WriteMode::Auto,
         };
-        if let Some(slot) = self.free_txns.pop() {
+        let slot = if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
             slot
         } else {
             self.txns.push(t);
             (self.txns.len() - 1) as u32
+        };
+        if let Some(o) = self.occupancy.as_mut() {
+            let role = match kind {
+                TxnKind::Write | TxnKind::PartialProgram => occupancy::TxnRole::UserProgram,
+                TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
+                _ => occupancy::TxnRole::Other,
+            };
+            let id = if request == NO_REQUEST { u64::MAX } else { self.requests[request as usize].id };
+            let check = o.txn_created(slot, role, id, lpn);
+            o.note(check);
         }
+        slot
     }
 
     /// One page of a request is done; the request completes with its last page.
     fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.sub_request_finished(slot);
+            o.note(check);
+        }
         let r = &mut self.requests[slot as usize];
         r.pending -= 1;
         if r.pending > 0 {
             return Ok(());
         }
         let r = *r;
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.request_completed(slot, r.id);
+            o.note(check);
+        }
         self.free_requests.push(slot);
         self.outstanding -= 1;
         if self.outstanding == 0 && self.hybrid.is_some() {
@@ -2045,8 +2106,72 @@ impl<'a> Simulator<'a> {
         Ok(false)
     }
 
+    /// Tells the occupancy checker which step the die runs next (and, for a new command,
+    /// what the command is).
+    fn check_step(&mut self, die: u32) {
+        let d = &self.dies[die as usize];
+        let index = d.command.next;
+        let now = self.now;
+        let channel = self.ftl.addr.channel_of_die(die);
+        if index == 0 {
+            let a = &self.ftl.addr;
+            let steps: Vec<occupancy::StepDesc> = d
+                .command
+                .steps
+                .iter()
+                .map_while(|s| {
+                    s.map(|s| match s {
+                        Step::Array(ns) => occupancy::StepDesc::Array(ns),
+                        Step::ChannelOut(b) => occupancy::StepDesc::Out(b),
+                        Step::ChannelIn(b) => occupancy::StepDesc::In(b),
+                    })
+                })
+                .collect();
+            let txns: Vec<(u32, u32, (u32, u32))> = d
+                .command
+                .txns
+                .iter()
+                .map(|&t| {
+                    let txn = &self.txns[t as usize];
+                    match txn.kind {
+                        TxnKind::Erase => (t, txn.plane, (a.block_in_plane(txn.ppn), 0)),
+                        _ => {
+                            // A page read out for another plane is sensed in its source plane.
+                            let ppn = if txn.kind == TxnKind::MigrateRead { txn.from } else { txn.ppn };
+                            (t, a.plane_of(ppn), (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)))
+                        }
+                    }
+                })
+                .collect();
+            let kind = match d.command.txns.first().map(|&t| self.txns[t as usize].kind) {
+                Some(TxnKind::Read | TxnKind::UpdateRead) => occupancy::CommandKind::Read,
+                Some(TxnKind::Write) => occupancy::CommandKind::Program,
+                Some(TxnKind::PartialProgram) => occupancy::CommandKind::PartialProgram,
+                Some(TxnKind::MigrateRead) => occupancy::CommandKind::MigrateRead,
+                Some(TxnKind::Erase) => occupancy::CommandKind::Erase,
+                Some(TxnKind::GcMove) | None => occupancy::CommandKind::GcMove,
+            };
+            let desc = occupancy::CommandDesc {
+                kind,
+                steps: &steps,
+                txns: &txns,
+                planes: self.die_planes(die),
+                any_address: false,
+            };
+            let o = self.occupancy.as_mut().expect("checking is on");
+            let check = o.command_started(die, now, &desc);
+            o.note(check);
+        }
+        let o = self.occupancy.as_mut().expect("checking is on");
+        let check = o.step(die, index, now, channel);
+        o.note(check);
+    }
+
     /// Runs the current command's next step, or completes the command.
     fn advance_command(&mut self, die: u32) -> Result<(), SimError> {
+        if self.occupancy.is_some() {
+            self.check_step(die);
+        }
         let d = &mut self.dies[die as usize];
         let step = if d.command.next < 4 { d.command.steps[d.command.next] } else { None };
         d.command.next += 1;
@@ -2076,10 +2201,19 @@ impl<'a> Simulator<'a> {
         };
         self.channels[channel as usize].holder = Some(die);
         self.energy.transfer += self.timing.transfer_nj_per_byte * bytes as f64;
-        self.push(self.now + self.timing.transfer_bytes_ns(bytes), Event::ChannelDone { channel });
+        let ns = self.timing.transfer_bytes_ns(bytes);
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.transfer_started(channel, die, self.now, ns);
+            o.note(check);
+        }
+        self.push(self.now + ns, Event::ChannelDone { channel });
     }
 
     fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.transfer_ended(channel, self.now);
+            o.note(check);
+        }
         let ch = &mut self.channels[channel as usize];
         let holder = ch.holder.take().expect("channel holder");
         if let Some(next) = ch.waiting.pop_front() {
@@ -2123,6 +2257,11 @@ impl<'a> Simulator<'a> {
         if txn.kind == TxnKind::MigrateRead {
             // Not freed: the destination die programs it (`forward_migration`).
             return Ok(());
+        }
+        if let Some(o) = self.occupancy.as_mut() {
+            let decoded = matches!(txn.kind, TxnKind::Read | TxnKind::UpdateRead) && self.timing.ecc_decode_ns > 0;
+            let check = o.txn_completed(t, self.now, decoded);
+            o.note(check);
         }
         self.free_txns.push(t);
         match txn.kind {

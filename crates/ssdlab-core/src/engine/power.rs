@@ -155,6 +155,9 @@ impl Simulator<'_> {
     /// queues and every pending event but the host's schedule and later power failures.
     /// (Reads being decoded die too; an update read among them takes its write with it.)
     fn drop_volatile_state(&mut self, counts: &mut PowerLossCounts) {
+        if let Some(o) = self.occupancy.as_mut() {
+            o.power_lost(self.now);
+        }
         for ch in &mut self.channels {
             ch.holder = None;
             ch.waiting.clear();
