@@ -15,3 +15,4 @@ pub use stats::{Report, SeriesRow};
 pub mod policies;
 pub mod source;
 pub mod swarm;
+pub mod theory;

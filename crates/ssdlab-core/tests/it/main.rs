@@ -8,6 +8,7 @@ mod liveness;
 mod power;
 mod schemes;
 mod swarm;
+mod theory;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
