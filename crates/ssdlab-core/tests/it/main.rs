@@ -8,6 +8,7 @@ mod liveness;
 mod power;
 mod schemes;
 mod swarm;
+mod timing;
 mod theory;
 
 use rand::{Rng, SeedableRng};
