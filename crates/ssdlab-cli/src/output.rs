@@ -84,12 +84,9 @@ pub fn execute_with(
     }
     let opener = workload.clone();
     let factory = Box::new(move || opener.open());
-    let workload = workload.clone();
+    // Preconditioning (inside `new`) makes its own pre-pass over the workload and places
+    // every page it reads before writing, so a read never places data during the run.
     let mut sim = Simulator::new(config, factory, observers).map_err(|e| anyhow!("{e}"))?;
-    if matches!(workload, crate::setup::Workload::Trace { .. }) {
-        // SSDSim-style pre-pass: pages the trace reads before writing are placed first.
-        sim.preplace_unwritten_reads(workload.open().map_err(|e| anyhow!("{e}"))?).map_err(|e| anyhow!("{e}"))?;
-    }
     let setup = started.elapsed().as_secs_f64();
     sim.set_check(check);
     sim.set_verify(verify);
@@ -257,10 +254,42 @@ pub fn print_summary(o: &Outcome) {
         r.flash.multi_plane_commands,
         r.flash.copybacks
     );
+    let st = &r.start_state;
     println!(
-        "reads of never-written pages: {} (policy: {}); remapped addresses: {} ({}); unaligned: {}",
+        "start state (per plane, min/mean/max): valid pages {}/{:.0}/{}, invalid {}/{:.0}/{}, free blocks {}/{:.1}/{}; \
+         {} free blocks above the background GC threshold ({}) at least; {} of {} planes need GC",
+        st.valid_pages.min,
+        st.valid_pages.mean,
+        st.valid_pages.max,
+        st.invalid_pages.min,
+        st.invalid_pages.mean,
+        st.invalid_pages.max,
+        st.free_blocks.min,
+        st.free_blocks.mean,
+        st.free_blocks.max,
+        st.min_blocks_above_background,
+        st.background_gc_free_blocks,
+        st.planes_needing_gc,
+        d.planes
+    );
+    if let Some(ss) = &r.precondition.steady_state {
+        println!(
+            "steady-state preconditioning: {} rounds of {} pages, {}; last round WAF {:.3}",
+            ss.rounds,
+            ss.round_pages,
+            if ss.converged { "converged" } else { "NOT converged" },
+            ss.waf_by_round.last().copied().unwrap_or(1.0)
+        );
+    }
+    for note in &st.notes {
+        println!("  note: {note}");
+    }
+    println!(
+        "reads of unmapped pages: {} (policy: {}; {} read-before-written pages placed by preconditioning); \
+         remapped addresses: {} ({}); unaligned: {}",
         r.host.unwritten_reads,
         r.host.unwritten_read_policy,
+        r.host.unwritten_pages_preplaced,
         r.host.address_remapped,
         r.host.address_policy,
         r.host.unaligned
@@ -326,4 +355,7 @@ pub fn print_summary(o: &Outcome) {
         "simulator: {:.3} s wall ({:.3} s setup and preconditioning), {:.0} sub-requests/s, {:.0} events/s",
         o.speed.wall_seconds, o.speed.setup_seconds, o.speed.sub_requests_per_second, o.speed.events_per_second
     );
+    for w in &r.warnings {
+        println!("WARNING: {w}");
+    }
 }

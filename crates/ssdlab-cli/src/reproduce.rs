@@ -258,10 +258,17 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "## GC activity: erases relative to the baseline\n")?;
     write_header(&mut md, "workload", PA_SCHEMES.iter().map(|s| s.0))?;
     for (wi, w) in workloads.iter().enumerate() {
-        let base = cell(wi, 0).outcome.report.gc.erases.max(1) as f64;
-        let mut row = format!("| {} ({} erases) |", w.name, cell(wi, 0).outcome.report.gc.erases);
+        let base_erases = cell(wi, 0).outcome.report.gc.erases;
+        let base = base_erases.max(1) as f64;
+        let mut row = format!("| {} ({} erases) |", w.name, base_erases);
         for si in 0..PA_SCHEMES.len() {
-            write!(row, " {:.3} |", cell(wi, si).outcome.report.gc.erases as f64 / base)?;
+            let erases = cell(wi, si).outcome.report.gc.erases;
+            if base_erases == 0 {
+                // No GC in the baseline: show each scheme's count instead of a ratio.
+                write!(row, " {erases} erases |")?;
+            } else {
+                write!(row, " {:.3} |", erases as f64 / base)?;
+            }
         }
         writeln!(md, "{row}")?;
     }

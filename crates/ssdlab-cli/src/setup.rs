@@ -158,7 +158,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             config.host.queue_depth = job.iodepth();
         }
         validate(&config, &origin)?;
-        let capacity_bytes = config.logical_bytes();
+        let capacity_bytes = working_set_bytes(&config);
         return Ok(Prepared {
             config,
             workload: Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes },
@@ -216,9 +216,27 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         }
     };
     validate(&config, &origin)?;
+    let working_set = config.precondition.working_set_fraction < 1.0;
+    if working_set && matches!(workload, Workload::Trace { .. }) {
+        bail!(
+            "precondition.working_set_fraction = {}: a trace addresses what it addresses; the working set confines \
+             synthetic and fio workloads only (use host.address_overflow = \"scale\" to fit a trace)",
+            config.precondition.working_set_fraction
+        );
+    }
     if let Workload::Synthetic(spec) = &workload {
         let logical = config.logical_bytes();
-        let resolved = spec.resolve_address_space(logical);
+        if working_set && spec.address_space_bytes != 0 {
+            bail!(
+                "precondition.working_set_fraction = {} and workload.address_space_bytes = {} both set the region the \
+                 workload addresses: set one",
+                config.precondition.working_set_fraction,
+                spec.address_space_bytes
+            );
+        }
+        // MQSim's Working_Set_Percentage: the synthetic workload addresses the first
+        // working_set_fraction of the logical capacity.
+        let resolved = spec.resolve_address_space(working_set_bytes(&config));
         if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
             bail!(
                 "workload.address_space_bytes: the synthetic workload spans {} bytes but the device's logical \
@@ -229,6 +247,18 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         return Ok(Prepared { config, workload: Workload::Synthetic(resolved) });
     }
     Ok(Prepared { config, workload })
+}
+
+/// The region a synthetic or fio workload addresses: the first
+/// `precondition.working_set_fraction` of the logical capacity, whole pages.
+fn working_set_bytes(config: &ssdlab_core::Config) -> u64 {
+    let logical = config.logical_bytes();
+    let page = config.geometry.page_size_bytes as u64;
+    let fraction = config.precondition.working_set_fraction;
+    if fraction >= 1.0 {
+        return logical;
+    }
+    (((logical / page) as f64 * fraction).round() as u64).max(1) * page
 }
 
 /// Applies `key=value,key=value` to a synthetic spec through TOML, so the same keys and

@@ -1140,6 +1140,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("pe_cycles", "u"),
             ("aged_invalid_fraction", "f"),
             ("slc_filled", "b"),
+            ("working_set_fraction", "f"),
+            ("steady_state", "b"),
+            ("steady_state_max_rounds", "u"),
+            ("steady_state_round_fraction", "f"),
         ],
     ),
     (

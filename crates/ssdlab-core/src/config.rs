@@ -220,7 +220,10 @@ pub enum VictimPolicy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WhatIfUnwritten {
-    /// The page is placed on flash as if preconditioned, then read from flash.
+    /// The page is placed on flash by preconditioning, before the run: a pre-pass over
+    /// the workload finds every page read before it is written. A read of a page still
+    /// unmapped during the run (trimmed earlier, or read again in a later run of a
+    /// multi-run after a trim) is answered by the controller, as with `Controller`.
     Precondition,
     /// The controller answers without a flash access (zero data).
     Controller,
@@ -344,6 +347,20 @@ pub struct Precondition {
     /// Hybrid drives: every SLC-mode block starts full of valid data (logical pages after
     /// the `used_fraction` fill), so a run starts with the SLC cache exhausted (SPA Fig. 6).
     pub slc_filled: bool,
+    /// MQSim's `Working_Set_Percentage`: the region the workload addresses, the first
+    /// this fraction of the logical capacity. A synthetic workload without an explicit
+    /// `address_space_bytes` is confined to it (the CLI resolves it); preconditioning
+    /// writes the lowest logical pages first, so `used_fraction` ≥ this covers it all.
+    pub working_set_fraction: f64,
+    /// SNIA-PTS-style steady state: after the fill, the workload's own write stream runs
+    /// through the FTL without timing, round after round, until WAF and the per-block
+    /// valid-page distribution stop changing (or `steady_state_max_rounds`).
+    pub steady_state: bool,
+    /// Round limit of the steady-state preconditioning (SNIA PTS: 25).
+    pub steady_state_max_rounds: u32,
+    /// Pages written per steady-state round, as a fraction of the logical capacity (the
+    /// workload's write stream is replayed as often as needed to write that many).
+    pub steady_state_round_fraction: f64,
 }
 
 impl Default for Precondition {
@@ -354,6 +371,10 @@ impl Default for Precondition {
             pe_cycles: 0,
             aged_invalid_fraction: 0.0,
             slc_filled: false,
+            working_set_fraction: 1.0,
+            steady_state: false,
+            steady_state_max_rounds: 25,
+            steady_state_round_fraction: 0.5,
         }
     }
 }
@@ -1075,6 +1096,31 @@ impl Config {
         }
         if !(0.0..=1.0).contains(&self.precondition.used_fraction) {
             errors.push(err("precondition.used_fraction", "must be in [0, 1]"));
+        }
+        let pc = &self.precondition;
+        if !(pc.working_set_fraction > 0.0 && pc.working_set_fraction <= 1.0) {
+            errors.push(err("precondition.working_set_fraction", "must be in (0, 1]"));
+        }
+        if pc.steady_state {
+            let window = crate::ftl::precondition::PTS_WINDOW as u32;
+            if !(window..=1000).contains(&pc.steady_state_max_rounds) {
+                errors.push(err(
+                    "precondition.steady_state_max_rounds",
+                    format!(
+                        "must be in [{window}, 1000] (at least the SNIA PTS measurement window of {window} rounds)"
+                    ),
+                ));
+            }
+            if !(pc.steady_state_round_fraction > 0.0 && pc.steady_state_round_fraction <= 10.0) {
+                errors.push(err("precondition.steady_state_round_fraction", "must be in (0, 10]"));
+            }
+            if pc.aged_invalid_fraction > 0.0 {
+                errors.push(err(
+                    "precondition.steady_state",
+                    "cannot be combined with precondition.aged_invalid_fraction (two different models of a used \
+                     drive: choose one)",
+                ));
+            }
         }
         let h = &self.host;
         if h.replay == ReplayMode::ClosedLoop && h.queue_depth == 0 {

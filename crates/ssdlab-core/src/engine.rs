@@ -19,7 +19,7 @@ use crate::config::{
 };
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
-use crate::ftl::precondition::PreconditionReport;
+use crate::ftl::precondition::{PageOp, PreconditionReport, WorkloadFootprint};
 use crate::ftl::{Ftl, GcNeed, GcStep};
 use crate::policies::hybrid::WriteMode;
 use crate::policies::pa_ssd::{PaPolicy, WriteContext};
@@ -56,7 +56,7 @@ enum Event {
     PowerRestored,
     /// Pages became invalid in a plane of an idle die that had found nothing to clean.
     Wake { die: u32 },
-    /// GC erased a block while reads or stuck writes waited for room.
+    /// GC erased a block while stuck writes waited for room.
     RoomFreed,
     /// Hybrid drives: the device may have been idle long enough to migrate SLC data.
     MigrationCheck,
@@ -284,11 +284,10 @@ pub struct Simulator<'a> {
     gc_rerouted_writes: u64,
     /// Dies with stuck writes that found no plane with room (see `reroute_stuck_writes`).
     waiting_for_room: Vec<u32>,
-    /// Reads of never-written pages (request slot, logical page) waiting for room to
-    /// place the page, oldest first.
-    awaiting_room: VecDeque<(u32, u32)>,
     room_event_pending: bool,
     precondition_report: PreconditionReport,
+    /// The drive's state when the run started (after preconditioning).
+    start_state: StartState,
     check: bool,
     completed_since_check: u64,
     observers: Observers<'a>,
@@ -296,7 +295,6 @@ pub struct Simulator<'a> {
     logical_bytes: u64,
     burst: BurstState,
     pa: Option<PaPolicy>,
-    preplaced: u64,
     verify: bool,
     /// User write pages waiting in DRAM to be programmed (PA-SSD's WBS reads it).
     buffered_write_pages: u64,
@@ -373,9 +371,15 @@ impl<'a> Simulator<'a> {
             ftl.track_oob();
         }
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
-        let precondition_report = ftl.precondition(&config, &mut planes_alloc).map_err(SimError::Setup)?;
-        // The relaxed constraints start with the run (after preconditioning and any
-        // pre-placement, which write in the strict order like an aged conventional drive).
+        // All placement happens before the run: a pre-pass over the workload (opened once
+        // more) finds the pages it reads before writing them, and preconditioning places
+        // them with the fill, before calibrating the fill to the GC thresholds.
+        let footprint = workload_footprint(&config, &ftl, &mut factory)?;
+        let precondition_report = ftl.precondition(&config, &mut planes_alloc, &footprint).map_err(SimError::Setup)?;
+        drop(footprint);
+        let start_state = ftl.start_state(&config, &precondition_report);
+        // The relaxed constraints start with the run (after preconditioning, which writes
+        // in the strict order like an aged conventional drive).
         let pa = config.pa.enabled().then(|| PaPolicy::new(&config.pa, config.bits_per_cell(), config.seed));
         let source = factory()?;
         let workload_name = source.format_name().to_string();
@@ -431,9 +435,9 @@ impl<'a> Simulator<'a> {
             gc_background_steps: 0,
             gc_rerouted_writes: 0,
             waiting_for_room: Vec::new(),
-            awaiting_room: VecDeque::new(),
             room_event_pending: false,
             precondition_report,
+            start_state,
             check: false,
             completed_since_check: 0,
             observers,
@@ -442,7 +446,6 @@ impl<'a> Simulator<'a> {
             kick_list: Vec::with_capacity(64),
             burst: BurstState::default(),
             pa,
-            preplaced: 0,
             verify: false,
             buffered_write_pages: 0,
             pa_typed_allocations: 0,
@@ -462,46 +465,6 @@ impl<'a> Simulator<'a> {
             sim.migrate_in = vec![VecDeque::new(); dies];
         }
         Ok(sim)
-    }
-
-    /// Turns on invariant checking (every `output.check_every` completions and at the end).
-    /// SSDSim's pre-processing: one pass over the workload places every logical page that
-    /// is read before it is written, so those reads hit flash like the rest of the
-    /// preconditioned drive instead of being placed one by one during the run (which
-    /// would interleave with, and perturb, the run's own allocation). Only with
-    /// `host.unwritten_reads = "precondition"`. Returns the number of pages placed.
-    pub fn preplace_unwritten_reads(&mut self, source: Box<dyn RecordSource>) -> Result<u64, SimError> {
-        if self.config.host.unwritten_reads != WhatIfUnwritten::Precondition {
-            return Ok(0);
-        }
-        let logical = self.ftl.logical_pages as u64;
-        let page = self.ftl.addr.page_size_bytes as u64;
-        // One bit per logical page: seen (written, placed or already mapped).
-        let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
-        let limit = self.ftl.emergency_free_blocks;
-        let mut placed = 0;
-        for (id, record) in source.enumerate() {
-            let record = record?;
-            let (offset, _) = self.map_offset(id as u64, &record)?;
-            let first = offset / page;
-            let last = (offset + record.size_bytes.max(1) - 1) / page;
-            for p in first..=last {
-                let lpn = (p % logical) as u32;
-                let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
-                if seen[word] & bit != 0 {
-                    continue;
-                }
-                seen[word] |= bit;
-                if record.op == Op::Read && self.ftl.lookup(lpn).is_none() {
-                    self.ftl.place(lpn, &mut self.planes_alloc, limit).map_err(|_| {
-                        SimError::Setup("no room to precondition the pages the workload reads before writing".into())
-                    })?;
-                    placed += 1;
-                }
-            }
-        }
-        self.preplaced = placed;
-        Ok(placed)
     }
 
     /// Turns on version-tagged data checking (`--verify`): verified at every check point,
@@ -634,21 +597,10 @@ impl<'a> Simulator<'a> {
             .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
             .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
             .collect();
-        let reads = if self.awaiting_room.is_empty() {
-            String::new()
-        } else {
-            let all: Vec<String> =
-                (0..self.ftl.addr.planes()).map(|p| format!("plane {p}: {}", self.plane_summary(p))).collect();
-            format!(
-                "{} reads of never-written pages wait for room to place them ({}); ",
-                self.awaiting_room.len(),
-                all.join("; ")
-            )
-        };
         if planes.is_empty() {
-            format!("{reads}no plane has writes it cannot take")
+            "no plane has writes it cannot take".to_string()
         } else {
-            format!("{reads}full planes where GC finds nothing to clean: {}", planes.join("; "))
+            format!("full planes where GC finds nothing to clean: {}", planes.join("; "))
         }
     }
 
@@ -1015,16 +967,12 @@ impl<'a> Simulator<'a> {
                         None => {
                             self.host_counters.unwritten_reads += 1;
                             match self.config.host.unwritten_reads {
-                                WhatIfUnwritten::Precondition => {
-                                    if !self.place_unwritten(lpn) {
-                                        // Every plane is down to the block GC keeps: the read
-                                        // waits until GC erases one.
-                                        self.awaiting_room.push_back((slot, lpn));
-                                        continue;
-                                    }
-                                    self.ftl.lookup(lpn).expect("just placed")
-                                }
-                                WhatIfUnwritten::Controller => {
+                                // Preconditioning placed every page the workload reads
+                                // before writing it; a page unmapped now was trimmed (or
+                                // the source could not be foreseen). A read never places
+                                // data during the run: the controller answers it, as a real
+                                // drive answers a read of an unmapped page, without flash.
+                                WhatIfUnwritten::Precondition | WhatIfUnwritten::Controller => {
                                     self.finish_sub_request(slot)?;
                                     continue;
                                 }
@@ -1072,22 +1020,11 @@ impl<'a> Simulator<'a> {
         die
     }
 
-    /// Places a never-written page that the host reads (`unwritten_reads = "precondition"`)
-    /// instantly, like preconditioned data: above the emergency threshold if any plane is,
-    /// else by the rule of user writes (any free block but the last), so that a write
-    /// burst keeping every plane at the threshold does not hold the read up. False only
-    /// when every plane is down to the block GC keeps.
-    fn place_unwritten(&mut self, lpn: u32) -> bool {
-        let limit = self.ftl.emergency_free_blocks;
-        let alloc = &mut self.planes_alloc;
-        self.ftl.place(lpn, alloc, limit).or_else(|_| self.ftl.place(lpn, alloc, 1)).is_ok()
-    }
-
-    /// GC erased a block: reads waiting to place a never-written page, and dies holding
-    /// stuck writes that found no plane with room, try again (as an event, since the erase
-    /// is decided while its die's command is being built).
+    /// GC erased a block: dies holding stuck writes that found no plane with room try
+    /// again (as an event, since the erase is decided while its die's command is being
+    /// built).
     fn note_erased(&mut self) {
-        if (self.awaiting_room.is_empty() && self.waiting_for_room.is_empty()) || self.room_event_pending {
+        if self.waiting_for_room.is_empty() || self.room_event_pending {
             return;
         }
         self.room_event_pending = true;
@@ -1096,16 +1033,6 @@ impl<'a> Simulator<'a> {
 
     fn on_room_freed(&mut self) -> Result<(), SimError> {
         self.room_event_pending = false;
-        while let Some(&(slot, lpn)) = self.awaiting_room.front() {
-            // (The host may have written the page meanwhile: then that is what it reads.)
-            if self.ftl.lookup(lpn).is_none() && !self.place_unwritten(lpn) {
-                break;
-            }
-            self.awaiting_room.pop_front();
-            let ppn = self.ftl.lookup(lpn).expect("mapped");
-            let die = self.enqueue_read(slot, lpn, ppn);
-            self.kick(die)?;
-        }
         for die in std::mem::take(&mut self.waiting_for_room) {
             self.kick(die)?;
         }
@@ -1166,42 +1093,7 @@ impl<'a> Simulator<'a> {
     }
 
     fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
-        // No address policy can make a request larger than the drive fit.
-        if record.size_bytes > self.logical_bytes {
-            return Err(SimError::Request {
-                id,
-                op: record.op.name(),
-                offset: record.offset_bytes,
-                message: format!(
-                    "is {} bytes, larger than the logical capacity of {} bytes",
-                    record.size_bytes, self.logical_bytes
-                ),
-            });
-        }
-        let end = record.offset_bytes.saturating_add(record.size_bytes.max(1));
-        if end <= self.logical_bytes {
-            return Ok((record.offset_bytes, false));
-        }
-        match self.config.host.address_overflow {
-            // Page numbers wrap modulo the logical capacity in `submit`.
-            AddressOverflow::Modulo => Ok((record.offset_bytes % self.logical_bytes, true)),
-            AddressOverflow::Scale => {
-                let span = self.config.host.trace_span_bytes.max(end) as u128;
-                let scaled = record.offset_bytes as u128 * self.logical_bytes as u128 / span;
-                let page = self.ftl.addr.page_size_bytes as u64;
-                let scaled = (scaled as u64 / page * page).min(self.logical_bytes.saturating_sub(record.size_bytes));
-                Ok((scaled, true))
-            }
-            AddressOverflow::Error => Err(SimError::Request {
-                id,
-                op: record.op.name(),
-                offset: record.offset_bytes,
-                message: format!(
-                    "ends at byte {end}, beyond the logical capacity of {} bytes (host.address_overflow = \"error\")",
-                    self.logical_bytes
-                ),
-            }),
-        }
+        map_offset(&self.config, self.logical_bytes, self.ftl.addr.page_size_bytes as u64, id, record)
     }
 
     fn alloc_request(&mut self, r: Request) -> u32 {
@@ -2395,7 +2287,7 @@ impl<'a> Simulator<'a> {
                 requests: self.next_request_id,
                 sub_requests: self.host_counters.sub_requests,
                 unwritten_reads: self.host_counters.unwritten_reads,
-                unwritten_pages_preplaced: self.preplaced,
+                unwritten_pages_preplaced: self.precondition_report.footprint_pages,
                 unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
                 address_remapped: self.host_counters.address_remapped,
                 address_policy: kebab(&self.config.host.address_overflow),
@@ -2445,6 +2337,8 @@ impl<'a> Simulator<'a> {
             },
             energy_nj: self.energy.clone(),
             precondition: self.precondition_report.clone(),
+            start_state: self.start_state.clone(),
+            warnings: self.warnings(),
             runs,
             pa: self.pa.as_ref().map(|p| PaSummary {
                 scheme: self.config.pa.scheme.clone(),
@@ -2474,6 +2368,131 @@ impl<'a> Simulator<'a> {
             events: self.events_processed,
         };
         (report, std::mem::take(&mut self.series))
+    }
+}
+
+/// Where a request lands on the logical space (`host.address_overflow`), and whether it
+/// was remapped.
+fn map_offset(
+    config: &Config,
+    logical_bytes: u64,
+    page: u64,
+    id: u64,
+    record: &Record,
+) -> Result<(u64, bool), SimError> {
+    // No address policy can make a request larger than the drive fit.
+    if record.size_bytes > logical_bytes {
+        return Err(SimError::Request {
+            id,
+            op: record.op.name(),
+            offset: record.offset_bytes,
+            message: format!(
+                "is {} bytes, larger than the logical capacity of {} bytes",
+                record.size_bytes, logical_bytes
+            ),
+        });
+    }
+    let end = record.offset_bytes.saturating_add(record.size_bytes.max(1));
+    if end <= logical_bytes {
+        return Ok((record.offset_bytes, false));
+    }
+    match config.host.address_overflow {
+        // Page numbers wrap modulo the logical capacity in `submit`.
+        AddressOverflow::Modulo => Ok((record.offset_bytes % logical_bytes, true)),
+        AddressOverflow::Scale => {
+            let span = config.host.trace_span_bytes.max(end) as u128;
+            let scaled = record.offset_bytes as u128 * logical_bytes as u128 / span;
+            let scaled = (scaled as u64 / page * page).min(logical_bytes.saturating_sub(record.size_bytes));
+            Ok((scaled, true))
+        }
+        AddressOverflow::Error => Err(SimError::Request {
+            id,
+            op: record.op.name(),
+            offset: record.offset_bytes,
+            message: format!(
+                "ends at byte {end}, beyond the logical capacity of {} bytes (host.address_overflow = \"error\")",
+                logical_bytes
+            ),
+        }),
+    }
+}
+
+/// The pre-pass: opens the workload once more and records the logical pages it reads
+/// before writing them (with `host.unwritten_reads = "precondition"`) and, for
+/// steady-state preconditioning, its write stream. The pre-pass stops quietly at a record
+/// the run itself would stop at (a trace error, `address_overflow = "error"`): the run
+/// reports it there.
+fn workload_footprint(
+    config: &Config,
+    ftl: &Ftl,
+    factory: &mut SourceFactory<'_>,
+) -> Result<WorkloadFootprint, SimError> {
+    let mut footprint = WorkloadFootprint::default();
+    let reads = config.host.unwritten_reads == WhatIfUnwritten::Precondition;
+    let steady = config.precondition.steady_state;
+    if !reads && !steady {
+        return Ok(footprint);
+    }
+    let logical = ftl.logical_pages as u64;
+    let page = ftl.addr.page_size_bytes as u64;
+    let logical_bytes = logical * page;
+    // One bit per logical page: seen (written or read) before.
+    let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
+    let source = factory()?;
+    for (id, record) in source.enumerate() {
+        let Ok(record) = record else { break };
+        if record.size_bytes > logical_bytes {
+            break;
+        }
+        let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else { break };
+        let first = offset / page;
+        let last = (offset + record.size_bytes.max(1) - 1) / page;
+        for p in first..=last {
+            let lpn = (p % logical) as u32;
+            match record.op {
+                Op::Write if steady => footprint.writes.push(PageOp::Write(lpn)),
+                Op::Trim if steady => footprint.writes.push(PageOp::Trim(lpn)),
+                _ => {}
+            }
+            let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
+            if seen[word] & bit != 0 {
+                continue;
+            }
+            seen[word] |= bit;
+            if reads && record.op == Op::Read {
+                footprint.read_before_written.push(lpn);
+            }
+        }
+    }
+    footprint.read_before_written.sort_unstable();
+    Ok(footprint)
+}
+
+impl Simulator<'_> {
+    /// Warnings for the report: GC in a run without host writes.
+    fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let c = &self.ftl.counters;
+        let gc = c.gc_victims > 0 || c.erases > 0 || c.gc_moved_pages > 0;
+        if self.flash_counters.user_programs == 0 && self.total.writes.count == 0 && gc {
+            let why = if self.precondition_report.invalid_pages > 0 && c.gc_moved_pages == 0 {
+                "the drive was aged SSDSim-style to sit at its GC threshold (precondition.aged_invalid_fraction), and \
+                 GC reclaimed aged blocks in idle time: that is the aging model"
+                    .to_string()
+            } else if self.ftl.has_slc && self.config.precondition.slc_filled {
+                "the SLC cache started full (precondition.slc_filled) and its data migrated".to_string()
+            } else {
+                format!(
+                    "the drive started with {} plane(s) needing GC; its latencies include that GC",
+                    self.start_state.planes_needing_gc
+                )
+            };
+            warnings.push(format!(
+                "a run without host writes did GC ({} victims, {} pages moved, {} erases): {why}",
+                c.gc_victims, c.gc_moved_pages, c.erases
+            ));
+        }
+        warnings
     }
 }
 

@@ -249,6 +249,56 @@ pub struct HostSummary {
     pub replay: String,
 }
 
+/// Minimum, mean and maximum over the planes.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct PerPlane {
+    pub min: u64,
+    pub mean: f64,
+    pub max: u64,
+}
+
+impl PerPlane {
+    pub fn of(values: impl Iterator<Item = u64>) -> PerPlane {
+        let (mut min, mut max, mut sum, mut n) = (u64::MAX, 0, 0u128, 0u64);
+        for v in values {
+            min = min.min(v);
+            max = max.max(v);
+            sum += v as u128;
+            n += 1;
+        }
+        if n == 0 {
+            return PerPlane::default();
+        }
+        PerPlane { min, mean: sum as f64 / n as f64, max }
+    }
+}
+
+/// The state a run started in: what preconditioning left on every plane.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct StartState {
+    /// Pages holding valid data.
+    pub valid_pages: PerPlane,
+    /// Programmed pages not holding valid data (overwritten, aged, summaries, skipped).
+    pub invalid_pages: PerPlane,
+    /// Pages that can still be programmed without an erase (free blocks and the unwritten
+    /// rest of open blocks).
+    pub free_pages: PerPlane,
+    /// Free normal-mode blocks (planes with normal blocks).
+    pub free_blocks: PerPlane,
+    /// GC thresholds in free blocks per plane (`ftl.gc_background_free_fraction`,
+    /// `ftl.gc_emergency_free_fraction`).
+    pub background_gc_free_blocks: u32,
+    pub emergency_gc_free_blocks: u32,
+    /// Over the planes, the fewest free blocks above the background / emergency
+    /// threshold (0 or less: that plane needs GC as soon as the run starts).
+    pub min_blocks_above_background: i64,
+    pub min_blocks_above_emergency: i64,
+    /// Planes that need GC (background or emergency) when the run starts.
+    pub planes_needing_gc: u32,
+    /// What to expect from this state, in words.
+    pub notes: Vec<String>,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DeviceSummary {
     pub preset: String,
@@ -290,6 +340,11 @@ pub struct Report {
     pub flash: FlashSummary,
     pub energy_nj: EnergySummary,
     pub precondition: crate::ftl::precondition::PreconditionReport,
+    /// The drive's state when the run started, after preconditioning.
+    pub start_state: StartState,
+    /// Things about the run a reader should know before trusting its numbers (e.g. GC in
+    /// a run without host writes).
+    pub warnings: Vec<String>,
     pub runs: Vec<RunSummary>,
     /// Present with a PA-SSD scheme only.
     #[serde(skip_serializing_if = "Option::is_none")]

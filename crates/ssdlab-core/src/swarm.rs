@@ -70,6 +70,8 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
         let config = draw_config(&mut rng, seed, power);
         if config.validate().is_ok() {
             let records = draw_workload(&mut rng, &config);
+            let mut config = config;
+            fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
         }
@@ -207,8 +209,35 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
         let free_lpns = (c.logical_pages() as f64 * (1.0 - c.precondition.used_fraction)) as u64;
         c.precondition.slc_filled = fill && slc_pages < free_lpns;
     }
+    // Steady-state preconditioning, from a stream of its own (the rest of every seed's
+    // case is unchanged by it).
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-precondition"));
+    if c.precondition.aged_invalid_fraction == 0.0 && rng.random_bool(0.15) {
+        c.precondition.steady_state = true;
+        c.precondition.steady_state_max_rounds = rng.random_range(5..=8);
+        c.precondition.steady_state_round_fraction = pick(rng, &[0.25, 0.5]);
+    }
     c.output.check_every = 211;
     c
+}
+
+/// Preconditioning places the pages the workload reads before writing them together with
+/// the `used_fraction` fill, and refuses a run whose fill and footprint do not fit above
+/// the GC thresholds. Such a draw drops the fill, then (if the footprint alone does not
+/// fit) lets the controller answer those reads; the rest of the case is unchanged.
+fn fit_precondition(c: &mut Config, records: &[Record]) {
+    let fits = |c: &Config| {
+        let records = records.to_vec();
+        let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+        !matches!(Simulator::new(c.clone(), factory, Observers::default()), Err(SimError::Setup(m)) if m.contains("does not fit"))
+    };
+    if fits(c) {
+        return;
+    }
+    c.precondition.used_fraction = 0.0;
+    if !fits(c) {
+        c.host.unwritten_reads = WhatIfUnwritten::Controller;
+    }
 }
 
 fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
@@ -254,7 +283,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, victim={:?}, \
-         plalloc={:?}, op={:.2}, precondition={:.1}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -274,6 +303,7 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.plane_allocation,
         c.ftl.over_provisioning,
         c.precondition.used_fraction,
+        if c.precondition.steady_state { " + steady state" } else { "" },
         c.host.replay,
         c.host.queue_depth,
         c.host.runs,

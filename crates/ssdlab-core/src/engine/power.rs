@@ -176,7 +176,6 @@ impl Simulator<'_> {
         self.free_txns.clear();
         self.buffered_write_pages = 0;
         self.ack_waiting.clear();
-        self.awaiting_room.clear();
         self.waiting_for_room.clear();
         self.room_event_pending = false;
         self.kick_list.clear();

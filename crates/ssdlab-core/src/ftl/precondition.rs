@@ -1,9 +1,12 @@
-//! Rapid warm-up (thesis §4.2.2): puts the drive in a used, fragmented state without
-//! simulating time. Valid data is written in a pseudo-random logical order (so blocks hold
-//! a random mix of logical pages); interleaved with it, random rewrites of pages already
-//! written create invalid pages, at the rate that brings every plane's free blocks to
-//! just above the background GC threshold when the fill ends; every block is aged to a
-//! P/E count.
+//! Preconditioning (thesis §4.2.2 rapid warm-up; SNIA PTS steady state): puts the drive
+//! in a used state without simulating time, before the run. Everything the run will read
+//! is placed here: the pages the workload reads before writing them (its footprint, from
+//! a pre-pass) join the `used_fraction` fill, and only then are the random rewrites
+//! calibrated so that every plane's free blocks end just above the background GC
+//! threshold. Valid data is written in a pseudo-random logical order (so blocks hold a
+//! random mix of logical pages); every block is aged to a P/E count. Optionally the
+//! workload's own write stream then runs through the FTL, with GC by the configured
+//! victim policy, until write amplification and the valid-page distribution are steady.
 //!
 //! Speed matters here (a 64 GiB drive has 8M pages to place): logical pages are taken in
 //! windows of `WINDOW` pages, permuted within the window, and rewrites pick pages of the
@@ -11,12 +14,37 @@
 //! permutation with random overwrites afterwards was 3–5x slower (cache misses).
 
 use super::allocation::PlaneAllocator;
-use super::{BlockState, Ftl, Stream};
+use super::{BlockState, Ftl, GcNeed, GcStep, Stream};
 use crate::config::Config;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 const WINDOW: u64 = 1 << 16;
+
+/// SNIA PTS steady-state measurement window: the last this many rounds.
+pub const PTS_WINDOW: usize = 5;
+/// SNIA PTS: the data excursion (max − min) within the window is at most this share of
+/// the window's mean ...
+pub const PTS_MAX_EXCURSION: f64 = 0.20;
+/// ... and the excursion of the least-squares line across the window at most this share.
+pub const PTS_MAX_SLOPE_EXCURSION: f64 = 0.10;
+
+/// One logical page of the workload's write stream (steady-state preconditioning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageOp {
+    Write(u32),
+    Trim(u32),
+}
+
+/// What preconditioning needs to know about the workload, from a pre-pass over it.
+#[derive(Clone, Debug, Default)]
+pub struct WorkloadFootprint {
+    /// Logical pages the workload reads before it writes them, ascending.
+    pub read_before_written: Vec<u32>,
+    /// The workload's writes and trims, one entry per page, in order (collected only
+    /// for steady-state preconditioning).
+    pub writes: Vec<PageOp>,
+}
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct PreconditionReport {
@@ -24,20 +52,68 @@ pub struct PreconditionReport {
     pub overwritten_pages: u64,
     /// Pages of blocks aged as programmed-but-invalid (`aged_invalid_fraction`).
     pub invalid_pages: u64,
+    /// Logical pages the workload reads before writing them (found by the pre-pass).
+    pub footprint_pages: u64,
+    /// Of those, the pages outside the `used_fraction` fill, placed in addition to it.
+    pub footprint_placed: u64,
+    /// Steady-state preconditioning (`precondition.steady_state`); null when off.
+    pub steady_state: Option<SteadyStateReport>,
+}
+
+/// Rounds of steady-state preconditioning and what they converged to.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SteadyStateReport {
+    /// Rounds run (0 when the workload writes nothing: its state cannot change).
+    pub rounds: u32,
+    /// Whether the SNIA PTS criterion held before the round limit.
+    pub converged: bool,
+    /// Pages written per round (`steady_state_round_fraction` × logical pages).
+    pub round_pages: u64,
+    /// First round in which GC ran (0 = none); earlier rounds do not count towards the
+    /// window.
+    pub first_gc_round: u32,
+    pub user_pages: u64,
+    pub gc_moved_pages: u64,
+    pub erases: u64,
+    /// Write amplification of each round: (user + GC-moved pages) / user pages.
+    pub waf_by_round: Vec<f64>,
+    /// Mean valid fraction of the closed normal blocks after each round.
+    pub valid_fraction_by_round: Vec<f64>,
+    /// Mean valid fraction of the emptiest tenth of the closed normal blocks (what a
+    /// greedy victim choice sees) after each round.
+    pub emptiest_decile_by_round: Vec<f64>,
 }
 
 impl Ftl {
-    /// Fills the drive as `config.precondition` asks. Errors if the requested fill
-    /// cannot fit above the GC thresholds.
-    pub fn precondition(&mut self, config: &Config, planes: &mut PlaneAllocator) -> Result<PreconditionReport, String> {
+    /// Fills the drive as `config.precondition` asks, the workload's read-before-written
+    /// pages (`footprint`) included. Errors if the data cannot fit above the GC
+    /// thresholds, saying how many pages are needed and how many fit.
+    pub fn precondition(
+        &mut self,
+        config: &Config,
+        planes: &mut PlaneAllocator,
+        footprint: &WorkloadFootprint,
+    ) -> Result<PreconditionReport, String> {
         let pc = &config.precondition;
         let mut report = PreconditionReport::default();
         for info in self.blocks.iter_mut() {
             info.erase_count = pc.pe_cycles;
         }
         let n_valid = (self.logical_pages as f64 * pc.used_fraction).round() as u64;
-        if n_valid > 0 {
-            self.fill_valid(config, planes, n_valid, &mut report)?;
+        // The fill writes logical pages 0..n_valid; footprint pages above that come on top.
+        let extra: Vec<u32> =
+            footprint.read_before_written.iter().copied().filter(|&lpn| lpn as u64 >= n_valid).collect();
+        report.footprint_pages = footprint.read_before_written.len() as u64;
+        report.footprint_placed = extra.len() as u64;
+        if n_valid + extra.len() as u64 > 0 {
+            self.fill_valid(config, planes, n_valid, &extra, &mut report)?;
+        }
+        if pc.steady_state {
+            let before = self.counters.clone();
+            let steady = self.steady_state(config, planes, &footprint.writes)?;
+            // The run's GC counters start from zero; wear (erase counts) stays.
+            self.counters = before;
+            report.steady_state = Some(steady);
         }
         if pc.aged_invalid_fraction > 0.0 {
             self.age_with_invalid_blocks(pc.aged_invalid_fraction, &mut report);
@@ -46,6 +122,65 @@ impl Ftl {
             self.fill_slc(n_valid, &mut report)?;
         }
         Ok(report)
+    }
+
+    /// The state the run starts in, per plane, with notes on what to expect from it.
+    pub fn start_state(&self, config: &Config, report: &PreconditionReport) -> crate::stats::StartState {
+        use crate::stats::{PerPlane, StartState};
+        let planes = self.addr.planes();
+        let mut valid = vec![0u64; planes as usize];
+        let mut programmed = vec![0u64; planes as usize];
+        let mut free = vec![0u64; planes as usize];
+        for (b, info) in self.blocks.iter().enumerate() {
+            let plane = self.addr.plane_of_block(b as u32) as usize;
+            valid[plane] += info.valid_pages as u64;
+            programmed[plane] += info.write_ptr as u64;
+            free[plane] += (self.pages_in_block(b as u32) - info.write_ptr) as u64;
+        }
+        let normal: Vec<u32> = (0..planes).filter(|&p| self.has_normal(p)).collect();
+        let above =
+            |threshold: u32| normal.iter().map(|&p| self.free_blocks(p) as i64 - threshold as i64).min().unwrap_or(0);
+        let planes_needing_gc = (0..planes).filter(|&p| self.gc_need(p) != GcNeed::None).count() as u32;
+        let mut notes = Vec::new();
+        if report.invalid_pages > 0 {
+            notes.push(format!(
+                "aged SSDSim-style (precondition.aged_invalid_fraction = {}): {} pages of whole blocks hold only invalid \
+                 data and planes sit at their GC threshold, so GC may reclaim those blocks (erases, no moves) even in \
+                 idle time or a run without writes; that is the aging model (PA-SSD), not an artefact",
+                config.precondition.aged_invalid_fraction, report.invalid_pages
+            ));
+        }
+        if planes_needing_gc > 0 && report.invalid_pages == 0 {
+            notes.push(format!(
+                "{planes_needing_gc} plane(s) need GC when the run starts{}",
+                if config.precondition.slc_filled { " (the SLC cache is full: its data migrates)" } else { "" }
+            ));
+        }
+        if let Some(steady) = &report.steady_state {
+            notes.push(if steady.rounds == 0 {
+                "steady state: the workload writes nothing, so its state is the fill's".to_string()
+            } else if steady.converged {
+                format!("steady state reached after {} rounds (SNIA PTS criterion)", steady.rounds)
+            } else {
+                format!(
+                    "steady state NOT reached within {} rounds (precondition.steady_state_max_rounds): results may \
+                     still drift",
+                    steady.rounds
+                )
+            });
+        }
+        StartState {
+            valid_pages: PerPlane::of(valid.iter().copied()),
+            invalid_pages: PerPlane::of(programmed.iter().zip(&valid).map(|(p, v)| p - v)),
+            free_pages: PerPlane::of(free.iter().copied()),
+            free_blocks: PerPlane::of(normal.iter().map(|&p| self.free_blocks(p) as u64)),
+            background_gc_free_blocks: self.background_free_blocks,
+            emergency_gc_free_blocks: self.emergency_free_blocks,
+            min_blocks_above_background: above(self.background_free_blocks),
+            min_blocks_above_emergency: above(self.emergency_free_blocks),
+            planes_needing_gc,
+            notes,
+        }
     }
 
     /// Fills every SLC-mode block with valid data: logical pages from `first_lpn` on,
@@ -58,11 +193,17 @@ impl Ftl {
                 if self.slc_blocks[plane as usize] == 0 {
                     continue;
                 }
+                // Pages the workload reads before writing are already placed.
+                while lpn < self.logical_pages as u64 && self.map[lpn as usize] != crate::flash::NO_PAGE {
+                    lpn += 1;
+                }
                 if lpn >= self.logical_pages as u64 {
                     return Err(format!(
                         "precondition.slc_filled: the SLC blocks hold more pages than the {} logical pages left \
-                         after used_fraction",
-                        self.logical_pages as u64 - first_lpn
+                         after used_fraction and the workload's read footprint",
+                        self.logical_pages as u64
+                            - first_lpn
+                            - report.footprint_placed.min(self.logical_pages as u64 - first_lpn)
                     ));
                 }
                 if let Some(a) = self.allocate_in(plane, Stream::Slc, 0, 0) {
@@ -108,6 +249,7 @@ impl Ftl {
         config: &Config,
         planes: &mut PlaneAllocator,
         n_valid: u64,
+        extra: &[u32],
         report: &mut PreconditionReport,
     ) -> Result<(), String> {
         let pc = &config.precondition;
@@ -124,30 +266,39 @@ impl Ftl {
                 normal.saturating_sub(self.background_free_blocks + 1) as u64 * data_pages
             })
             .sum();
-        let rewrite_rate = if pc.fill_invalid_to_gc_threshold {
-            writable.saturating_sub(n_valid) as f64 / n_valid as f64
+        // The fill: logical pages 0..n_valid, then the footprint pages above them.
+        let total = n_valid + extra.len() as u64;
+        let does_not_fit = |placed: u64| {
+            format!(
+                "precondition.used_fraction = {} does not fit with the workload's read footprint: the fill needs {total} \
+                 pages ({n_valid} for used_fraction, {} more that the workload reads before writing them) but only \
+                 {writable} fit above the GC thresholds (every plane reached its threshold after {placed} pages)",
+                pc.used_fraction,
+                extra.len()
+            )
+        };
+        if total > writable {
+            return Err(does_not_fit(0).replace(" (every plane reached its threshold after 0 pages)", ""));
+        }
+        let rewrite_rate = if pc.fill_invalid_to_gc_threshold && n_valid > 0 {
+            writable.saturating_sub(total) as f64 / total as f64
         } else {
             0.0
         };
+        let lpn_of = |k: u64| if k < n_valid { k as u32 } else { extra[(k - n_valid) as usize] };
         let limit = self.background_free_blocks + 1;
         let mut credit = 0.0f64;
         let mut window_start = 0u64;
-        while window_start < n_valid {
-            let len = WINDOW.min(n_valid - window_start);
+        while window_start < total {
+            let len = WINDOW.min(total - window_start);
             let stride = coprime_stride(len, &mut rng);
             let offset = rng.random_range(0..len);
-            let lpn_at = |i: u64| (window_start + (i * stride + offset) % len) as u32;
+            let lpn_at = |i: u64| lpn_of(window_start + (i * stride + offset) % len);
             for i in 0..len {
                 let lpn = lpn_at(i);
                 let plane = plane_of_residue[(lpn % plane_count) as usize];
                 if !self.place_in(lpn, plane, limit) {
-                    self.place(lpn, planes, limit).map_err(|_| {
-                        format!(
-                            "precondition.used_fraction = {} does not fit: every plane reached its GC threshold \
-                             after {} pages",
-                            pc.used_fraction, report.valid_pages
-                        )
-                    })?;
+                    self.place(lpn, planes, limit).map_err(|_| does_not_fit(report.valid_pages))?;
                 }
                 report.valid_pages += 1;
                 credit += rewrite_rate;
@@ -163,6 +314,130 @@ impl Ftl {
             window_start += len;
         }
         Ok(())
+    }
+
+    /// SNIA-PTS-style steady state: the workload's write stream (`writes`, replayed as
+    /// often as needed) runs through the FTL without timing, `round_pages` pages a round,
+    /// with GC by the configured victim policy whenever a plane needs it, until WAF, the
+    /// mean valid fraction of the closed blocks and that of their emptiest tenth each pass
+    /// the PTS test over the last `PTS_WINDOW` rounds in which GC ran (excursion within
+    /// 20% and least-squares excursion within 10% of the window mean), or the round limit.
+    fn steady_state(
+        &mut self,
+        config: &Config,
+        planes: &PlaneAllocator,
+        writes: &[PageOp],
+    ) -> Result<SteadyStateReport, String> {
+        let pc = &config.precondition;
+        let round_pages = ((self.logical_pages as f64 * pc.steady_state_round_fraction).round() as u64).max(1);
+        let mut report = SteadyStateReport { round_pages, ..SteadyStateReport::default() };
+        if !writes.iter().any(|op| matches!(op, PageOp::Write(_))) {
+            // Nothing the workload does changes the drive's state.
+            report.converged = true;
+            return Ok(report);
+        }
+        // A virtual clock (1 µs per page written) so that age-based victim policies see
+        // ages; block ages restart at 0 when the run starts, as after the rapid fill.
+        let mut clock = 0u64;
+        let mut cursor = 0usize;
+        while report.rounds < pc.steady_state_max_rounds {
+            let (moved0, erases0) = (self.counters.gc_moved_pages, self.counters.erases);
+            let mut user = 0u64;
+            while user < round_pages {
+                let op = writes[cursor];
+                cursor = (cursor + 1) % writes.len();
+                match op {
+                    PageOp::Trim(lpn) => self.trim(lpn),
+                    PageOp::Write(lpn) => {
+                        clock += 1000;
+                        self.steady_write(lpn, planes, clock)?;
+                        user += 1;
+                    }
+                }
+            }
+            report.rounds += 1;
+            let moved = self.counters.gc_moved_pages - moved0;
+            let erased = self.counters.erases - erases0;
+            report.user_pages += user;
+            report.gc_moved_pages += moved;
+            report.erases += erased;
+            if report.first_gc_round == 0 && (moved > 0 || erased > 0) {
+                report.first_gc_round = report.rounds;
+            }
+            report.waf_by_round.push((user + moved) as f64 / user as f64);
+            let (mean, emptiest) = self.valid_fractions();
+            report.valid_fraction_by_round.push(mean);
+            report.emptiest_decile_by_round.push(emptiest);
+            // The window counts only rounds after the one in which GC first ran.
+            if report.first_gc_round > 0 && report.rounds as usize >= report.first_gc_round as usize + PTS_WINDOW {
+                let from = report.rounds as usize - PTS_WINDOW;
+                if pts_steady(&report.waf_by_round[from..])
+                    && pts_steady(&report.valid_fraction_by_round[from..])
+                    && pts_steady(&report.emptiest_decile_by_round[from..])
+                {
+                    report.converged = true;
+                    break;
+                }
+            }
+        }
+        for info in self.blocks.iter_mut() {
+            info.last_write_ns = 0;
+        }
+        Ok(report)
+    }
+
+    /// One page of the steady-state write stream: into its statically striped plane (the
+    /// next plane with room if that one is full of valid data), then GC as the plane needs.
+    fn steady_write(&mut self, lpn: u32, planes: &PlaneAllocator, now: u64) -> Result<(), String> {
+        let first = planes.striped(&self.addr, lpn as u64);
+        let total = self.addr.planes();
+        for k in 0..total {
+            let plane = (first + k) % total;
+            if !self.has_normal(plane) {
+                continue;
+            }
+            self.settle_gc(plane, now);
+            if let Some(a) = self.allocate_in(plane, Stream::User, now, 1) {
+                self.commit_write(lpn, a.ppn);
+                self.settle_gc(plane, now);
+                return Ok(());
+            }
+        }
+        Err(format!(
+            "precondition.steady_state: no plane can take logical page {lpn}: the drive is full of valid data \
+             (lower precondition.used_fraction or raise ftl.over_provisioning)"
+        ))
+    }
+
+    /// Runs GC on `plane`, one step at a time and instantly, while the plane needs it.
+    fn settle_gc(&mut self, plane: u32, now: u64) {
+        while self.gc_need(plane) != GcNeed::None {
+            match self.gc_next_step(plane, now) {
+                Some(GcStep::Move { ppn, lpn }) => match self.allocate_gc(plane, now) {
+                    Some(a) => {
+                        self.commit_move(lpn, ppn, a.ppn);
+                    }
+                    None => return,
+                },
+                Some(GcStep::Erase { block }) => self.erase(block),
+                None => return,
+            }
+        }
+    }
+
+    /// Mean valid fraction of the closed normal blocks, and that of their emptiest tenth.
+    fn valid_fractions(&self) -> (f64, f64) {
+        let mut valid: Vec<u32> =
+            self.blocks.iter().filter(|b| b.state == BlockState::Closed && !b.slc).map(|b| b.valid_pages).collect();
+        if valid.is_empty() {
+            return (0.0, 0.0);
+        }
+        let pages = (self.addr.pages_per_block - self.summary_pages).max(1) as f64;
+        let mean = valid.iter().map(|&v| v as f64).sum::<f64>() / valid.len() as f64 / pages;
+        let tenth = valid.len().div_ceil(10);
+        valid.select_nth_unstable(tenth - 1);
+        let emptiest = valid[..tenth].iter().map(|&v| v as f64).sum::<f64>() / tenth as f64 / pages;
+        (mean, emptiest)
     }
 
     /// Writes `lpn` into `plane` unless that would take the plane to `limit` free blocks.
@@ -216,6 +491,28 @@ impl Ftl {
         let b = self.planes[plane as usize].active[Stream::User as usize];
         b == crate::flash::NO_PAGE
     }
+}
+
+/// SNIA PTS steady state of one tracked variable over its measurement window: the data
+/// excursion (max − min) is within `PTS_MAX_EXCURSION` of the window mean and the
+/// excursion of the least-squares line across the window within `PTS_MAX_SLOPE_EXCURSION`.
+/// A window of zeros is steady.
+pub fn pts_steady(window: &[f64]) -> bool {
+    let n = window.len() as f64;
+    let mean = window.iter().sum::<f64>() / n;
+    let max = window.iter().copied().fold(f64::MIN, f64::max);
+    let min = window.iter().copied().fold(f64::MAX, f64::min);
+    if mean.abs() < 1e-12 {
+        return max - min < 1e-12;
+    }
+    let xm = (n - 1.0) / 2.0;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, &y) in window.iter().enumerate() {
+        sxy += (i as f64 - xm) * (y - mean);
+        sxx += (i as f64 - xm) * (i as f64 - xm);
+    }
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    max - min <= PTS_MAX_EXCURSION * mean.abs() && (slope * (n - 1.0)).abs() <= PTS_MAX_SLOPE_EXCURSION * mean.abs()
 }
 
 /// Every plane is full down to its GC threshold: nothing more can be placed instantly.

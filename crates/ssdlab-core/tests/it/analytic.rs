@@ -7,11 +7,14 @@ fn lone_read_costs_sense_plus_transfer() {
     let mut c = tiny(1, 1, 1, 1);
     c.flash.transfer_ns_per_byte = 3.0;
     let report = run(&c, vec![rec(1_000, Op::Read, 7, 1, 4096)]);
-    // The never-written page is placed by preconditioning at page 0 of a block: LSB.
+    // The never-written page is placed by preconditioning (the pre-pass finds it) at
+    // page 0 of a block: LSB. The read then finds it mapped.
     let expected = 50_000 + 4096 * 3;
     assert_eq!(report.read.requests, 1);
     assert_eq!(report.read.latency_ns.max, expected);
-    assert_eq!(report.host.unwritten_reads, 1);
+    assert_eq!(report.host.unwritten_pages_preplaced, 1);
+    assert_eq!(report.host.unwritten_reads, 0);
+    assert_eq!(report.flash.user_page_programs + report.flash.gc_page_programs, 0, "a read never programs");
 }
 
 #[test]

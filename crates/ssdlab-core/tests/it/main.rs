@@ -6,6 +6,7 @@ mod gc;
 mod hybrid;
 mod liveness;
 mod power;
+mod preconditioning;
 mod schemes;
 mod swarm;
 mod timing;
