@@ -5,12 +5,13 @@ mod analytic;
 mod gc;
 mod hybrid;
 mod liveness;
+mod mutants;
 mod power;
 mod preconditioning;
 mod schemes;
 mod swarm;
-mod timing;
 mod theory;
+mod timing;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
