@@ -280,3 +280,45 @@ fn a_read_senses_for_the_type_of_its_page() {
     }
     assert!(types.iter().any(|&t| t > 0), "some page is not an LSB page: {types:?}");
 }
+
+/// Kills `replace match guard ... with false in current_ppn`: a read queued while GC
+/// (ranked above reads) moves its page senses the page where the data is when the read
+/// starts. Pages in an SLC-mode block (sense 25 us) are moved by SLC cleaning to a
+/// normal block (sense 50, 70 or 90 us) before the read queued for one of them runs.
+#[test]
+fn a_read_queued_behind_gc_senses_the_moved_page() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.ftl.slc_blocks_per_plane = 2;
+    c.flash.slc_pages_per_block = 4;
+    c.flash.slc_program_latency_ns = 200_000;
+    c.flash.slc_read_latency_ns = 25_000;
+    c.ftl.queue_priority = vec![QueueKind::Gc, QueueKind::UserRead, QueueKind::UserWrite];
+    c.ftl.gc_idle_ns = 1_000_000_000;
+    // Pages 0, 1, 2 and 0 again fill SLC block A; with one free SLC block left and an
+    // invalid page in A, A is to be cleaned. The read of page 2 arrives with the die idle:
+    // GC (three moves and an erase) runs first, then the read.
+    let mut records: Vec<Record> =
+        [0, 1, 2, 0].iter().zip(0..).map(|(&p, k)| rec(k * 10_000_000, Op::Write, p, 1, 4096)).collect();
+    records.push(rec(40_000_000, Op::Read, 2, 1, 4096));
+    let runs = records.clone();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
+    let mut sim = Simulator::new(c, factory, Observers::default()).expect("valid setup");
+    sim.record_occupancy();
+    sim.set_verify(true);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    assert_eq!(report.flash.slc_hit_ratio, 1.0, "the writes went to SLC-mode pages");
+    let log = sim.occupancy_log().expect("log kept");
+    let on_die = |kind: CommandKind| -> Vec<(u64, u64)> {
+        log.iter()
+            .filter(|i| matches!(i.resource, Resource::Die(_)) && i.activity == Activity::Command(kind))
+            .map(|i| (i.start_ns, i.end_ns))
+            .collect()
+    };
+    let (moves, reads) = (on_die(CommandKind::GcMove), on_die(CommandKind::Read));
+    assert_eq!(moves.len(), 3, "the three valid pages moved: {moves:?} {:?}", report.gc);
+    assert_eq!(reads.len(), 1);
+    let (start, end) = reads[0];
+    assert!(moves.iter().all(|m| m.1 <= start), "GC ran first: {moves:?}, read at {start}");
+    let x = (4096.0f64 * 0.01).ceil() as u64;
+    assert!([50_000, 70_000, 90_000].iter().any(|&s| end - start == s + x), "read took {} ns", end - start);
+}
