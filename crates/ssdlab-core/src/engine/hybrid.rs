@@ -442,9 +442,9 @@ impl Simulator<'_> {
         let slc_only = (0..self.ftl.addr.planes()).filter(|&p| !self.ftl.has_normal(p)).count() as u32;
         let total = h.slc_user_pages + h.tlc_user_pages;
         Some(HybridSummary {
-            layout: super::kebab(&self.config.hybrid.layout),
-            allocation: super::kebab(&self.config.hybrid.allocation),
-            migration: super::kebab(&self.config.hybrid.migration),
+            layout: super::report::kebab(&self.config.hybrid.layout),
+            allocation: super::report::kebab(&self.config.hybrid.allocation),
+            migration: super::report::kebab(&self.config.hybrid.migration),
             slc_planes,
             slc_only_planes: slc_only,
             slc_user_pages: h.slc_user_pages,

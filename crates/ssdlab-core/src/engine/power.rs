@@ -260,7 +260,7 @@ impl Simulator<'_> {
             total.add(&loss.counts);
         }
         Some(PowerSummary {
-            write_acknowledge: super::kebab(&self.config.power.write_acknowledge),
+            write_acknowledge: super::report::kebab(&self.config.power.write_acknowledge),
             losses_scheduled: self.config.power.loss_at_ns.len() as u64,
             losses: self.power_loss_records.len() as u64,
             recovery_ns_total: self.power_loss_records.iter().map(|l| l.recovery_ns).sum(),

@@ -1,0 +1,224 @@
+//! Running a command: its steps in order (array phases on the die, transfers on the
+//! channel, granted FIFO), then the completion of its transactions, which may complete
+//! sub-requests and requests and free the die for its next command.
+
+use super::*;
+
+impl Simulator<'_> {
+    /// Tells the occupancy checker which step the die runs next (and, for a new command,
+    /// what the command is).
+    pub(super) fn check_step(&mut self, die: u32) {
+        let d = &self.dies[die as usize];
+        let index = d.command.next;
+        let now = self.now;
+        let channel = self.ftl.addr.channel_of_die(die);
+        if index == 0 {
+            let a = &self.ftl.addr;
+            let steps: Vec<occupancy::StepDesc> = d
+                .command
+                .steps
+                .iter()
+                .map_while(|s| {
+                    s.map(|s| match s {
+                        Step::Array(ns) => occupancy::StepDesc::Array(ns),
+                        Step::ChannelOut(b) => occupancy::StepDesc::Out(b),
+                        Step::ChannelIn(b) => occupancy::StepDesc::In(b),
+                    })
+                })
+                .collect();
+            let txns: Vec<(u32, u32, (u32, u32))> = d
+                .command
+                .txns
+                .iter()
+                .map(|&t| {
+                    let txn = &self.txns[t as usize];
+                    match txn.kind {
+                        TxnKind::Erase => (t, txn.plane, (a.block_in_plane(txn.ppn), 0)),
+                        _ => {
+                            // A page read out for another plane is sensed in its source plane.
+                            let ppn = if txn.kind == TxnKind::MigrateRead { txn.from } else { txn.ppn };
+                            (t, a.plane_of(ppn), (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)))
+                        }
+                    }
+                })
+                .collect();
+            let kind = match d.command.txns.first().map(|&t| self.txns[t as usize].kind) {
+                Some(TxnKind::Read | TxnKind::UpdateRead) => occupancy::CommandKind::Read,
+                Some(TxnKind::Write) => occupancy::CommandKind::Program,
+                Some(TxnKind::PartialProgram) => occupancy::CommandKind::PartialProgram,
+                Some(TxnKind::MigrateRead) => occupancy::CommandKind::MigrateRead,
+                Some(TxnKind::Erase) => occupancy::CommandKind::Erase,
+                Some(TxnKind::GcMove) | None => occupancy::CommandKind::GcMove,
+            };
+            let desc = occupancy::CommandDesc {
+                kind,
+                steps: &steps,
+                txns: &txns,
+                planes: self.die_planes(die),
+                any_address: false,
+            };
+            let o = self.occupancy.as_mut().expect("checking is on");
+            let check = o.command_started(die, now, &desc);
+            o.note(check);
+        }
+        let o = self.occupancy.as_mut().expect("checking is on");
+        let check = o.step(die, index, now, channel);
+        o.note(check);
+    }
+
+    /// Runs the current command's next step, or completes the command.
+    pub(super) fn advance_command(&mut self, die: u32) -> Result<(), SimError> {
+        if self.occupancy.is_some() {
+            self.check_step(die);
+        }
+        let d = &mut self.dies[die as usize];
+        let step = if d.command.next < 4 { d.command.steps[d.command.next] } else { None };
+        d.command.next += 1;
+        match step {
+            Some(Step::Array(ns)) => {
+                self.push(self.now + ns, Event::DieDone { die });
+            }
+            Some(Step::ChannelOut(_)) | Some(Step::ChannelIn(_)) => {
+                let channel = self.ftl.addr.channel_of_die(die);
+                let ch = &mut self.channels[channel as usize];
+                if ch.holder.is_some() {
+                    ch.waiting.push_back(die);
+                } else {
+                    self.start_transfer(channel, die);
+                }
+            }
+            None => self.complete_command(die)?,
+        }
+        Ok(())
+    }
+
+    pub(super) fn start_transfer(&mut self, channel: u32, die: u32) {
+        let d = &self.dies[die as usize];
+        let bytes = match d.command.steps[d.command.next - 1] {
+            Some(Step::ChannelOut(bytes)) | Some(Step::ChannelIn(bytes)) => bytes,
+            _ => unreachable!("transfer step expected"),
+        };
+        self.channels[channel as usize].holder = Some(die);
+        self.energy.transfer += self.timing.transfer_nj_per_byte * bytes as f64;
+        let ns = self.timing.transfer_bytes_ns(bytes);
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.transfer_started(channel, die, self.now, ns);
+            o.note(check);
+        }
+        self.push(self.now + ns, Event::ChannelDone { channel });
+    }
+
+    pub(super) fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.transfer_ended(channel, self.now);
+            o.note(check);
+        }
+        let ch = &mut self.channels[channel as usize];
+        let holder = ch.holder.take().expect("channel holder");
+        if let Some(next) = ch.waiting.pop_front() {
+            self.start_transfer(channel, next);
+        }
+        self.advance_command(holder)
+    }
+
+    pub(super) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
+        let cmd = std::mem::take(&mut self.dies[die as usize].command);
+        self.dies[die as usize].busy = false;
+        // (Decided before completing: a completion can start commands that reuse the slots.)
+        let migrated_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MigrateRead);
+        for &t in &cmd.txns {
+            let txn = self.txns[t as usize];
+            match txn.kind {
+                TxnKind::Read | TxnKind::UpdateRead if self.timing.ecc_decode_ns > 0 => {
+                    self.push(self.now + self.timing.ecc_decode_ns, Event::Decoded { txn: t });
+                }
+                _ => self.complete_txn(t)?,
+            }
+        }
+        // Pages read out for another plane go on to their destination die (which may be
+        // this one: a plane wholly in SLC mode beside a TLC plane of the same die).
+        if migrated_out {
+            self.forward_migration(&cmd.txns)?;
+        }
+        // Completing a transaction can start the next command on this very die (an
+        // update read queues its write); only an idle die gets the old buffer back.
+        if self.dies[die as usize].busy {
+            return Ok(());
+        }
+        let mut cmd = cmd;
+        cmd.txns.clear();
+        self.dies[die as usize].command = cmd;
+        self.schedule_die(die)
+    }
+
+    pub(super) fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {
+        let txn = self.txns[t as usize];
+        if txn.kind == TxnKind::MigrateRead {
+            // Not freed: the destination die programs it (`forward_migration`).
+            return Ok(());
+        }
+        if let Some(o) = self.occupancy.as_mut() {
+            let decoded = matches!(txn.kind, TxnKind::Read | TxnKind::UpdateRead) && self.timing.ecc_decode_ns > 0;
+            let check = o.txn_completed(t, self.now, decoded);
+            o.note(check);
+        }
+        self.free_txns.push(t);
+        match txn.kind {
+            TxnKind::Write => {
+                self.buffered_write_pages -= 1;
+                if self.hybrid.is_some() {
+                    self.hybrid_completed(txn.plane)?;
+                }
+                self.ftl.acknowledge(txn.lpn, txn.version);
+                self.release_superseded(txn.from)?;
+                if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
+                    return self.buffered_write_programmed(t, txn.acked, txn.request);
+                }
+                self.finish_sub_request(txn.request)
+            }
+            TxnKind::PartialProgram => {
+                self.ftl.partial_program_done(txn.ppn);
+                self.ftl.acknowledge(txn.lpn, txn.version);
+                self.finish_sub_request(txn.request)
+            }
+            TxnKind::Read => self.finish_sub_request(txn.request),
+            TxnKind::UpdateRead => {
+                self.flash_counters.update_reads += 1;
+                let die = self.enqueue_write(txn.request, txn.lpn, 0)?;
+                self.kick(die)
+            }
+            TxnKind::GcMove | TxnKind::Erase => Ok(()),
+            TxnKind::MigrateRead => unreachable!("handled above"),
+        }
+    }
+
+    /// A user write is programmed: the copy it superseded may now be erased by GC.
+    pub(super) fn release_superseded(&mut self, old: Ppn) -> Result<(), SimError> {
+        if old == NO_PAGE || self.ftl.pinned.is_empty() {
+            return Ok(());
+        }
+        self.ftl.unpin(old);
+        // GC of that block may be waiting for exactly this.
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(old));
+        self.kick(die)
+    }
+
+    /// DRAM-buffer acknowledgement: a buffered page was programmed, so its buffer slot
+    /// frees and the oldest write waiting for one is acknowledged.
+    /// (`txn` is already freed: its slot may have been reused, so the caller passes what
+    /// is needed.)
+    pub(super) fn buffered_write_programmed(&mut self, txn: u32, acked: bool, request: u32) -> Result<(), SimError> {
+        if !acked {
+            // Still waiting for a slot when its own program finished (it never held
+            // one): done now.
+            if let Some(i) = self.ack_waiting.iter().position(|&w| w == txn) {
+                self.ack_waiting.remove(i);
+            }
+            return self.finish_sub_request(request);
+        }
+        match self.ack_waiting.pop_front() {
+            Some(next) => self.acknowledge_buffered(next),
+            None => Ok(()),
+        }
+    }
+}

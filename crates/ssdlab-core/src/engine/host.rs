@@ -1,0 +1,757 @@
+//! Host replay (ARCHITECTURE.md, "Host replay"): records become requests (open loop,
+//! closed loop, bursts, multi-run), requests are split into page sub-requests and queued
+//! at their dies, and completions are counted into the statistics and the time series.
+//! Also the workload pre-pass that finds the pages read before they are written.
+
+use super::*;
+
+impl Simulator<'_> {
+    pub(super) fn start_host(&mut self) -> Result<(), SimError> {
+        match self.config.host.replay {
+            ReplayMode::OpenLoop | ReplayMode::Burst => {
+                if self.fetch_record()? {
+                    let at = self.pending_arrival_ns();
+                    self.push(at, Event::Arrival);
+                }
+            }
+            ReplayMode::ClosedLoop => {
+                for _ in 0..self.config.host.queue_depth {
+                    if !self.fetch_record()? {
+                        break;
+                    }
+                    let record = self.pending_record.take().expect("fetched");
+                    self.submit(record, 0)?;
+                }
+                if self.pending_record.is_none() {
+                    self.fetch_record()?;
+                }
+                if self.pending_record.is_some() && self.outstanding < self.config.host.queue_depth as u64 {
+                    self.push(self.now, Event::Refill);
+                }
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Pulls the next record into `pending_record`, moving to the next run when a run's
+    /// source is exhausted. Returns false when the whole workload is exhausted.
+    pub(super) fn fetch_record(&mut self) -> Result<bool, SimError> {
+        loop {
+            if self.source.is_none() {
+                return Ok(false);
+            }
+            if self.read_ahead.is_empty() {
+                self.read_ahead();
+            }
+            match self.read_ahead.pop_front() {
+                Some(record) => {
+                    let record = record?;
+                    if self.trace_base_ns.is_none() {
+                        self.trace_base_ns = Some(record.arrival_ns);
+                        self.first_trace_ns = record.arrival_ns;
+                    }
+                    self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
+                    self.trace_records_in_run += 1;
+                    self.pending_record = Some(record);
+                    return Ok(true);
+                }
+                None => {
+                    self.host_counters_skipped_add();
+                    if self.run + 1 >= self.config.host.runs || self.trace_records_in_run == 0 {
+                        self.source = None;
+                        return Ok(false);
+                    }
+                    // Next run starts one mean inter-arrival gap after this run's span.
+                    let span = self.last_trace_ns - self.first_trace_ns;
+                    let gap = if self.trace_records_in_run > 1 { span / (self.trace_records_in_run - 1) } else { 0 };
+                    let scaled = ((span + gap) as f64 / self.config.host.speed_factor) as u64;
+                    self.run_offset_ns += scaled;
+                    self.run += 1;
+                    self.per_run
+                        .push(RunStats { dominated_writes: vec![0; self.ftl.bits_per_cell], ..RunStats::default() });
+                    self.trace_base_ns = None;
+                    self.last_trace_ns = 0;
+                    self.trace_records_in_run = 0;
+                    self.source = Some((self.factory)()?);
+                    self.source_ended = false;
+                }
+            }
+        }
+    }
+
+    /// Reads the next `READ_AHEAD` records of the current run and touches the flash
+    /// state their first pages will need: the mapping entry, the block holding the data
+    /// (reads sense it, updates invalidate it) and its reverse-map entry. On a large drive
+    /// with random addresses each of these is a cache miss; touched here together for
+    /// many records, the loads overlap in the memory system instead of stalling `submit`
+    /// and the die scheduler one at a time. Only what is loaded changes, not any result
+    /// (a record's page may have moved by the time it is used: then its touch was wasted).
+    pub(super) fn read_ahead(&mut self) {
+        let Some(source) = self.source.as_mut() else { return };
+        // A source is not asked again once it has ended or failed.
+        while !self.source_ended && self.read_ahead.len() < READ_AHEAD {
+            match source.next() {
+                Some(item) => {
+                    self.source_ended = item.is_err();
+                    self.read_ahead.push_back(item);
+                }
+                None => self.source_ended = true,
+            }
+        }
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let logical = self.ftl.logical_pages as u64;
+        let mut touched = 0u32;
+        for record in self.read_ahead.iter().flatten() {
+            let lpn = (record.offset_bytes / page % logical) as usize;
+            let ppn = self.ftl.map[lpn];
+            if ppn != NO_PAGE {
+                let block = self.ftl.addr.block_of(ppn) as usize;
+                touched ^= self.ftl.blocks.get(block).map_or(0, |b| b.valid_pages);
+                touched ^= self.ftl.reverse.get(ppn as usize).copied().unwrap_or(0);
+            }
+        }
+        std::hint::black_box(touched);
+    }
+
+    pub(super) fn host_counters_skipped_add(&mut self) {
+        if let Some(source) = self.source.as_ref() {
+            self.skipped_total += source.skipped();
+        }
+    }
+
+    pub(super) fn pending_arrival_ns(&self) -> u64 {
+        let record = self.pending_record.as_ref().expect("pending record");
+        let base = self.trace_base_ns.unwrap_or(record.arrival_ns);
+        let rel = record.arrival_ns.saturating_sub(base);
+        self.run_offset_ns + (rel as f64 / self.config.host.speed_factor) as u64
+    }
+
+    pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
+        if self.config.host.replay == ReplayMode::Burst {
+            return self.on_burst_arrival();
+        }
+        let record = self.pending_record.take().expect("arrival without record");
+        let depth = self.config.host.queue_depth as u64;
+        if (depth > 0 && self.outstanding >= depth) || self.now < self.powered_at_ns {
+            self.host_waiting.push_back((record, self.now));
+        } else {
+            self.submit(record, self.now)?;
+        }
+        if self.fetch_record()? {
+            let mut at = self.pending_arrival_ns();
+            if at < self.now {
+                self.host_counters.out_of_order += 1;
+                at = self.now;
+            }
+            self.push(at, Event::Arrival);
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Burst replay: issue this record, then the next at once if the trace gap is short,
+    /// or after this burst completes plus the gap if it is long.
+    pub(super) fn on_burst_arrival(&mut self) -> Result<(), SimError> {
+        let record = self.pending_record.take().expect("arrival without record");
+        self.burst.start_ns.get_or_insert(self.now);
+        self.burst.bytes += record.size_bytes;
+        self.burst.previous_trace_ns = Some(record.arrival_ns);
+        let run = self.run;
+        let depth = self.config.host.queue_depth as u64;
+        if (depth > 0 && self.outstanding >= depth) || self.now < self.powered_at_ns {
+            self.host_waiting.push_back((record, self.now));
+        } else {
+            self.submit(record, self.now)?;
+        }
+        if self.fetch_record()? {
+            let next = self.pending_record.as_ref().expect("fetched").arrival_ns;
+            // A new run of a multi-run starts a new burst without idle time.
+            let gap = match self.burst.previous_trace_ns {
+                Some(prev) if self.run == run => next.saturating_sub(prev),
+                _ => u64::MAX,
+            };
+            if gap < self.config.host.burst_gap_ns {
+                self.push(self.now, Event::Arrival);
+            } else {
+                let idle = if gap == u64::MAX { 0 } else { (gap as f64 / self.config.host.speed_factor) as u64 };
+                self.burst.pending_gap_ns = Some(idle);
+                self.maybe_end_burst();
+            }
+        } else {
+            self.maybe_end_burst();
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Closes the current burst once all of it has completed, and schedules the next.
+    pub(super) fn maybe_end_burst(&mut self) {
+        let burst_over = self.outstanding == 0
+            && self.host_waiting.is_empty()
+            && (self.burst.pending_gap_ns.is_some() || self.pending_record.is_none());
+        if !burst_over {
+            return;
+        }
+        // (A burst whose requests all completed instantly may already have been closed.)
+        if let Some(start) = self.burst.start_ns.take() {
+            let duration = self.now - start;
+            self.burst.count += 1;
+            self.burst.total_bytes += self.burst.bytes;
+            self.burst.total_ns += duration;
+            if duration > 0 {
+                self.burst.bandwidth_sum += self.burst.bytes as f64 / (duration as f64 / 1e9) / 1048576.0;
+            }
+            self.burst.bytes = 0;
+        }
+        if let Some(gap) = self.burst.pending_gap_ns.take() {
+            self.burst.idle_ns += gap;
+            self.push(self.now + gap, Event::Arrival);
+        }
+    }
+
+    pub(super) fn update_host_done(&mut self) {
+        self.host_done = self.pending_record.is_none() && self.source.is_none() && self.host_waiting.is_empty();
+    }
+
+    /// A request enters the device: it is split into page sub-requests.
+    pub(super) fn submit(&mut self, record: Record, arrival_ns: u64) -> Result<(), SimError> {
+        if self.hybrid.is_some() {
+            self.hybrid_on_arrival()?;
+        }
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let size = record.size_bytes.max(1);
+        let (offset, remapped) = self.map_offset(id, &record)?;
+        if remapped {
+            self.host_counters.address_remapped += 1;
+        }
+        if !offset.is_multiple_of(page) || !size.is_multiple_of(page) {
+            self.host_counters.unaligned += 1;
+        }
+        let first = offset / page;
+        let last = (offset + size - 1) / page;
+        let pages = (last - first + 1) as u32;
+        let slot = self.alloc_request(Request {
+            id,
+            arrival_ns,
+            offset_bytes: offset,
+            size_bytes: size,
+            op: record.op,
+            pending: pages,
+            pages,
+            dominant_type: -1,
+            run: self.run,
+            want: NO_TYPE,
+        });
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.request_submitted(slot, id, pages);
+            o.note(check);
+        }
+        if record.op == Op::Write {
+            if let Some(policy) = self.pa.as_mut() {
+                let ctx = WriteContext {
+                    pages,
+                    hint: record.hint,
+                    queue_length: self.outstanding,
+                    buffered_pages: self.buffered_write_pages,
+                    free_pages_by_type: &self.ftl.free_pages_by_type,
+                };
+                self.requests[slot as usize].want = policy.assign(&ctx);
+            }
+        }
+        self.outstanding += 1;
+        let stats = &mut self.per_run[self.run as usize];
+        stats.first_arrival_ns.get_or_insert(arrival_ns);
+        self.total.first_arrival_ns.get_or_insert(arrival_ns);
+        let logical = self.ftl.logical_pages as u64;
+        for k in 0..pages as u64 {
+            let lpn = ((first + k) % logical) as u32;
+            self.host_counters.sub_requests += 1;
+            match record.op {
+                Op::Write => {
+                    let page_start = (first + k) * page;
+                    let partial = offset > page_start || offset + size < page_start + page;
+                    let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
+                    match self.ftl.lookup(lpn) {
+                        // An update that fits the free subpages of its SLC-mode page is
+                        // partially programmed there (IPU §1), without moving the data.
+                        Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
+                            let plane = self.ftl.addr.plane_of(old);
+                            let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, old, plane);
+                            self.txns[txn as usize].subpages = subpages;
+                            let die = self.ftl.addr.die_of_plane(plane);
+                            self.dies[die as usize].writes.push_back(txn);
+                            self.dies[die as usize].last_user_ns = self.now;
+                            self.kick_list.push(die);
+                        }
+                        // The rest of the page must be read before it is rewritten.
+                        Some(old)
+                            if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite =>
+                        {
+                            let plane = self.ftl.addr.plane_of(old);
+                            let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
+                            let die = self.ftl.addr.die_of_plane(plane);
+                            self.dies[die as usize].reads.push_back(txn);
+                            self.dies[die as usize].last_user_ns = self.now;
+                            self.kick_list.push(die);
+                        }
+                        Some(_) => {
+                            let die = self.enqueue_write(slot, lpn, 0)?;
+                            self.kick_list.push(die);
+                        }
+                        // Nothing to merge with: only the written subpages are programmed.
+                        None => {
+                            let die = self.enqueue_write(slot, lpn, subpages)?;
+                            self.kick_list.push(die);
+                        }
+                    }
+                }
+                Op::Read => {
+                    let ppn = match self.ftl.lookup(lpn) {
+                        Some(ppn) => ppn,
+                        None => {
+                            self.host_counters.unwritten_reads += 1;
+                            match self.config.host.unwritten_reads {
+                                // Preconditioning placed every page the workload reads
+                                // before writing it; a page unmapped now was trimmed (or
+                                // the source could not be foreseen). A read never places
+                                // data during the run: the controller answers it, as a real
+                                // drive answers a read of an unmapped page, without flash.
+                                WhatIfUnwritten::Precondition | WhatIfUnwritten::Controller => {
+                                    self.finish_sub_request(slot)?;
+                                    continue;
+                                }
+                                WhatIfUnwritten::Error => {
+                                    return Err(SimError::Request {
+                                        id,
+                                        op: "read",
+                                        offset,
+                                        message: format!(
+                                            "reads logical page {lpn}, never written (host.unwritten_reads = \"error\")"
+                                        ),
+                                    })
+                                }
+                            }
+                        }
+                    };
+                    let die = self.enqueue_read(slot, lpn, ppn);
+                    self.kick_list.push(die);
+                }
+                Op::Trim => {
+                    if let Some(old) = self.ftl.lookup(lpn) {
+                        self.ftl.trim(lpn);
+                        self.note_invalidated(old);
+                    }
+                    self.ftl.acknowledge_trim(lpn);
+                    self.finish_sub_request(slot)?;
+                }
+            }
+        }
+        for i in 0..self.kick_list.len() {
+            let die = self.kick_list[i];
+            self.kick(die)?;
+        }
+        self.kick_list.clear();
+        Ok(())
+    }
+
+    /// Queues the read of `lpn` at `ppn` at that page's die.
+    pub(super) fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].reads.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
+    }
+
+    /// GC erased a block: dies holding stuck writes that found no plane with room try
+    /// again (as an event, since the erase is decided while its die's command is being
+    /// built).
+    pub(super) fn note_erased(&mut self) {
+        if self.waiting_for_room.is_empty() || self.room_event_pending {
+            return;
+        }
+        self.room_event_pending = true;
+        self.push(self.now, Event::RoomFreed);
+    }
+
+    pub(super) fn on_room_freed(&mut self) -> Result<(), SimError> {
+        self.room_event_pending = false;
+        for die in std::mem::take(&mut self.waiting_for_room) {
+            self.kick(die)?;
+        }
+        Ok(())
+    }
+
+    /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
+    pub(super) fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> Result<u32, SimError> {
+        let loads = &self.dies;
+        let ftl = &self.ftl;
+        let plane = self.planes_alloc.choose(
+            &self.ftl.addr,
+            lpn,
+            |d| {
+                let die = &loads[d as usize];
+                die.reads.len() + die.writes.len() + usize::from(die.busy)
+            },
+            |p| ftl.gc_need(p) != GcNeed::Emergency,
+        );
+        let (plane, mode) = if self.hybrid_policy_places() {
+            self.hybrid_choose(plane, self.requests[slot as usize].size_bytes)
+        } else {
+            (plane, WriteMode::Auto)
+        };
+        let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
+        self.txns[txn as usize].subpages = subpages;
+        self.txns[txn as usize].want = self.requests[slot as usize].want;
+        self.txns[txn as usize].mode = mode;
+        self.hybrid_enqueued(plane, mode);
+        self.buffered_write_pages += 1;
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].writes.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
+            // Buffered pages are the queued writes not waiting for a slot.
+            if self.ack_waiting.is_empty() && self.buffered_write_pages <= self.config.power.write_buffer_pages as u64 {
+                self.acknowledge_buffered(txn)?;
+            } else {
+                self.ack_waiting.push_back(txn);
+            }
+        }
+        Ok(die)
+    }
+
+    /// DRAM-buffer acknowledgement: the host is told the write is done; its program
+    /// follows later (and is guaranteed by power-loss protection).
+    pub(super) fn acknowledge_buffered(&mut self, txn: u32) -> Result<(), SimError> {
+        self.txns[txn as usize].acked = true;
+        self.finish_sub_request(self.txns[txn as usize].request)
+    }
+
+    /// Subpages of the page starting at `page_start` that a request covers.
+    pub(super) fn subpages_covered(&self, offset: u64, size: u64, page_start: u64) -> u8 {
+        let sub = self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        let start = offset.max(page_start) - page_start;
+        let end = (offset + size).min(page_start + self.timing.page_size_bytes) - page_start;
+        (end.div_ceil(sub) - start / sub) as u8
+    }
+
+    pub(super) fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
+        map_offset(&self.config, self.logical_bytes, self.ftl.addr.page_size_bytes as u64, id, record)
+    }
+
+    pub(super) fn alloc_request(&mut self, r: Request) -> u32 {
+        if let Some(slot) = self.free_requests.pop() {
+            self.requests[slot as usize] = r;
+            slot
+        } else {
+            self.requests.push(r);
+            (self.requests.len() - 1) as u32
+        }
+    }
+
+    pub(super) fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
+        let t = Txn {
+            kind,
+            request,
+            lpn,
+            ppn,
+            from: NO_PAGE,
+            plane,
+            page_type: 0,
+            slc: false,
+            subpages: 0,
+            want: NO_TYPE,
+            version: 0,
+            enqueued_ns: self.now,
+            acked: false,
+            mode: WriteMode::Auto,
+        };
+        let slot = if let Some(slot) = self.free_txns.pop() {
+            self.txns[slot as usize] = t;
+            slot
+        } else {
+            self.txns.push(t);
+            (self.txns.len() - 1) as u32
+        };
+        if let Some(o) = self.occupancy.as_mut() {
+            let role = match kind {
+                TxnKind::Write | TxnKind::PartialProgram => occupancy::TxnRole::UserProgram,
+                TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
+                _ => occupancy::TxnRole::Other,
+            };
+            let id = if request == NO_REQUEST { u64::MAX } else { self.requests[request as usize].id };
+            let check = o.txn_created(slot, role, id, lpn);
+            o.note(check);
+        }
+        slot
+    }
+
+    /// One page of a request is done; the request completes with its last page.
+    pub(super) fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.sub_request_finished(slot);
+            o.note(check);
+        }
+        let r = &mut self.requests[slot as usize];
+        r.pending -= 1;
+        if r.pending > 0 {
+            return Ok(());
+        }
+        let r = *r;
+        if let Some(o) = self.occupancy.as_mut() {
+            let check = o.request_completed(slot, r.id);
+            o.note(check);
+        }
+        self.free_requests.push(slot);
+        self.outstanding -= 1;
+        if self.outstanding == 0 && self.hybrid.is_some() {
+            self.hybrid_on_idle();
+        }
+        let completion = self.now + self.config.host.request_overhead_ns;
+        let latency = completion - r.arrival_ns;
+        for stats in [&mut self.total, &mut self.per_run[r.run as usize]] {
+            match r.op {
+                Op::Read => stats.reads.record(latency, r.size_bytes),
+                Op::Write => {
+                    stats.writes.record(latency, r.size_bytes);
+                    if r.dominant_type >= 0 {
+                        stats.dominated_writes[r.dominant_type as usize] += 1;
+                    }
+                }
+                Op::Trim => stats.trims.record(latency, r.size_bytes),
+            }
+            stats.all.record(latency, r.size_bytes);
+            stats.last_completion_ns = stats.last_completion_ns.max(completion);
+        }
+        self.record_series(completion, r.op, latency, r.size_bytes);
+        if let Some(observer) = self.observers.requests.as_mut() {
+            observer(&RequestRecord {
+                id: r.id,
+                run: r.run,
+                op: r.op.name(),
+                offset_bytes: r.offset_bytes,
+                size_bytes: r.size_bytes,
+                arrival_ns: r.arrival_ns,
+                completion_ns: completion,
+                latency_ns: latency,
+                pages: r.pages,
+                dominant_page_type: r.dominant_type,
+            });
+        }
+        let completed = self.total.all.count;
+        if let Some(progress) = self.observers.progress.as_mut() {
+            if self.observers.progress_every > 0 && completed.is_multiple_of(self.observers.progress_every) {
+                progress(completed, self.now);
+            }
+        }
+        if self.check && self.config.output.check_every > 0 {
+            self.completed_since_check += 1;
+            if self.completed_since_check >= self.config.output.check_every {
+                self.completed_since_check = 0;
+                self.check_now()?;
+            }
+        }
+        // A slot opened in the device queue. Refilling goes through an event, not a
+        // nested call, so long runs of instantly-completing requests cannot recurse.
+        let refill = match self.config.host.replay {
+            // (The pending record may be momentarily taken by a submit in progress.)
+            ReplayMode::ClosedLoop => self.pending_record.is_some() || self.source.is_some(),
+            ReplayMode::OpenLoop | ReplayMode::Burst => !self.host_waiting.is_empty(),
+        };
+        if self.config.host.replay == ReplayMode::Burst {
+            self.maybe_end_burst();
+        }
+        if refill {
+            self.push(self.now, Event::Refill);
+        }
+        Ok(())
+    }
+
+    pub(super) fn on_refill(&mut self) -> Result<(), SimError> {
+        match self.config.host.replay {
+            ReplayMode::ClosedLoop => {
+                let depth = self.config.host.queue_depth as u64;
+                if self.outstanding < depth {
+                    if let Some(record) = self.pending_record.take() {
+                        self.submit(record, self.now)?;
+                        self.fetch_record()?;
+                    }
+                }
+                // Requests that complete inside `submit` (trims, controller-served reads)
+                // leave the queue short: keep refilling until it is full again.
+                if self.outstanding < depth && self.pending_record.is_some() {
+                    self.push(self.now, Event::Refill);
+                }
+            }
+            ReplayMode::OpenLoop | ReplayMode::Burst => {
+                let depth = self.config.host.queue_depth as u64;
+                if self.outstanding < depth {
+                    if let Some((record, arrival)) = self.host_waiting.pop_front() {
+                        // Latency counts from the arrival, including the wait in the host.
+                        self.submit(record, arrival)?;
+                    }
+                }
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    pub(super) fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
+        let interval = self.config.output.series_interval_ns;
+        if interval == 0 {
+            return;
+        }
+        let bucket = completion / interval;
+        while bucket > self.series_acc.bucket {
+            self.flush_series_row();
+        }
+        let acc = &mut self.series_acc;
+        match op {
+            Op::Read => {
+                acc.reads += 1;
+                acc.read_bytes += bytes;
+                acc.read_latency_sum_ns += latency as u128;
+            }
+            Op::Write => {
+                acc.writes += 1;
+                acc.write_bytes += bytes;
+                acc.write_latency_sum_ns += latency as u128;
+            }
+            Op::Trim => {}
+        }
+    }
+
+    pub(super) fn flush_series_row(&mut self) {
+        let interval = self.config.output.series_interval_ns;
+        let acc = std::mem::take(&mut self.series_acc);
+        let seconds = interval as f64 / 1e9;
+        let mean = |sum: u128, n: u64| if n == 0 { 0.0 } else { sum as f64 / n as f64 };
+        let free_blocks: u64 = self.ftl.planes.iter().map(|p| p.free.len() as u64).sum();
+        self.series.push(SeriesRow {
+            start_ns: acc.bucket * interval,
+            end_ns: (acc.bucket + 1) * interval,
+            reads: acc.reads,
+            writes: acc.writes,
+            read_bytes: acc.read_bytes,
+            write_bytes: acc.write_bytes,
+            read_latency_mean_ns: mean(acc.read_latency_sum_ns, acc.reads),
+            write_latency_mean_ns: mean(acc.write_latency_sum_ns, acc.writes),
+            iops: (acc.reads + acc.writes) as f64 / seconds,
+            bandwidth_mib_s: (acc.read_bytes + acc.write_bytes) as f64 / seconds / 1048576.0,
+            free_blocks,
+            erases: self.ftl.counters.erases - acc.erases_at_start,
+            free_pages_by_type: self.ftl.free_pages_by_type.clone(),
+            slc_user_pages: self.flash_counters.slc_user_programs - acc.slc_user_at_start,
+            slc_free_pages: if self.ftl.has_slc {
+                (0..self.ftl.addr.planes()).map(|p| self.ftl.slc_room(p)).sum()
+            } else {
+                0
+            },
+        });
+        self.series_acc.bucket = acc.bucket + 1;
+        self.series_acc.erases_at_start = self.ftl.counters.erases;
+        self.series_acc.slc_user_at_start = self.flash_counters.slc_user_programs;
+    }
+}
+
+/// Where a request lands on the logical space (`host.address_overflow`), and whether it
+/// was remapped.
+pub(super) fn map_offset(
+    config: &Config,
+    logical_bytes: u64,
+    page: u64,
+    id: u64,
+    record: &Record,
+) -> Result<(u64, bool), SimError> {
+    // No address policy can make a request larger than the drive fit.
+    if record.size_bytes > logical_bytes {
+        return Err(SimError::Request {
+            id,
+            op: record.op.name(),
+            offset: record.offset_bytes,
+            message: format!(
+                "is {} bytes, larger than the logical capacity of {} bytes",
+                record.size_bytes, logical_bytes
+            ),
+        });
+    }
+    let end = record.offset_bytes.saturating_add(record.size_bytes.max(1));
+    if end <= logical_bytes {
+        return Ok((record.offset_bytes, false));
+    }
+    match config.host.address_overflow {
+        // Page numbers wrap modulo the logical capacity in `submit`.
+        AddressOverflow::Modulo => Ok((record.offset_bytes % logical_bytes, true)),
+        AddressOverflow::Scale => {
+            let span = config.host.trace_span_bytes.max(end) as u128;
+            let scaled = record.offset_bytes as u128 * logical_bytes as u128 / span;
+            let scaled = (scaled as u64 / page * page).min(logical_bytes.saturating_sub(record.size_bytes));
+            Ok((scaled, true))
+        }
+        AddressOverflow::Error => Err(SimError::Request {
+            id,
+            op: record.op.name(),
+            offset: record.offset_bytes,
+            message: format!(
+                "ends at byte {end}, beyond the logical capacity of {} bytes (host.address_overflow = \"error\")",
+                logical_bytes
+            ),
+        }),
+    }
+}
+
+/// The pre-pass: opens the workload once more and records the logical pages it reads
+/// before writing them (with `host.unwritten_reads = "precondition"`) and, for
+/// steady-state preconditioning, its write stream. The pre-pass stops quietly at a record
+/// the run itself would stop at (a trace error, `address_overflow = "error"`): the run
+/// reports it there.
+pub(super) fn workload_footprint(
+    config: &Config,
+    ftl: &Ftl,
+    factory: &mut SourceFactory<'_>,
+) -> Result<WorkloadFootprint, SimError> {
+    let mut footprint = WorkloadFootprint::default();
+    let reads = config.host.unwritten_reads == WhatIfUnwritten::Precondition;
+    let steady = config.precondition.steady_state;
+    if !reads && !steady {
+        return Ok(footprint);
+    }
+    let logical = ftl.logical_pages as u64;
+    let page = ftl.addr.page_size_bytes as u64;
+    let logical_bytes = logical * page;
+    // One bit per logical page: seen (written or read) before.
+    let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
+    let source = factory()?;
+    for (id, record) in source.enumerate() {
+        let Ok(record) = record else { break };
+        if record.size_bytes > logical_bytes {
+            break;
+        }
+        let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else { break };
+        let first = offset / page;
+        let last = (offset + record.size_bytes.max(1) - 1) / page;
+        for p in first..=last {
+            let lpn = (p % logical) as u32;
+            match record.op {
+                Op::Write if steady => footprint.writes.push(PageOp::Write(lpn)),
+                Op::Trim if steady => footprint.writes.push(PageOp::Trim(lpn)),
+                _ => {}
+            }
+            let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
+            if seen[word] & bit != 0 {
+                continue;
+            }
+            seen[word] |= bit;
+            if reads && record.op == Op::Read {
+                footprint.read_before_written.push(lpn);
+            }
+        }
+    }
+    footprint.read_before_written.sort_unstable();
+    Ok(footprint)
+}

@@ -1,0 +1,199 @@
+//! The run's report: statistics, counters and the configuration that produced them.
+
+use super::*;
+
+impl Simulator<'_> {
+    pub(super) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
+        if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
+            self.flush_series_row();
+        }
+        let start = self.total.first_arrival_ns.unwrap_or(0);
+        let interval = self.total.last_completion_ns.saturating_sub(start);
+        let addr = &self.ftl.addr;
+        let writes_total = self.total.writes.count.max(1);
+        let bits = self.ftl.bits_per_cell;
+        let erase_counts: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
+        let erase_summary = erase_summary(&erase_counts);
+        let f = &self.flash_counters;
+        let waf =
+            if f.user_programs == 0 { 0.0 } else { (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64 };
+        let chips = addr.chips() as f64;
+        self.energy.idle = self.config.energy.idle_power_mw_per_chip * chips * interval as f64 / 1e3;
+        self.energy.total =
+            self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
+        self.energy.per_request = self.energy.total / self.total.all.count.max(1) as f64;
+        let runs = self
+            .per_run
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let interval = r.last_completion_ns.saturating_sub(r.first_arrival_ns.unwrap_or(0));
+                RunSummary {
+                    run: i as u32,
+                    interval_ns: interval,
+                    read: r.reads.summary(interval),
+                    write: r.writes.summary(interval),
+                }
+            })
+            .collect();
+        let config_text = toml::to_string(&self.config).unwrap_or_default();
+        let report = Report {
+            schema_version: 1,
+            ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.config.seed,
+            config_hash: format!("{:016x}", fnv1a(config_text.as_bytes())),
+            workload: self.workload_name.clone(),
+            device: DeviceSummary {
+                preset: self.config.name.clone(),
+                cell: format!("{:?}", self.config.flash.cell).to_lowercase(),
+                channels: addr.channels,
+                chips: addr.chips(),
+                dies: addr.dies(),
+                planes: addr.planes(),
+                blocks: addr.blocks(),
+                pages_per_block: addr.pages_per_block,
+                page_size_bytes: addr.page_size_bytes,
+                physical_bytes: self.config.physical_bytes(),
+                logical_bytes: self.logical_bytes,
+                mapping_table_bytes: self.ftl.mapping_memory_bytes(self.config.ftl.mapping_entry_bytes),
+            },
+            host: HostSummary {
+                requests: self.next_request_id,
+                sub_requests: self.host_counters.sub_requests,
+                unwritten_reads: self.host_counters.unwritten_reads,
+                unwritten_pages_preplaced: self.precondition_report.footprint_pages,
+                unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
+                address_remapped: self.host_counters.address_remapped,
+                address_policy: kebab(&self.config.host.address_overflow),
+                unaligned: self.host_counters.unaligned,
+                out_of_order: self.host_counters.out_of_order,
+                skipped_records: self.skipped_total,
+                runs: self.run + 1,
+                replay: kebab(&self.config.host.replay),
+            },
+            simulated_ns: interval,
+            read: self.total.reads.summary(interval),
+            write: self.total.writes.summary(interval),
+            trim: self.total.trims.summary(interval),
+            all: self.total.all.summary(interval),
+            dominated_write_share: (0..bits)
+                .map(|t| self.total.dominated_writes[t] as f64 / writes_total as f64)
+                .collect(),
+            waf,
+            gc: GcSummary {
+                victims: self.ftl.counters.gc_victims,
+                moved_pages: self.ftl.counters.gc_moved_pages,
+                erases: self.ftl.counters.erases,
+                slc_erases: self.ftl.counters.slc_erases,
+                emergency_steps: self.gc_emergency_steps,
+                background_steps: self.gc_background_steps,
+                rerouted_writes: self.gc_rerouted_writes,
+            },
+            erase_counts: erase_summary,
+            flash: FlashSummary {
+                page_reads: f.page_reads,
+                user_page_programs: f.user_programs,
+                gc_page_programs: f.gc_programs,
+                programs_by_page_type: f.programs_by_type.clone(),
+                slc_programs: f.slc_programs,
+                slc_hit_ratio: if f.user_programs == 0 {
+                    0.0
+                } else {
+                    f.slc_user_programs as f64 / f.user_programs as f64
+                },
+                multi_plane_commands: f.multi_plane,
+                copybacks: f.copybacks,
+                update_reads: f.update_reads,
+                partial_programs: self.ftl.counters.partial_programs,
+                wasted_pages: self.ftl.counters.wasted_pages,
+                read_retries: 0,
+                uncorrectable_reads: 0,
+            },
+            energy_nj: self.energy.clone(),
+            precondition: self.precondition_report.clone(),
+            start_state: self.start_state.clone(),
+            warnings: self.warnings(),
+            runs,
+            pa: self.pa.as_ref().map(|p| PaSummary {
+                scheme: self.config.pa.scheme.clone(),
+                assigned_by_type: p.assigned.clone(),
+                typed_allocations: self.pa_typed_allocations,
+                type_matched: self.pa_typed_successes,
+                success_rate: self.pa_typed_successes as f64 / self.pa_typed_allocations.max(1) as f64,
+                unprogrammed_pages_reclaimed: self.ftl.counters.unprogrammed_reclaimed,
+            }),
+            burst: (self.config.host.replay == ReplayMode::Burst).then(|| {
+                let b = &self.burst;
+                BurstSummary {
+                    bursts: b.count,
+                    gap_threshold_ns: self.config.host.burst_gap_ns,
+                    mean_bandwidth_mib_s: b.bandwidth_sum / b.count.max(1) as f64,
+                    aggregate_bandwidth_mib_s: if b.total_ns == 0 {
+                        0.0
+                    } else {
+                        b.total_bytes as f64 / (b.total_ns as f64 / 1e9) / 1048576.0
+                    },
+                    mean_duration_ns: b.total_ns as f64 / b.count.max(1) as f64,
+                    idle_ns: b.idle_ns,
+                }
+            }),
+            power: self.power_summary(),
+            hybrid: self.hybrid_summary(),
+            events: self.events_processed,
+        };
+        (report, std::mem::take(&mut self.series))
+    }
+
+    /// Warnings for the report: GC in a run without host writes.
+    pub(super) fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let c = &self.ftl.counters;
+        let gc = c.gc_victims > 0 || c.erases > 0 || c.gc_moved_pages > 0;
+        if self.flash_counters.user_programs == 0 && self.total.writes.count == 0 && gc {
+            let why = if self.precondition_report.invalid_pages > 0 && c.gc_moved_pages == 0 {
+                "the drive was aged SSDSim-style to sit at its GC threshold (precondition.aged_invalid_fraction), and \
+                 GC reclaimed aged blocks in idle time: that is the aging model"
+                    .to_string()
+            } else if self.ftl.has_slc && self.config.precondition.slc_filled {
+                "the SLC cache started full (precondition.slc_filled) and its data migrated".to_string()
+            } else {
+                format!(
+                    "the drive started with {} plane(s) needing GC; its latencies include that GC",
+                    self.start_state.planes_needing_gc
+                )
+            };
+            warnings.push(format!(
+                "a run without host writes did GC ({} victims, {} pages moved, {} erases): {why}",
+                c.gc_victims, c.gc_moved_pages, c.erases
+            ));
+        }
+        warnings
+    }
+}
+
+pub(super) fn kebab<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn erase_summary(counts: &[u32]) -> EraseSummary {
+    let min = counts.iter().copied().min().unwrap_or(0);
+    let max = counts.iter().copied().max().unwrap_or(0);
+    let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / counts.len().max(1) as f64;
+    let width = ((max - min) / 10).max(1);
+    let mut histogram: Vec<(u32, u64)> = (0..10).map(|i| (min + i * width, 0)).collect();
+    for &c in counts {
+        let i = (((c - min) / width) as usize).min(9);
+        histogram[i].1 += 1;
+    }
+    histogram.retain(|&(_, n)| n > 0);
+    EraseSummary { min, mean, max, histogram }
+}

@@ -1,0 +1,680 @@
+//! The die scheduler: which queued work a die starts next (emergency GC, the user queues
+//! in the configured priority, background GC) and the flash commands it forms from it
+//! (single- and multi-plane reads and programs, one-shot page sets, partial programs,
+//! GC moves and erases).
+
+use super::*;
+
+impl Simulator<'_> {
+    /// Starts work on an idle die.
+    pub(super) fn kick(&mut self, die: u32) -> Result<(), SimError> {
+        if !self.dies[die as usize].busy {
+            self.schedule_die(die)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn die_planes(&self, die: u32) -> std::ops::Range<u32> {
+        let n = self.ftl.addr.planes_per_die;
+        die * n..die * n + n
+    }
+
+    /// Chooses and starts the die's next command: emergency GC first (thesis §4.2.2),
+    /// then the queues in the configured priority; background GC only when the die has
+    /// no user work and has been idle for `gc_idle_ns`.
+    pub(super) fn schedule_die(&mut self, die: u32) -> Result<(), SimError> {
+        if self.dies[die as usize].busy {
+            return Ok(());
+        }
+        self.dies[die as usize].gc_starved = false;
+        for plane in self.die_planes(die) {
+            if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
+                return Ok(());
+            }
+        }
+        if self.hybrid.is_some() && self.start_migration_work(die)? {
+            return Ok(());
+        }
+        for i in 0..self.priority.len() {
+            let started = match self.priority[i] {
+                QueueKind::UserRead => self.start_read(die)?,
+                QueueKind::UserWrite => self.start_write(die)?,
+                QueueKind::Gc => self.start_background_gc(die)?,
+            };
+            if started {
+                return Ok(());
+            }
+        }
+        self.reroute_stuck_writes(die)
+    }
+
+    /// Called on an idle die that could start nothing. A queued write whose plane cannot
+    /// take it is then stuck: its plane is in emergency GC (a user write never takes the
+    /// last free block) and GC found nothing worth cleaning, so only invalidations from
+    /// elsewhere could free room, and the rest of the workload need not bring any. With
+    /// dynamic allocation a plane can fill up with valid data this way (nothing bounds a
+    /// plane's share of it); a controller then writes elsewhere, and so does this one:
+    /// each stuck write goes to the plane with the most room left after the writes
+    /// already queued for it (so that a crowd of stuck writes does not swamp one plane
+    /// and bounce on), preferring planes not in emergency GC.
+    pub(super) fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
+        let stuck = |s: &Self, t: u32| s.txns[t as usize].kind == TxnKind::Write && !s.write_has_room(t);
+        if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {
+            return Ok(());
+        }
+        // Room per plane: pages user writes can still take, less the writes queued for it.
+        let planes = self.ftl.addr.planes();
+        let mut room: Vec<i64> = (0..planes).map(|p| self.ftl.user_room(p) as i64).collect();
+        for d in &self.dies {
+            for &t in &d.writes {
+                if self.txns[t as usize].kind == TxnKind::Write {
+                    room[self.txns[t as usize].plane as usize] -= 1;
+                }
+            }
+        }
+        let mut i = 0;
+        let mut kicked = Vec::new();
+        while i < self.dies[die as usize].writes.len() {
+            let t = self.dies[die as usize].writes[i];
+            if !stuck(self, t) {
+                i += 1;
+                continue;
+            }
+            let from = self.txns[t as usize].plane;
+            let mut best: Option<((bool, i64), u32)> = None;
+            for k in 1..planes {
+                let plane = (from + k) % planes;
+                if room[plane as usize] <= 0 || !self.ftl.can_allocate_user(plane) {
+                    continue;
+                }
+                let key = (self.ftl.gc_need(plane) == GcNeed::Emergency, -room[plane as usize]);
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, plane));
+                }
+            }
+            let Some((_, target)) = best else {
+                // No plane has room to spare yet: try again when GC erases a block.
+                if !self.waiting_for_room.contains(&die) {
+                    self.waiting_for_room.push(die);
+                }
+                break;
+            };
+            room[target as usize] -= 1;
+            room[from as usize] += 1;
+            self.dies[die as usize].writes.remove(i);
+            self.txns[t as usize].plane = target;
+            self.hybrid_moved(t, from);
+            let to = self.ftl.addr.die_of_plane(target);
+            self.dies[to as usize].writes.push_back(t);
+            self.gc_rerouted_writes += 1;
+            if !kicked.contains(&to) {
+                kicked.push(to);
+            }
+        }
+        for to in kicked {
+            self.kick(to)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the queued write `t` could get a page in its plane now (a write meant for
+    /// TLC pages needs normal blocks).
+    pub(super) fn write_has_room(&self, t: u32) -> bool {
+        let txn = &self.txns[t as usize];
+        if txn.mode == WriteMode::Tlc {
+            self.ftl.can_allocate_normal(txn.plane)
+        } else {
+            self.ftl.can_allocate_user(txn.plane)
+        }
+    }
+
+    /// Wakes the idle die of `ppn`'s plane if it went idle for want of anything to clean:
+    /// the page just became invalid, so there may be something now.
+    pub(super) fn note_invalidated(&mut self, ppn: Ppn) {
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(ppn));
+        let d = &mut self.dies[die as usize];
+        if d.gc_starved && !d.busy && !d.wake_pending {
+            d.wake_pending = true;
+            self.push(self.now, Event::Wake { die });
+        }
+    }
+
+    /// Background GC. Reached in priority order, so every queue ranked above it had
+    /// nothing it could start. With no user work at the die it waits `gc_idle_ns` of
+    /// idleness; with user work (ranked below GC, or blocked) it runs at once.
+    pub(super) fn start_background_gc(&mut self, die: u32) -> Result<bool, SimError> {
+        let d = &self.dies[die as usize];
+        let user_work = !d.reads.is_empty() || !d.writes.is_empty();
+        if !self.die_planes(die).any(|p| self.ftl.gc_need(p) >= GcNeed::Background) {
+            return Ok(false);
+        }
+        let ready_at = d.last_user_ns + self.config.ftl.gc_idle_ns;
+        if !user_work && self.now < ready_at {
+            if !self.dies[die as usize].gc_idle_pending {
+                self.dies[die as usize].gc_idle_pending = true;
+                self.push(ready_at, Event::GcIdle { die });
+            }
+            return Ok(false);
+        }
+        for plane in self.die_planes(die) {
+            if self.ftl.gc_need(plane) >= GcNeed::Background && self.start_gc_step(die, plane, false)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Starts one cleanup operation on `plane`; false if there is nothing to do.
+    pub(super) fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
+        let victim = self.ftl.planes[plane as usize].victim;
+        if !self.ftl.has_normal(plane)
+            && (victim == NO_PAGE || self.ftl.blocks[victim as usize].valid_pages > 0)
+            && self.migration_target(plane).is_none()
+        {
+            // Nowhere to migrate to until another plane's GC frees blocks.
+            return Ok(false);
+        }
+        let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
+            self.dies[die as usize].gc_starved = true;
+            return Ok(false);
+        };
+        if emergency {
+            self.gc_emergency_steps += 1;
+        } else {
+            self.gc_background_steps += 1;
+        }
+        match step {
+            GcStep::Erase { block } => {
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+                cmd.txns.clear();
+                let index = self.ftl.addr.block_in_plane(block);
+                for other in self.die_planes(die) {
+                    // Multi-plane erase: other planes of the die whose victim is a block with
+                    // the same address and no valid page left are erased in the same command.
+                    if other != plane
+                        && self.config.flash.multi_plane
+                        && self.ftl.planes[other as usize].victim == NO_PAGE
+                        && self.ftl.gc_need(other) >= GcNeed::Background
+                    {
+                        // Let that plane choose its victim now (as its next step would).
+                        self.ftl.ensure_victim(other, self.now);
+                    }
+                    let victim = self.ftl.planes[other as usize].victim;
+                    let joins = other != plane
+                        && self.config.flash.multi_plane
+                        && victim != NO_PAGE
+                        && self.ftl.addr.block_in_plane(victim) == index
+                        && self.ftl.erasable(victim);
+                    if other == plane || joins {
+                        let target = if other == plane { block } else { victim };
+                        let slc = self.ftl.blocks[target as usize].slc;
+                        self.ftl.erase(target);
+                        if slc && self.hybrid.is_some() {
+                            self.on_slc_reclaimed(other);
+                        }
+                        if cfg!(debug_assertions) && self.verify {
+                            self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
+                        }
+                        self.energy.erase += self.timing.erase_nj;
+                        let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, target, other);
+                        cmd.txns.push(txn);
+                    }
+                }
+                if cmd.txns.len() > 1 {
+                    self.flash_counters.multi_plane += 1;
+                }
+                self.note_erased();
+                cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
+                cmd.next = 0;
+                self.dies[die as usize].command = cmd;
+            }
+            GcStep::Move { ppn, lpn } if !self.ftl.has_normal(plane) => {
+                // A plane wholly in SLC mode: its data moves to another plane.
+                return self.start_cross_plane_move(die, plane, ppn, lpn);
+            }
+            GcStep::Move { ppn, lpn } => {
+                let summaries = self.ftl.counters.summary_programs;
+                let dest = match self.pa.as_mut() {
+                    Some(policy) => {
+                        let want = policy.assign_gc(&self.ftl.free_pages_by_type);
+                        self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
+                    }
+                    None => self.ftl.allocate_gc(plane, self.now),
+                };
+                let Some(dest) = dest else {
+                    return Err(SimError::Stalled {
+                        time_ns: self.now,
+                        outstanding: self.outstanding,
+                        message: format!("plane {plane} has no free page for a GC move"),
+                    });
+                };
+                let src_type = self.ftl.page_type(ppn);
+                let src_slc = self.ftl.is_slc(ppn);
+                self.ftl.commit_move(lpn, ppn, dest.ppn);
+                let mut sense = self.timing.read_ns(src_type, src_slc);
+                let mut program = self.program_ns(dest.page_type, dest.slc);
+                self.count_read(src_type, src_slc);
+                self.count_program(dest.page_type, dest.slc, false);
+                let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
+                self.txns[txn as usize].from = ppn;
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+                cmd.txns.clear();
+                cmd.txns.push(txn);
+                if self.timing.one_shot && !dest.slc {
+                    // One-shot: a page set is programmed at once, so the move gathers up to a
+                    // full set of valid pages, across victims if need be (one sense each, one
+                    // program); moving page by page would waste the rest of every wordline,
+                    // and GC could then consume more pages than it frees.
+                    sense += self.gather_page_set(&mut cmd, plane, plane, dest.ppn, TxnKind::GcMove);
+                }
+                program += self.summary_ns(summaries);
+                let pages = cmd.txns.len() as u64;
+                if src_slc {
+                    if let Some(h) = self.hybrid.as_mut() {
+                        h.migrated_pages += pages;
+                    }
+                }
+                let copyback = self.config.flash.copyback;
+                if copyback {
+                    self.flash_counters.copybacks += pages;
+                }
+                cmd.steps = if copyback {
+                    [Some(Step::Array(sense)), Some(Step::Array(program)), None, None]
+                } else {
+                    [
+                        Some(Step::Array(sense)),
+                        Some(Step::ChannelOut(pages * self.timing.page_size_bytes)),
+                        Some(Step::ChannelIn(pages * self.timing.page_size_bytes)),
+                        Some(Step::Array(program)),
+                    ]
+                };
+                cmd.next = 0;
+                self.dies[die as usize].command = cmd;
+            }
+        }
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// One-shot GC: fills the rest of the wordline of `first` (a GC page of `dest_plane`)
+    /// with further valid pages of `source`'s victims, adding a `kind` transaction for each
+    /// to `cmd`, then skips what is left of the wordline. Returns the extra sense time.
+    pub(super) fn gather_page_set(
+        &mut self,
+        cmd: &mut Command,
+        source: u32,
+        dest_plane: u32,
+        first: Ppn,
+        kind: TxnKind,
+    ) -> u64 {
+        let mut sense = 0;
+        let mut last = first;
+        while cmd.txns.len() < self.ftl.bits_per_cell && self.ftl.wordline_has_room(last) {
+            let Some((ppn, lpn)) = self.ftl.gc_gather_move(source, self.now) else { break };
+            let Some(next) = self.ftl.allocate_gc(dest_plane, self.now) else { break };
+            let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+            self.ftl.commit_move(lpn, ppn, next.ppn);
+            sense += self.timing.read_ns(t, slc);
+            self.count_read(t, slc);
+            self.count_program(next.page_type, next.slc, false);
+            let txn = self.alloc_txn(kind, NO_REQUEST, lpn, next.ppn, dest_plane);
+            self.txns[txn as usize].from = ppn;
+            cmd.txns.push(txn);
+            last = next.ppn;
+        }
+        self.ftl.skip_rest_of_wordline(last);
+        sense
+    }
+
+    pub(super) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
+        if self.timing.one_shot && !slc {
+            self.timing.one_shot_ns
+        } else {
+            self.timing.program_ns(page_type, slc)
+        }
+    }
+
+    /// Program time (and energy) of the block summaries that the allocations since the
+    /// summary count was `before` wrote: each follows its block's last data page.
+    pub(super) fn summary_ns(&mut self, before: u64) -> u64 {
+        let written = self.ftl.counters.summary_programs - before;
+        if written == 0 {
+            return 0;
+        }
+        let (page_type, slc) = self.ftl.last_summary;
+        self.energy.program += written as f64 * self.timing.program_nj(page_type, slc);
+        written * self.program_ns(page_type, slc)
+    }
+
+    pub(super) fn count_read(&mut self, page_type: u8, slc: bool) {
+        self.flash_counters.page_reads += 1;
+        self.energy.read += self.timing.read_nj(page_type, slc);
+    }
+
+    pub(super) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
+        if user {
+            self.flash_counters.user_programs += 1;
+            if slc {
+                self.flash_counters.slc_user_programs += 1;
+            }
+        } else {
+            self.flash_counters.gc_programs += 1;
+        }
+        if slc {
+            self.flash_counters.slc_programs += 1;
+        }
+        self.flash_counters.programs_by_type[page_type as usize] += 1;
+        // One-shot programs a page set with one operation; energy is per page either way.
+        self.energy.program += self.timing.program_nj(page_type, slc);
+    }
+
+    /// Starts a (possibly multi-plane) read of the oldest queued read.
+    pub(super) fn start_read(&mut self, die: u32) -> Result<bool, SimError> {
+        let Some(&first) = self.dies[die as usize].reads.front() else { return Ok(false) };
+        let first_ppn = self.current_ppn(first);
+        let addr = &self.ftl.addr;
+        let key = (addr.block_in_plane(addr.block_of(first_ppn)), addr.page_in_block(first_ppn));
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        self.dies[die as usize].reads.pop_front();
+        self.txns[first as usize].ppn = first_ppn;
+        cmd.txns.push(first);
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+            let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
+            let mut i = 0;
+            while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
+                let t = self.dies[die as usize].reads[i];
+                let ppn = self.current_ppn(t);
+                let plane_bit = 1u64 << (self.txns[t as usize].plane % 64);
+                let a = &self.ftl.addr;
+                if used_planes & plane_bit == 0 && (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key {
+                    used_planes |= plane_bit;
+                    self.txns[t as usize].ppn = ppn;
+                    cmd.txns.push(t);
+                    self.dies[die as usize].reads.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let mut sense = 0;
+        for &t in &cmd.txns {
+            let ppn = self.txns[t as usize].ppn;
+            let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+            sense = sense.max(self.timing.read_ns(page_type, slc));
+            self.count_read(page_type, slc);
+        }
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane += 1;
+        }
+        let pages = cmd.txns.len() as u32;
+        cmd.steps =
+            [Some(Step::Array(sense)), Some(Step::ChannelOut(pages as u64 * self.timing.page_size_bytes)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// The page a queued read should sense now: its logical page's current location if
+    /// that is still in the same plane (GC moves within a plane), else the page it was
+    /// queued for (the host overwrote it meanwhile; the old data is read).
+    pub(super) fn current_ppn(&self, txn: u32) -> Ppn {
+        let t = &self.txns[txn as usize];
+        match self.ftl.lookup(t.lpn) {
+            Some(ppn) if self.ftl.addr.plane_of(ppn) == t.plane => ppn,
+            _ => t.ppn,
+        }
+    }
+
+    /// Starts a program of queued writes: page by page (with multi-plane partners at
+    /// the same block and page address) or, for one-shot flash, a page set per plane.
+    pub(super) fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
+        if self.dies[die as usize].writes.is_empty() {
+            return Ok(false);
+        }
+        if self.timing.one_shot {
+            return self.start_one_shot(die);
+        }
+        // The oldest write whose plane has room; writes to a full plane wait for GC.
+        let queue_len = self.dies[die as usize].writes.len();
+        let mut chosen = None;
+        for i in 0..queue_len {
+            let t = self.dies[die as usize].writes[i];
+            if self.txns[t as usize].kind == TxnKind::PartialProgram {
+                if self.partial_program_still_fits(t) {
+                    let t = self.dies[die as usize].writes.remove(i).expect("index in range");
+                    return self.start_partial_program(die, t);
+                }
+                // GC moved the page or it filled up meanwhile: write a whole new page (a
+                // write buffered like any other from now on; its completion counts it out).
+                self.txns[t as usize].kind = TxnKind::Write;
+                self.txns[t as usize].subpages = 0;
+                self.buffered_write_pages += 1;
+            }
+            if self.write_has_room(t) {
+                chosen = Some(i);
+                break;
+            }
+        }
+        let Some(index) = chosen else { return Ok(false) };
+        let first = self.dies[die as usize].writes.remove(index).expect("index in range");
+        if self.ftl.relaxed.is_some() {
+            return self.start_typed_write(die, first);
+        }
+        let first_plane = self.txns[first as usize].plane;
+        let key = self.ftl.peek_user(first_plane);
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(first);
+        // (Writes placed by a hybrid policy carry a mode of their own; they are not paired.)
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && !self.hybrid_policy_places() {
+            let mut used_planes = 1u64 << (first_plane % 64);
+            let mut i = 0;
+            while i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
+                let t = self.dies[die as usize].writes[i];
+                let plane = self.txns[t as usize].plane;
+                let plane_bit = 1u64 << (plane % 64);
+                let is_write = self.txns[t as usize].kind == TxnKind::Write;
+                if is_write && used_planes & plane_bit == 0 && self.ftl.peek_user(plane) == key {
+                    used_planes |= plane_bit;
+                    cmd.txns.push(t);
+                    self.dies[die as usize].writes.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let mut program = 0;
+        let summaries = self.ftl.counters.summary_programs;
+        for k in 0..cmd.txns.len() {
+            let t = cmd.txns[k];
+            let plane = self.txns[t as usize].plane;
+            let a = if self.txns[t as usize].mode == WriteMode::Tlc {
+                self.ftl.allocate_normal(plane, self.now)
+            } else {
+                self.ftl.allocate_user(plane, self.now)
+            };
+            let a = a.expect("room was checked");
+            program = program.max(self.program_ns(a.page_type, a.slc));
+            self.bind_write(t, a.ppn, a.page_type, a.slc);
+        }
+        program += self.summary_ns(summaries);
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane += 1;
+        }
+        let pages = cmd.txns.len() as u32;
+        cmd.steps =
+            [Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)), Some(Step::Array(program)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    pub(super) fn partial_program_still_fits(&self, txn: u32) -> bool {
+        let t = &self.txns[txn as usize];
+        self.ftl.lookup(t.lpn) == Some(t.ppn) && self.ftl.can_partial_program(t.ppn, t.subpages)
+    }
+
+    /// Programs a write's subpages into the free subpages of the page that already holds
+    /// the logical page: only those subpages cross the channel, at SLC program latency.
+    pub(super) fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
+        let (ppn, subpages, request) = {
+            let t = &self.txns[txn as usize];
+            (t.ppn, t.subpages, t.request)
+        };
+        self.ftl.partial_program(ppn, subpages);
+        let lpn = self.txns[txn as usize].lpn;
+        self.ftl.oob_partial_program(lpn, ppn);
+        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
+        self.count_program(0, true, true);
+        let r = &mut self.requests[request as usize];
+        r.dominant_type = r.dominant_type.max(0);
+        let bytes = subpages as u64 * self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(self.timing.slc_program_ns)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// Maps a user write to its page and records its page type on the request.
+    pub(super) fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
+        let t = &mut self.txns[txn as usize];
+        t.ppn = ppn;
+        t.page_type = page_type;
+        t.slc = slc;
+        let (lpn, request, subpages, acked) = (t.lpn, t.request, t.subpages, t.acked);
+        if slc {
+            self.ftl.mark_programmed(ppn, subpages);
+        }
+        let old = self.ftl.lookup(lpn);
+        if let Some(old) = old {
+            self.ftl.pin(old);
+        }
+        self.txns[txn as usize].from = old.unwrap_or(NO_PAGE);
+        self.ftl.commit_write(lpn, ppn);
+        if let Some(old) = old {
+            self.note_invalidated(old);
+        }
+        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
+        self.count_program(page_type, slc, true);
+        if self.hybrid.is_some() {
+            self.hybrid_started(txn, slc);
+        }
+        // An acknowledged write's request slot may already serve another request.
+        if !acked {
+            let r = &mut self.requests[request as usize];
+            r.dominant_type = r.dominant_type.max(page_type as i32);
+        }
+    }
+
+    /// One-shot (SPA §II-A): a plane's buffered writes are programmed as one page set
+    /// when a full set is gathered or the oldest has waited the program delay.
+    pub(super) fn start_one_shot(&mut self, die: u32) -> Result<bool, SimError> {
+        let bits = self.ftl.bits_per_cell;
+        let delay = self.timing.program_delay_ns;
+        let mut oldest_wait = u64::MAX;
+        for plane in self.die_planes(die) {
+            // SLC-mode blocks program page by page: the plane's first write bound for SLC
+            // goes alone. The others wait in DRAM for a page set of normal blocks.
+            let slc_room = self.ftl.slc_blocks[plane as usize] > 0 && self.ftl.slc_room(plane) > 0;
+            let to_slc = |t: &Txn| slc_room && t.mode != WriteMode::Tlc;
+            let mut count = 0;
+            let mut oldest = u64::MAX;
+            let mut slc_first = None;
+            for (i, &t) in self.dies[die as usize].writes.iter().enumerate() {
+                let txn = &self.txns[t as usize];
+                if txn.plane != plane {
+                    continue;
+                }
+                if to_slc(txn) {
+                    slc_first = slc_first.or(Some(i));
+                } else {
+                    count += 1;
+                    oldest = oldest.min(txn.enqueued_ns);
+                }
+            }
+            let slc_next = slc_first.is_some();
+            if !slc_next && (count == 0 || !self.ftl.can_allocate_normal(plane)) {
+                continue;
+            }
+            let due = oldest.saturating_add(delay);
+            // A set fills the rest of the write point's wordline: less than a whole one
+            // when the write point was left inside a wordline (preconditioning and reads of
+            // never-written pages place single pages), and never more than the plane has.
+            let set = if slc_next { 1 } else { self.ftl.user_page_set(plane) as usize };
+            debug_assert!(set > 0, "a plane that can take a user write has room for a set");
+            if count >= set || self.now >= due || slc_next {
+                let take = if slc_next { 1 } else { count.min(set) };
+                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+                cmd.txns.clear();
+                if let Some(i) = slc_first {
+                    let t = self.dies[die as usize].writes.remove(i).expect("index in range");
+                    cmd.txns.push(t);
+                }
+                let mut i = 0;
+                while cmd.txns.len() < take {
+                    let t = self.dies[die as usize].writes[i];
+                    let txn = &self.txns[t as usize];
+                    if txn.plane == plane && !to_slc(txn) {
+                        cmd.txns.push(t);
+                        self.dies[die as usize].writes.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                let mut last = NO_PAGE;
+                let mut program = 0;
+                let summaries = self.ftl.counters.summary_programs;
+                for k in 0..cmd.txns.len() {
+                    let t = cmd.txns[k];
+                    let a = if slc_next {
+                        self.ftl.allocate_user(plane, self.now)
+                    } else {
+                        self.ftl.allocate_normal(plane, self.now)
+                    };
+                    let a = a.expect("room was checked");
+                    program = program.max(self.program_ns(a.page_type, a.slc));
+                    last = a.ppn;
+                    self.bind_write(t, a.ppn, a.page_type, a.slc);
+                }
+                if !slc_next && cmd.txns.len() < bits && self.ftl.wordline_has_room(last) {
+                    if let Some(h) = self.hybrid.as_mut() {
+                        h.partial_page_sets += 1;
+                    }
+                }
+                if !slc_next && cmd.txns.len() < bits {
+                    self.ftl.skip_rest_of_wordline(last);
+                }
+                program += self.summary_ns(summaries);
+                let pages = cmd.txns.len() as u32;
+                cmd.steps = [
+                    Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)),
+                    Some(Step::Array(program)),
+                    None,
+                    None,
+                ];
+                cmd.next = 0;
+                self.dies[die as usize].command = cmd;
+                self.dies[die as usize].busy = true;
+                self.advance_command(die)?;
+                return Ok(true);
+            }
+            oldest_wait = oldest_wait.min(due);
+        }
+        if oldest_wait != u64::MAX && !self.dies[die as usize].delay_pending {
+            self.dies[die as usize].delay_pending = true;
+            self.push(oldest_wait, Event::ProgramDelay { die });
+        }
+        Ok(false)
+    }
+}
