@@ -14,7 +14,7 @@ mkdir -p "$out"/{trace_reader,trace_open,fio_job,config}
 
 # Format index (the mode byte's low nibble) = position in ssdlab_trace::Format::ALL.
 declare -A index=([ssdsim]=0 [mqsim]=1 [msr]=2 [spc]=3 [disksim]=4 [flashsim]=5 [fiu]=6 [systor]=7
-  [blkparse]=8 [fio-v2]=9 [fio-v3]=10 [tencent]=11 [alibaba]=12 [arc]=13)
+  [blkparse]=8 [fio-v2]=9 [fio-v3]=10 [tencent]=11 [alibaba]=12 [arc]=13 [bytes5]=14)
 
 # seed NAME FORMAT: stdin becomes trace_reader/NAME (strict) and NAME-lenient, and
 # trace_open/NAME plain and gzip/zstd/bzip2/xz-compressed.
@@ -56,6 +56,7 @@ printf 'Timestamp,Offset,Size,IOType,VolumeID\n1538323200,126227368,8,1,1283\n15
 printf 'device_id,opcode,offset,length,timestamp\n419,W,8792731648,4096,1577808000000162\n3,R,0,512,1577808000000200\n' |
   seed alibaba-doc alibaba
 printf '303567 7 0 0\n303574 8 0 1\n0 1 0 2\n' | seed arc-doc arc
+printf '26.214000 0 155430912 4096 0\n26.5 1 0 65536 1\n27 0 155435008 512 1\n' | seed bytes5-doc bytes5
 
 # fio job files: mode byte 0 = INI, 1 = TOML (bits 1-2 pick the capacity).
 fio() { cat >"$out/fio_job/$1"; }

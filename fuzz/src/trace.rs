@@ -35,6 +35,7 @@ pub fn options_of(mode: u8) -> TraceOptions {
         device: (mode & 0x20 != 0).then_some(0),
         sort_window: if mode & 0x40 != 0 { 3 } else { 0 },
         time_window_ns: (mode & 0x80 != 0).then_some((0, 1_000_000_000)),
+        ..TraceOptions::default()
     }
 }
 

@@ -97,6 +97,9 @@ enum Command {
         device: Option<String>,
         #[arg(long)]
         lenient: bool,
+        /// Read the trace's time column in this unit (ps, ns, us, ms, s) instead of the format's own.
+        #[arg(long, value_name = "UNIT")]
+        time_unit: Option<ssdlab_trace::TimeUnit>,
     },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
@@ -125,10 +128,15 @@ pub struct SetupArgs {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Trace format: ssdsim, mqsim, msr, spc, disksim, flashsim, fiu, systor, blkparse,
-    /// fio-v2, fio-v3, tencent, alibaba, arc. Detected from the first lines when omitted
-    /// (the summary says which format was used and why). See docs/trace-formats.md.
+    /// fio-v2, fio-v3, tencent, alibaba, arc, bytes5. Detected from the first lines when
+    /// omitted (the summary says which format was used and why; five-column files whose
+    /// units the data do not decide are refused). See docs/trace-formats.md.
     #[arg(long)]
     pub format: Option<String>,
+    /// Read the trace's time column in this unit instead of the format's own: ps, ns, us,
+    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds).
+    #[arg(long, value_name = "UNIT")]
+    pub time_unit: Option<ssdlab_trace::TimeUnit>,
     /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
     #[arg(long)]
     pub device: Option<String>,
@@ -247,11 +255,12 @@ fn main() -> ExitCode {
         },
         Command::CheckConfig { file, set } => check_config(&file, &set),
         Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
-        Command::TraceStats { trace, format, device, lenient } => (|| {
+        Command::TraceStats { trace, format, device, lenient, time_unit } => (|| {
             let format = format
                 .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))
                 .transpose()?;
-            let options = setup::trace_options(device.as_deref(), lenient, 0)?;
+            let mut options = setup::trace_options(device.as_deref(), lenient, 0)?;
+            options.time_unit = time_unit;
             trace_stats::trace_stats(&trace, format, &options)
         })(),
     };

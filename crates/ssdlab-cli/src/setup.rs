@@ -134,6 +134,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         config.power.loss_at_ns = times;
     }
     let mut options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
+    options.time_unit = args.time_unit;
     if let Some(text) = &args.time_window {
         let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
         let window = text.split_once(':').and_then(|(a, b)| Some((parse(a)?, parse(b)?))).filter(|(a, b)| a < b);

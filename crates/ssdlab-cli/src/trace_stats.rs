@@ -246,12 +246,12 @@ mod tests {
     }
 
     #[test]
-    fn detected_flashsim_report_says_it_was_assumed() {
+    fn detected_flashsim_report_says_how_it_was_inferred() {
         let path = traces().join("umass_spc/fin1.trace");
         trace_stats(&path, None, &TraceOptions::default()).unwrap();
         let r = trace_stats_report(&path, None, &TraceOptions::default()).unwrap();
         assert!(r.contains("format       flashsim"), "{r}");
-        assert!(r.contains("detected: ASSUMED flashsim"), "{r}");
+        assert!(r.contains("detected: INFERRED flashsim"), "{r}");
         assert!(r.contains("compression  none"), "{r}");
         assert!(r.contains("requests     50,000 (none skipped)"), "{r}");
         assert!(r.contains("read 29,199 (58.4%)"), "{r}");

@@ -539,8 +539,8 @@ fn binary_garbage() {
     expect_error(
         &lab,
         &["run", "--trace", "garbage.bin", "--format", "ssdsim"],
-        "error: garbage.bin:1: expected 5 whitespace-separated fields for SSDSim \
-         (time_ns device offset_sectors size_sectors op), found 10",
+        "error: garbage.bin:1: binary data, not a line of text (NUL or control bytes, or invalid UTF-8); \
+         this reader needs a text trace, plain or gzip / zstd / bzip2 / xz-compressed",
     );
 }
 

@@ -8,11 +8,34 @@
 //! - one format left: that format;
 //! - nothing left: an error naming the line that does not fit;
 //! - several left: the known ambiguities are resolved by an explicit rule, and the message
-//!   says which format was **assumed** and why, so a wrong guess is impossible to miss:
-//!   - SSDSim vs MQSim (5 integer columns, identical layout, both 1 = read): `mqsim`;
-//!   - DiskSim vs FlashSim (fractional first column): by the size column — median below 8
-//!     means 4 KiB pages (`flashsim`), else 512-B sectors (`disksim`);
-//!   - integer first column that could also be DiskSim/FlashSim milliseconds: `mqsim`.
+//!   says which format was **assumed** or **inferred** and why, so a wrong guess is
+//!   impossible to miss.
+//!
+//! Five numeric whitespace-separated columns fit formats whose offset and size units
+//! differ: `bytes5` (bytes), `disksim`, `ssdsim`, `mqsim` (512-B sectors) and `flashsim`
+//! (sizes in 4 KiB pages). These are never guessed from a few lines: detection reads on,
+//! up to [`EVIDENCE_LINES`] data lines, and decides from what the offsets and sizes show,
+//! or refuses (naming the candidates and the evidence) and asks for `--format`:
+//!
+//! 1. **Bytes or not** (when `bytes5` is a candidate). Byte addresses of a block device
+//!    are multiples of 512. If at most half of the lines have offset and size both
+//!    multiples of 512, the units are not bytes. If at least 95% do, over at least
+//!    [`MIN_BYTE_LINES`] lines, and the median size is at least 2048 (as 512-B sectors
+//!    every request would be a multiple of 256 KiB and the median at least 1 MiB), the
+//!    file is `bytes5`. Anything else (a mix, too few lines, or sizes plausible as either
+//!    unit) is refused.
+//! 2. **512-B sectors or 4 KiB pages** (DiskSim vs FlashSim). Sequential runs decide:
+//!    count the requests (whose predecessor on the same device has size ≥ 2) that start
+//!    exactly where that predecessor ends, reading sizes as sectors and as pages; one
+//!    reading needs at least 3 such requests and 4 times as many as the other. Without
+//!    runs, alignment over at least 32 lines: offsets mostly (≥ 90%) multiples of 8
+//!    sectors with sizes mostly (≥ 90%) multiples of 8 is sectors (as pages every request
+//!    would be a multiple of 32 KiB), with sizes mostly (≥ 90%) *not* multiples of 8 is
+//!    pages. A median size of 256 or more is sectors (as pages the median request would
+//!    be 1 MiB). Otherwise the evidence is weak and detection refuses.
+//! 3. With an integer first column (SSDSim / MQSim ns time) and units not bytes: `mqsim`
+//!    is **assumed** (SSDSim and MQSim read identically) unless rule 2 finds 4 KiB pages,
+//!    which only FlashSim (ms time) has.
 
 use crate::open::{open_decompressed, Compression, Format};
 use crate::readers::blkparse::{is_major_minor, opens_summary};
@@ -20,8 +43,15 @@ use crate::readers::LineReader;
 use crate::TraceError;
 use std::path::Path;
 
-/// How many data lines [`detect_format`] looks at.
+/// How many data lines [`detect_format`] classifies (every one must fit the format).
 pub const DETECT_LINES: usize = 32;
+
+/// How many data lines detection reads, at most, for evidence about the units when the
+/// first [`DETECT_LINES`] fit several five-column layouts (see the [module docs](self)).
+pub const EVIDENCE_LINES: usize = 100_000;
+
+/// Fewest lines on which detection decides that offsets and sizes are bytes.
+pub const MIN_BYTE_LINES: u64 = 16;
 
 type Mask = u32;
 
@@ -82,7 +112,7 @@ enum Class {
     Fits(Mask, String),
 }
 
-fn classify(text: &[u8], first: bool, sizes: &mut Vec<u64>) -> Class {
+fn classify(text: &[u8], first: bool) -> Class {
     if text.contains(&0) || std::str::from_utf8(text).is_err() {
         return Class::Fits(0, "binary data".to_string());
     }
@@ -173,12 +203,9 @@ fn classify(text: &[u8], first: bool, sizes: &mut Vec<u64>) -> Class {
     match ws.len() {
         5 if is_decimal(ws[0]) && ws[1..].iter().all(|f| is_uint(f)) => {
             let op = uint(ws[4]).unwrap_or(u64::MAX);
-            if let Some(size) = uint(ws[3]) {
-                sizes.push(size);
-            }
             mask |= bit(Format::Disksim);
             if op <= 1 {
-                mask |= bit(Format::Flashsim);
+                mask |= bits(&[Format::Flashsim, Format::Bytes5]);
                 if is_uint(ws[0]) {
                     mask |= bits(&[Format::Ssdsim, Format::Mqsim]);
                 }
@@ -215,13 +242,164 @@ fn reason_for(format: Format, looked: usize) -> String {
     }
 }
 
+/// The five-column layouts whose units differ (see the [module docs](self)).
+const FIVE: [Format; 5] = [Format::Ssdsim, Format::Mqsim, Format::Disksim, Format::Flashsim, Format::Bytes5];
+
+/// Most devices whose previous request [`Evidence`] remembers (a bound for hostile input).
+const MAX_DEVICES: usize = 4096;
+
+/// What the offset and size columns of five-column lines show about their units.
+#[derive(Default)]
+struct Evidence {
+    lines: u64,
+    /// Offset and size both multiples of 512.
+    byte_aligned: u64,
+    /// Offset a multiple of 8 (4 KiB-aligned when it counts sectors).
+    offset_8: u64,
+    /// Size a multiple of 8.
+    size_8: u64,
+    /// Requests starting where the previous one of their device (size >= 2) ends, with
+    /// sizes read as sectors / as 4 KiB pages (8 sectors).
+    seq_sectors: u64,
+    seq_pages: u64,
+    sizes: Vec<u64>,
+    last: std::collections::HashMap<u32, (u64, u64)>,
+}
+
+/// What the evidence says.
+enum Verdict {
+    Yes(String),
+    No(String),
+    Unclear(String),
+}
+
+impl Evidence {
+    fn add(&mut self, text: &[u8]) {
+        let ws: Vec<&[u8]> = text.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty()).collect();
+        let [_, dev, off, size, _] = ws[..] else { return };
+        let (Some(dev), Some(off), Some(size)) = (uint(dev).and_then(|d| u32::try_from(d).ok()), uint(off), uint(size))
+        else {
+            return;
+        };
+        self.lines += 1;
+        self.byte_aligned += u64::from(off % 512 == 0 && size % 512 == 0 && size > 0);
+        self.offset_8 += u64::from(off % 8 == 0);
+        self.size_8 += u64::from(size % 8 == 0);
+        self.sizes.push(size);
+        if let Some(&(prev_off, prev_size)) = self.last.get(&dev) {
+            if prev_size >= 2 {
+                self.seq_sectors += u64::from(prev_off.checked_add(prev_size) == Some(off));
+                self.seq_pages +=
+                    u64::from(prev_size.checked_mul(8).and_then(|s| prev_off.checked_add(s)) == Some(off));
+            }
+        }
+        if self.last.len() < MAX_DEVICES || self.last.contains_key(&dev) {
+            self.last.insert(dev, (off, size));
+        }
+    }
+
+    fn median(&mut self) -> u64 {
+        self.sizes.sort_unstable();
+        self.sizes.get(self.sizes.len() / 2).copied().unwrap_or(0)
+    }
+
+    fn summary(&mut self) -> String {
+        let n = self.lines;
+        let median = self.median();
+        format!(
+            "over {n} lines: offset and size multiples of 512 on {}, offsets multiples of 8 on {}, sizes multiples \
+             of 8 on {}, median size {median}, sequential runs {} reading sizes as 512-B sectors and {} as 4 KiB pages",
+            self.byte_aligned, self.offset_8, self.size_8, self.seq_sectors, self.seq_pages
+        )
+    }
+
+    /// Are offsets and sizes bytes? (rule 1)
+    fn bytes(&mut self) -> Verdict {
+        let (n, aligned) = (self.lines, self.byte_aligned);
+        let median = self.median();
+        if aligned * 2 <= n {
+            return Verdict::No(format!(
+                "{} of {n} lines have an offset or size that is not a multiple of 512, so they are not bytes",
+                n - aligned
+            ));
+        }
+        if aligned * 100 < n * 95 {
+            return Verdict::Unclear(format!(
+                "{aligned} of {n} lines have offset and size in multiples of 512 (bytes?) but the others do not"
+            ));
+        }
+        if n < MIN_BYTE_LINES {
+            return Verdict::Unclear(format!(
+                "every offset and size is a multiple of 512 (bytes?), but {n} line(s) are too few to tell \
+                 (at least {MIN_BYTE_LINES} are needed)"
+            ));
+        }
+        if median < 2048 {
+            return Verdict::Unclear(format!(
+                "{aligned} of {n} lines have offset and size in multiples of 512 and the median size is {median}: \
+                 plausible as bytes and as 512-B sectors ({} KiB)",
+                median / 2
+            ));
+        }
+        Verdict::Yes(format!(
+            "{aligned} of {n} lines have offset and size in multiples of 512 and the median size is {median}: \
+             {median} B as bytes, while as 512-B sectors every request would be a multiple of 256 KiB and the median \
+             {} MiB",
+            median / 2048
+        ))
+    }
+
+    /// Are sizes 512-B sectors (`Yes`) or 4 KiB pages (`No`)? (rule 2)
+    fn sectors(&mut self) -> Verdict {
+        let (s, p, n) = (self.seq_sectors, self.seq_pages, self.lines);
+        let runs = format!(
+            "{s} requests start where the previous one of their device ends reading sizes as 512-B sectors, \
+             {p} reading them as 4 KiB pages"
+        );
+        if s >= 3 && s >= 4 * p {
+            return Verdict::Yes(runs);
+        }
+        if p >= 3 && p >= 4 * s {
+            return Verdict::No(runs);
+        }
+        if s >= 3 || p >= 3 {
+            return Verdict::Unclear(format!("the sequential runs disagree: {runs}"));
+        }
+        if n >= 32 && self.offset_8 * 10 >= n * 9 {
+            if self.size_8 * 10 >= n * 9 {
+                return Verdict::Yes(format!(
+                    "{} of {n} offsets and {} sizes are multiples of 8: whole 4 KiB blocks as sectors, while as \
+                     4 KiB pages every request would be a multiple of 32 KiB",
+                    self.offset_8, self.size_8
+                ));
+            }
+            if self.size_8 * 10 <= n {
+                return Verdict::No(format!(
+                    "{} of {n} offsets are multiples of 8 (4 KiB-aligned sectors) but only {} sizes are: as sectors \
+                     most requests would be partial 4 KiB blocks at aligned offsets",
+                    self.offset_8, self.size_8
+                ));
+            }
+        }
+        let median = self.median();
+        if median >= 256 {
+            return Verdict::Yes(format!(
+                "the median size is {median}: as 4 KiB pages the median request would be {} MiB",
+                median / 256
+            ));
+        }
+        Verdict::Unclear(format!("nothing tells 512-B sectors from 4 KiB pages ({runs}; median size {median})"))
+    }
+}
+
 /// Guesses the format of a trace from its first data lines (after decompression, skipping
 /// blank lines, comments and all-empty CSV rows). Returns the format and a sentence
 /// saying how it was chosen, starting with the compression when there is one
 /// (`"zstd-compressed, ..."`). See the [module docs](self) for the rules.
 ///
 /// SSDSim and MQSim traces are textually identical: such a file is reported as `mqsim`
-/// with a message that says so (both readers give the same records).
+/// with a message that says so (both readers give the same records). Five-column files
+/// whose units the data do not decide are an error that names the candidates.
 pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
     let name = path.display().to_string();
     let (input, compression) = open_decompressed(path)?;
@@ -232,20 +410,31 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
     let mut mask: Mask = Mask::MAX;
     let mut first_fit: Option<(u64, String)> = None;
     let mut looked = 0;
-    let mut sizes = Vec::new();
-    while looked < DETECT_LINES {
+    let mut evidence = Evidence::default();
+    let five = bits(&FIVE);
+    while looked < EVIDENCE_LINES {
+        // Past the first lines, read on only while five-column layouts remain to tell apart.
+        let reading_on = looked >= DETECT_LINES;
+        if reading_on && (mask & !five != 0 || mask.count_ones() < 2) {
+            break;
+        }
         let l = match lines.next_data_line(&mut blank) {
             None => break,
+            Some(Err(_)) if reading_on => break,
             Some(Err(e)) => return Err(e),
             Some(Ok(l)) => l,
         };
         let first = first_fit.is_none() && looked == 0;
-        match classify(l.text, first, &mut sizes) {
+        match classify(l.text, first) {
             Class::Ignore => continue,
             Class::Certain(format, why) => return Ok((format, format!("{gz}{why}"))),
             Class::Fits(fits, shape) => {
-                looked += 1;
                 let next = mask & fits;
+                if next == 0 && reading_on {
+                    // The reader will report this line; the evidence so far stands.
+                    break;
+                }
+                looked += 1;
                 if next == 0 {
                     let why = match &first_fit {
                         None if shape == "binary data" => "the data does not look like text".to_string(),
@@ -269,6 +458,9 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
                     ));
                 }
                 mask = next;
+                if mask & five != 0 {
+                    evidence.add(l.text);
+                }
                 first_fit.get_or_insert((l.number, shape));
             }
         }
@@ -276,43 +468,99 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
     if first_fit.is_none() {
         return Err(TraceError::new(&name, 0, "", "cannot detect the format: no data lines"));
     }
-    let only: Vec<Format> = Format::ALL.into_iter().filter(|&f| mask & bit(f) != 0).collect();
     let lines_word =
         if looked == 1 { "the first data line".to_string() } else { format!("the first {looked} data lines") };
-    let (format, why) = if only.len() == 1 {
-        (only[0], reason_for(only[0], looked))
-    } else if mask & bit(Format::Mqsim) != 0 {
-        (
+    let have = if looked == 1 { "has" } else { "have" };
+    let refuse = |mask: Mask, why: String| {
+        let flags: Vec<String> =
+            Format::ALL.iter().filter(|&&f| mask & bit(f) != 0).map(|f| format!("--format {f}")).collect();
+        TraceError::new(
+            &name,
+            0,
+            "",
+            format!(
+                "cannot detect the format: {lines_word} {have} 5 numeric whitespace-separated columns, the layout of \
+                 {}, whose offset and size units differ (bytes5: bytes; disksim, ssdsim, mqsim: 512-B sectors; \
+                 flashsim: sizes in 4 KiB pages), and the data do not decide: {why}; pass {}",
+                names(mask),
+                flags.join(" or ")
+            ),
+        )
+    };
+    let only: Vec<Format> = Format::ALL.into_iter().filter(|&f| mask & bit(f) != 0).collect();
+    if only.len() == 1 {
+        return Ok((only[0], format!("{gz}{}", reason_for(only[0], looked))));
+    }
+    if mask & !five != 0 {
+        // No other overlap is known; take the first candidate and say so.
+        return Ok((only[0], format!("{gz}ASSUMED {}: {lines_word} fit {}", only[0].name(), names(mask))));
+    }
+    let mut not_bytes = String::new();
+    if mask & bit(Format::Bytes5) != 0 {
+        match evidence.bytes() {
+            Verdict::Yes(why) => {
+                let why = format!(
+                    "{gz}INFERRED bytes5: {lines_word} {have} 5 numeric whitespace-separated columns (time_ms device \
+                     offset size op), the layout of {}; offsets and sizes are bytes: {why}; pass --format disksim if \
+                     they are 512-B sectors",
+                    names(mask)
+                );
+                return Ok((Format::Bytes5, why));
+            }
+            Verdict::Unclear(why) => return Err(refuse(mask, format!("{why} ({})", evidence.summary()))),
+            Verdict::No(why) => {
+                mask &= !bit(Format::Bytes5);
+                not_bytes = format!("{why}; ");
+            }
+        }
+    }
+    let sectors = evidence.sectors();
+    if mask & bit(Format::Mqsim) != 0 {
+        // Only sequential runs count here: integer five-column files are mostly SSDSim / MQSim.
+        let runs_say_pages = evidence.seq_pages >= 3 && evidence.seq_pages >= 4 * evidence.seq_sectors;
+        if let (Verdict::No(why), true) = (&sectors, runs_say_pages && mask & bit(Format::Flashsim) != 0) {
+            return Ok((
+                Format::Flashsim,
+                format!(
+                    "{gz}INFERRED flashsim: {lines_word} {have} 5 integer columns, the layout of {}; {not_bytes}sizes \
+                     are 4 KiB pages ({why}), which only FlashSim has (time in ms); pass --format mqsim or ssdsim if \
+                     they are 512-B sectors with time in ns",
+                    names(mask)
+                ),
+            ));
+        }
+        return Ok((
             Format::Mqsim,
             format!(
-                "ASSUMED mqsim: {lines_word} have 5 whitespace-separated integer columns \
+                "{gz}ASSUMED mqsim: {lines_word} {have} 5 whitespace-separated integer columns \
                  (time device offset_sectors size_sectors op), the layout of both SSDSim and MQSim ASCII \
-                 traces, which read identically (time in ns, 512-B sectors, 1 = read); pass --format ssdsim to \
-                 label it SSDSim, or --format disksim / flashsim if the first column is milliseconds"
+                 traces, which read identically (time in ns, 512-B sectors, 1 = read); {not_bytes}pass --format \
+                 ssdsim to label it SSDSim, or --format disksim / flashsim if the first column is milliseconds"
             ),
-        )
-    } else if mask & bits(&[Format::Disksim, Format::Flashsim]) == bits(&[Format::Disksim, Format::Flashsim]) {
-        sizes.sort_unstable();
-        let median = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
-        let (f, unit, other) = if median < 8 {
-            (Format::Flashsim, "4 KiB pages (FlashSim)", "disksim if they are 512-B sectors")
-        } else {
-            (Format::Disksim, "512-B sectors (DiskSim)", "flashsim if they are 4 KiB pages")
+        ));
+    }
+    if mask == bits(&[Format::Disksim, Format::Flashsim]) {
+        let fractional = "5 whitespace-separated columns with a fractional first column (milliseconds), the \
+                          layout of both DiskSim and FlashSim ASCII traces";
+        return match sectors {
+            Verdict::Yes(why) => Ok((
+                Format::Disksim,
+                format!(
+                    "{gz}INFERRED disksim: {lines_word} {have} {fractional}; {not_bytes}sizes are 512-B sectors: {why}; \
+                     pass --format flashsim if they are 4 KiB pages"
+                ),
+            )),
+            Verdict::No(why) => Ok((
+                Format::Flashsim,
+                format!(
+                    "{gz}INFERRED flashsim: {lines_word} {have} {fractional}; {not_bytes}sizes are 4 KiB pages: {why}; \
+                     pass --format disksim if they are 512-B sectors"
+                ),
+            )),
+            Verdict::Unclear(why) => Err(refuse(mask, format!("{not_bytes}{why}"))),
         };
-        (
-            f,
-            format!(
-                "ASSUMED {}: {lines_word} have 5 whitespace-separated columns with a fractional first column \
-                 (milliseconds), the layout of both DiskSim and FlashSim ASCII traces; the size column's median \
-                 is {median}, so sizes were read as {unit}; pass --format {other}",
-                f.name()
-            ),
-        )
-    } else {
-        // No other overlap is known; take the first candidate and say so.
-        (only[0], format!("ASSUMED {}: {lines_word} fit {}", only[0].name(), names(mask)))
-    };
-    Ok((format, format!("{gz}{why}")))
+    }
+    Err(refuse(mask, format!("{not_bytes}{}", evidence.summary())))
 }
 
 #[cfg(test)]
@@ -335,7 +583,10 @@ mod tests {
             (Format::Spc, "0,303567,3584,w,0.000000\n1,55596,3072,R,0.078643\n"),
             (Format::Spc, "ASU,LBA,Size,Opcode,Timestamp\n0,303567,3584,w,0.000000\n"),
             (Format::Disksim, "26.214 0 303574 8 0\n27.5 0 303582 16 1\n28.0 0 100 64 3\n"),
-            (Format::Flashsim, "26.214000\t0\t303574\t1\t0\n78.643000\t0\t55596\t2\t1\n"),
+            (
+                Format::Flashsim,
+                "26.214000\t0\t303574\t2\t0\n27.5\t0\t303590\t2\t0\n28\t0\t303606\t2\t0\n29\t0\t303622\t1\t0\n",
+            ),
             (Format::Fiu, "89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221\n"),
             (
                 Format::Systor,
@@ -356,21 +607,22 @@ mod tests {
     }
 
     #[test]
-    fn assumptions_are_spelled_out() {
+    fn assumptions_and_inferences_are_spelled_out() {
         let (f, why) = detect(b"# a comment\n\n0 0 0 8 1\n").unwrap();
         assert_eq!(f, Format::Mqsim);
-        assert!(why.starts_with("ASSUMED mqsim") && why.contains("SSDSim"), "{why}");
-        let (f, why) = detect(b"1.5 0 0 8 1\n2.5 0 8 16 0\n3.5 0 8 16 0\n").unwrap();
+        assert!(why.starts_with("ASSUMED mqsim") && why.contains("SSDSim") && why.contains("not bytes"), "{why}");
+        // Three sequential runs in sectors.
+        let (f, why) = detect(b"1.5 0 0 8 1\n2.5 0 8 16 0\n3.5 0 24 16 0\n4.5 0 40 6 0\n").unwrap();
         assert_eq!(f, Format::Disksim);
-        assert!(why.contains("ASSUMED disksim") && why.contains("median is 16"), "{why}");
-        let (f, why) = detect(b"1.5 0 0 1 1\n").unwrap();
-        assert_eq!(f, Format::Flashsim);
-        assert!(why.contains("--format disksim"), "{why}");
+        assert!(why.contains("INFERRED disksim") && why.contains("--format flashsim"), "{why}");
+        // Too little to tell sectors from pages: refused, naming both.
+        let e = detect(b"1.5 0 0 1 1\n").unwrap_err();
+        assert!(e.message.contains("--format disksim or --format flashsim"), "{e}");
     }
 
     #[test]
     fn integer_first_lines_then_a_fractional_one_is_disksim_or_flashsim() {
-        let (f, _) = detect(b"0 0 0 8 1\n0.5 0 8 8 0\n").unwrap();
+        let (f, _) = detect(b"0 0 0 8 1\n0.5 0 8 8 0\n1 0 16 8 0\n2 0 24 8 0\n").unwrap();
         assert_eq!(f, Format::Disksim);
     }
 }

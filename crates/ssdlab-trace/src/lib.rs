@@ -6,7 +6,7 @@
 //! - [`record`]: the record type, the error type and the source trait (shared with the core).
 //! - [`readers`]: one streaming reader per text trace format (SSDSim, MQSim, MSR Cambridge,
 //!   SPC, DiskSim, FlashSim, FIU, SYSTOR '17, blkparse, fio iolog v2/v3, Tencent CBS,
-//!   Alibaba, ARC).
+//!   Alibaba, ARC, the byte-unit five-column layout).
 //! - [`open`]: opening a trace file by path: transparent decompression (gzip, zstd, bzip2,
 //!   xz by magic bytes), format names, [`open_trace_with`] and the one-pass summaries.
 //! - [`detect`]: format auto-detection from the first lines ([`detect_format`]).
@@ -36,10 +36,10 @@ pub use open::{
     detect_compression, open_decompressed, open_trace, open_trace_with, scan_span, scan_span_with, scan_stats,
     Compression, Format,
 };
-pub use options::{parse_device_selector, TraceOptions};
+pub use options::{parse_device_selector, TimeUnit, TraceOptions};
 pub use readers::{
-    device_number, AlibabaReader, ArcReader, BlkparseReader, DisksimReader, FioIologReader, FiuReader, FlashsimReader,
-    MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader, MAX_LINE_BYTES,
+    device_number, AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader, FiuReader,
+    FlashsimReader, MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader, MAX_LINE_BYTES,
 };
 pub use record::*;
 pub use stats::{Footprint, GapSummary, TraceStats};

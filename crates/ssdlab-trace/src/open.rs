@@ -5,10 +5,10 @@
 //! [`Compression`]. Adding a codec means adding a variant, its magic bytes in
 //! [`Compression::detect`] and its decoder in `Compression::decoder`; nothing else changes.
 
-use crate::options::{apply_options, RequireRecords, TraceOptions};
+use crate::options::{apply_options, RequireRecords, TimeUnit, TraceOptions};
 use crate::readers::{
-    AlibabaReader, ArcReader, BlkparseReader, DisksimReader, FioIologReader, FiuReader, FlashsimReader, MqsimReader,
-    MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,
+    AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader, FiuReader, FlashsimReader,
+    MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,
 };
 use crate::stats::TraceStats;
 use crate::summary::{summarize, TraceSummary};
@@ -56,10 +56,12 @@ pub enum Format {
     Alibaba,
     /// ARC `.lis`: `start_block nblocks ignore request_no`, reads only, no time.
     Arc,
+    /// Byte-unit five columns: `time_ms device offset_bytes size_bytes op(1=read,0=write)`.
+    Bytes5,
 }
 
 impl Format {
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Ssdsim,
         Format::Mqsim,
         Format::Msr,
@@ -74,6 +76,7 @@ impl Format {
         Format::Tencent,
         Format::Alibaba,
         Format::Arc,
+        Format::Bytes5,
     ];
 
     /// The name used on the command line and in [`RecordSource::format_name`].
@@ -93,6 +96,7 @@ impl Format {
             Format::Tencent => "tencent",
             Format::Alibaba => "alibaba",
             Format::Arc => "arc",
+            Format::Bytes5 => "bytes5",
         }
     }
 
@@ -117,6 +121,7 @@ impl Format {
             }
             Format::Alibaba => "Alibaba CSV: device_id,opcode(R/W),offset(bytes),length(bytes),timestamp(Unix us)",
             Format::Arc => "ARC .lis: start_block nblocks(512 B) ignore request_no (reads only, no time)",
+            Format::Bytes5 => "byte-unit 5 columns: time_ms device offset(bytes) size(bytes) op (1=read, 0=write)",
         }
     }
 
@@ -124,7 +129,7 @@ impl Format {
     /// format has none (every record is device 0).
     pub fn device_column(self) -> Option<&'static str> {
         match self {
-            Format::Ssdsim | Format::Mqsim => Some("device"),
+            Format::Ssdsim | Format::Mqsim | Format::Bytes5 => Some("device"),
             Format::Msr => Some("DiskNumber"),
             Format::Spc => Some("ASU"),
             Format::Disksim => Some("devno"),
@@ -160,21 +165,44 @@ impl Format {
         file: impl Into<String>,
         lenient: bool,
     ) -> Box<dyn RecordSource> {
+        self.build(input, file, lenient, None)
+    }
+
+    /// A reader with the reader-level [`TraceOptions`] applied: lenient mode and the time
+    /// unit. (The device, sort and time-window filters go on top:
+    /// [`TraceOptions::apply`], or [`open_trace_with`] for a file.)
+    pub fn reader_with_options<R: BufRead + Send + 'static>(
+        self,
+        input: R,
+        file: impl Into<String>,
+        options: &TraceOptions,
+    ) -> Box<dyn RecordSource> {
+        self.build(input, file, options.lenient, options.time_unit)
+    }
+
+    fn build<R: BufRead + Send + 'static>(
+        self,
+        input: R,
+        file: impl Into<String>,
+        lenient: bool,
+        unit: Option<TimeUnit>,
+    ) -> Box<dyn RecordSource> {
         match self {
-            Format::Ssdsim => Box::new(SsdsimReader::new(input, file).lenient(lenient)),
-            Format::Mqsim => Box::new(MqsimReader::new(input, file).lenient(lenient)),
-            Format::Msr => Box::new(MsrReader::new(input, file).lenient(lenient)),
-            Format::Spc => Box::new(SpcReader::new(input, file).lenient(lenient)),
-            Format::Disksim => Box::new(DisksimReader::new(input, file).lenient(lenient)),
-            Format::Flashsim => Box::new(FlashsimReader::new(input, file).lenient(lenient)),
-            Format::Fiu => Box::new(FiuReader::new(input, file).lenient(lenient)),
-            Format::Systor => Box::new(SystorReader::new(input, file).lenient(lenient)),
-            Format::Blkparse => Box::new(BlkparseReader::new(input, file).lenient(lenient)),
-            Format::FioV2 => Box::new(FioIologReader::new(input, file, 2).lenient(lenient)),
-            Format::FioV3 => Box::new(FioIologReader::new(input, file, 3).lenient(lenient)),
-            Format::Tencent => Box::new(TencentReader::new(input, file).lenient(lenient)),
-            Format::Alibaba => Box::new(AlibabaReader::new(input, file).lenient(lenient)),
-            Format::Arc => Box::new(ArcReader::new(input, file).lenient(lenient)),
+            Format::Ssdsim => Box::new(SsdsimReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Mqsim => Box::new(MqsimReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Msr => Box::new(MsrReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Spc => Box::new(SpcReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Disksim => Box::new(DisksimReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Flashsim => Box::new(FlashsimReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Fiu => Box::new(FiuReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Systor => Box::new(SystorReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Blkparse => Box::new(BlkparseReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::FioV2 => Box::new(FioIologReader::new(input, file, 2).lenient(lenient).time_unit(unit)),
+            Format::FioV3 => Box::new(FioIologReader::new(input, file, 3).lenient(lenient).time_unit(unit)),
+            Format::Tencent => Box::new(TencentReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Alibaba => Box::new(AlibabaReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Arc => Box::new(ArcReader::new(input, file).lenient(lenient).time_unit(unit)),
+            Format::Bytes5 => Box::new(Bytes5Reader::new(input, file).lenient(lenient).time_unit(unit)),
         }
     }
 }
@@ -190,7 +218,7 @@ impl FromStr for Format {
 
     /// Accepts the [`name`](Format::name)s in any letter case, with `_` for `-`, and the
     /// aliases `fio2`/`fiov2`, `fio3`/`fiov3`, `umass` (spc), `lis` (arc), `cbs`
-    /// (tencent), `blktrace` (blkparse).
+    /// (tencent), `blktrace` (blkparse), `bytes` / `byte5` (bytes5).
     fn from_str(s: &str) -> Result<Self, String> {
         let key = s.trim().to_ascii_lowercase().replace('_', "-");
         let alias = match key.as_str() {
@@ -200,6 +228,7 @@ impl FromStr for Format {
             "lis" => Some(Format::Arc),
             "cbs" => Some(Format::Tencent),
             "blktrace" => Some(Format::Blkparse),
+            "bytes" | "byte5" => Some(Format::Bytes5),
             _ => None,
         };
         alias.or_else(|| Format::ALL.into_iter().find(|f| f.name() == key)).ok_or_else(|| {
@@ -331,8 +360,16 @@ pub fn open_trace_with(
 ) -> Result<Box<dyn RecordSource>, TraceError> {
     let name = display(path);
     options.validate().map_err(|m| TraceError::new(&name, 0, "options", m))?;
+    if let (Some(unit), false) = (options.time_unit, format.has_timestamps()) {
+        return Err(TraceError::new(
+            &name,
+            0,
+            "options",
+            format!("time unit {unit}: the {format} format has no time column to read in it"),
+        ));
+    }
     let (input, _) = open_decompressed(path)?;
-    let source = apply_options(format.reader_with(input, name.clone(), options.lenient), options);
+    let source = apply_options(format.reader_with_options(input, name.clone(), options), options);
     Ok(Box::new(RequireRecords::new(source, name)))
 }
 

@@ -37,6 +37,77 @@ pub struct TraceOptions {
     /// Keep records whose arrival lies in `[start, end)` nanoseconds after the arrival of
     /// the first record (the first after the device filter and the sort window).
     pub time_window_ns: Option<(u64, u64)>,
+    /// Read the time column in this unit instead of the format's own (MQSim's
+    /// `Time_Unit`, a trace in seconds labelled nanoseconds...). The column is then read as
+    /// a decimal number `int[.frac]` of the unit and converted exactly to nanoseconds
+    /// (digits below 1 ns dropped). Formats without a time column (`arc`, `fio-v2`)
+    /// reject it.
+    pub time_unit: Option<TimeUnit>,
+}
+
+/// A unit of a trace's time column, for [`TraceOptions::time_unit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    /// Picoseconds (MQSim's `PICOSECOND`).
+    Ps,
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+    /// Seconds.
+    S,
+}
+
+impl TimeUnit {
+    pub const ALL: [TimeUnit; 5] = [TimeUnit::Ps, TimeUnit::Ns, TimeUnit::Us, TimeUnit::Ms, TimeUnit::S];
+
+    /// The unit's name on the command line: `ps`, `ns`, `us`, `ms`, `s`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Ps => "ps",
+            TimeUnit::Ns => "ns",
+            TimeUnit::Us => "us",
+            TimeUnit::Ms => "ms",
+            TimeUnit::S => "s",
+        }
+    }
+
+    /// One unit in picoseconds.
+    pub fn picoseconds(self) -> u64 {
+        match self {
+            TimeUnit::Ps => 1,
+            TimeUnit::Ns => 1_000,
+            TimeUnit::Us => 1_000_000,
+            TimeUnit::Ms => 1_000_000_000,
+            TimeUnit::S => 1_000_000_000_000,
+        }
+    }
+}
+
+impl std::fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for TimeUnit {
+    type Err = String;
+
+    /// `ps`, `ns`, `us` (or `µs`), `ms`, `s` in any letter case; also MQSim's `PICOSECOND`,
+    /// `NANOSECOND`, `MICROSECOND` and the words `sec`, `msec`, `usec`, `nsec`, `psec`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let key = s.trim().to_ascii_lowercase();
+        Ok(match key.as_str() {
+            "ps" | "psec" | "picosecond" | "picoseconds" => TimeUnit::Ps,
+            "ns" | "nsec" | "nanosecond" | "nanoseconds" => TimeUnit::Ns,
+            "us" | "µs" | "usec" | "microsecond" | "microseconds" => TimeUnit::Us,
+            "ms" | "msec" | "millisecond" | "milliseconds" => TimeUnit::Ms,
+            "s" | "sec" | "second" | "seconds" => TimeUnit::S,
+            _ => return Err(format!("unknown time unit '{s}' (expected ps, ns, us, ms or s)")),
+        })
+    }
 }
 
 impl TraceOptions {
@@ -70,6 +141,9 @@ impl TraceOptions {
         }
         if let Some((a, b)) = self.time_window_ns {
             parts.push(format!("time window [{} s, {} s)", a as f64 / 1e9, b as f64 / 1e9));
+        }
+        if let Some(u) = self.time_unit {
+            parts.push(format!("time unit {u}"));
         }
         if parts.is_empty() {
             "none".to_string()
@@ -409,8 +483,24 @@ mod tests {
 
     #[test]
     fn describe_lists_the_options() {
-        let o =
-            TraceOptions { device: Some(3), lenient: true, sort_window: 10, time_window_ns: Some((0, 2_000_000_000)) };
-        assert_eq!(o.describe(), "device 3, lenient, sort window 10 records, time window [0 s, 2 s)");
+        let o = TraceOptions {
+            device: Some(3),
+            lenient: true,
+            sort_window: 10,
+            time_window_ns: Some((0, 2_000_000_000)),
+            time_unit: Some(TimeUnit::Us),
+        };
+        assert_eq!(o.describe(), "device 3, lenient, sort window 10 records, time window [0 s, 2 s), time unit us");
+    }
+
+    #[test]
+    fn time_units_parse() {
+        for u in TimeUnit::ALL {
+            assert_eq!(u.name().parse::<TimeUnit>(), Ok(u));
+            assert_eq!(u.name().to_uppercase().parse::<TimeUnit>(), Ok(u));
+        }
+        assert_eq!("NANOSECOND".parse::<TimeUnit>(), Ok(TimeUnit::Ns));
+        assert_eq!("µs".parse::<TimeUnit>(), Ok(TimeUnit::Us));
+        assert!("min".parse::<TimeUnit>().unwrap_err().contains("expected ps, ns, us, ms or s"));
     }
 }

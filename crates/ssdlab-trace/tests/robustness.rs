@@ -53,6 +53,7 @@ const MALFORMED: &[(Format, &str, u64, &str)] = &[
     (Format::Tencent, "1,0,8,1,1\n1,0,8,1,vol\n", 2, "device"),
     (Format::Alibaba, "1,W,0,4096,1\n1,W,0,4096,-1\n", 2, "time"),
     (Format::Arc, "0 8 0 0\n0 eight 0 1\n", 2, "size"),
+    (Format::Bytes5, "0.5 0 0 4096 1\n0.5 0 0 4096 2\n", 2, "op"),
 ];
 
 #[test]

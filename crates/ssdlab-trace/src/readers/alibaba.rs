@@ -53,8 +53,7 @@ fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         .ok_or_else(|| l.error("op", format!("unknown opcode '{}' (expected R or W)", quote(opcode))))?;
     let offset_bytes = parse_u64(offset).map_err(|m| l.error("offset", m))?;
     let size_bytes = parse_u64(length).map_err(|m| l.error("size", m))?;
-    let us = parse_u64(time).map_err(|m| l.error("time", m))?;
-    let arrival_ns = line::scale(time, us, 1000, "µs").map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |t| line::scale(t, parse_u64(t)?, 1000, "µs"))?;
     line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
 }
 

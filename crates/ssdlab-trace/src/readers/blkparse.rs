@@ -145,7 +145,7 @@ fn parse(in_summary: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> 
         return Err(missing(n));
     }
     let device = parse_major_minor_field(f[0]).map_err(|m| l.error("device", m))?;
-    let arrival_ns = parse_decimal(f[3], 9).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(f[3], |t| parse_decimal(t, 9))?;
     let rwbs = f[6];
     let flush = rwbs.contains(&b'F');
     let Some(op) = rwbs_op(rwbs).map_err(|m| l.error("rwbs", m))? else {

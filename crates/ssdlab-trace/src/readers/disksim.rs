@@ -16,8 +16,9 @@
 //! Device column: `devno` is honoured and becomes [`Record::device`](crate::Record::device).
 //!
 //! The FlashSim variant ([`flashsim`](super::flashsim)) has the same layout with sizes in
-//! 4 KiB pages; [`detect_format`](crate::detect_format) tells them apart only by a size
-//! heuristic, and says so.
+//! 4 KiB pages, and [`bytes5`](super::bytes5) with offsets and sizes in bytes;
+//! [`detect_format`](crate::detect_format) tells them apart from sequential runs and
+//! alignment over many lines, or refuses and asks for `--format`.
 //!
 //! Common rules (blank lines, comments, CRLF, BOM, errors, lenient mode) are described in
 //! [the `readers` module](crate::readers).
@@ -50,7 +51,7 @@ fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         "arrival_ms devno blkno bcount flags",
         false,
     )?;
-    let arrival_ns = parse_decimal(time, 6).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| parse_decimal(f, 6))?;
     let device = parse_device(dev).map_err(|m| l.error("device", m))?;
     let sectors = parse_u64(blkno).map_err(|m| l.error("offset", m))?;
     let offset_bytes = line::scale(blkno, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;

@@ -2,8 +2,8 @@
 //! either yield a record, skip the line with a reason, or report an error — or, in lenient
 //! mode, skip a malformed line and count it instead.
 
-use super::line::{DataLine, LineReader};
-use crate::{Record, TraceError};
+use super::line::{looks_binary, DataLine, LineReader};
+use crate::{Record, TimeUnit, TraceError};
 use std::io::BufRead;
 
 /// Why lines were skipped; the keys of [`RecordSource::skip_reasons`](crate::RecordSource::skip_reasons).
@@ -46,6 +46,10 @@ impl<R: BufRead> Driver<R> {
         self.lenient = on;
     }
 
+    pub fn set_time_unit(&mut self, unit: Option<TimeUnit>) {
+        self.lines.time_unit = unit;
+    }
+
     /// Counts one skipped line under `reason`.
     pub fn skip(&mut self, reason: &'static str) {
         match self.counts.iter_mut().find(|(r, _)| *r == reason) {
@@ -62,7 +66,9 @@ impl<R: BufRead> Driver<R> {
     ) -> Option<Result<Record, TraceError>> {
         loop {
             let parsed = match self.lines.next_data_line(&mut self.blank)? {
-                Ok(l) => parse(&l),
+                // A line the format rejects because it is binary data says so, instead of
+                // reporting its field count or a garbled number.
+                Ok(l) => parse(&l).map_err(|e| if looks_binary(l.text) { binary_error(&l) } else { e }),
                 Err(e) => Err(e),
             };
             match parsed {
@@ -89,6 +95,14 @@ impl<R: BufRead> Driver<R> {
     }
 }
 
+fn binary_error(l: &DataLine<'_>) -> TraceError {
+    l.error(
+        "",
+        "binary data, not a line of text (NUL or control bytes, or invalid UTF-8); this reader needs a text \
+         trace, plain or gzip / zstd / bzip2 / xz-compressed",
+    )
+}
+
 /// `lenient()`, `RecordSource` and `Iterator` for a reader struct with a `d: Driver<R>`
 /// field and a `fn parse(&mut self.state, &DataLine) -> Result<Parsed, TraceError>`; the
 /// format name is a literal or a function of the state.
@@ -106,6 +120,13 @@ macro_rules! reader_impls {
             /// errors (corrupt compressed data) still end the stream with an error.
             pub fn lenient(mut self, on: bool) -> Self {
                 self.d.set_lenient(on);
+                self
+            }
+
+            /// Reads the time column in `unit` instead of the format's own unit (see
+            /// [`TraceOptions::time_unit`](crate::TraceOptions::time_unit)); `None` keeps it.
+            pub fn time_unit(mut self, unit: Option<crate::TimeUnit>) -> Self {
+                self.d.set_time_unit(unit);
                 self
             }
         }

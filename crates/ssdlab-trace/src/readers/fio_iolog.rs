@@ -120,8 +120,7 @@ fn parse(s: &mut State, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         if n == 0 {
             return Err(l.error("time", "missing"));
         }
-        let us = parse_u64(f[0]).map_err(|m| l.error("time", m))?;
-        let ns = line::scale(f[0], us, 1000, "µs").map_err(|m| l.error("time", m))?;
+        let ns = l.time(f[0], |t| line::scale(t, parse_u64(t)?, 1000, "µs"))?;
         (ns, &f[1..n])
     } else {
         (s.clock_ns, &f[..n])

@@ -61,7 +61,7 @@ fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
     }
     let [time, pid] = head;
     let [lba, nsectors, op, major, minor, _md5] = tail;
-    let arrival_ns = parse_u64(time).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, parse_u64)?;
     parse_u64(pid).map_err(|m| l.error("pid", m))?;
     let sectors = parse_u64(lba).map_err(|m| l.error("offset", m))?;
     let offset_bytes = line::scale(lba, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;

@@ -52,7 +52,7 @@ fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         "time_ms dev lba_sectors size_4KiB_pages op",
         false,
     )?;
-    let arrival_ns = parse_decimal(time, 6).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| parse_decimal(f, 6))?;
     let device = parse_device(dev).map_err(|m| l.error("device", m))?;
     let sectors = parse_u64(lba).map_err(|m| l.error("offset", m))?;
     let offset_bytes = line::scale(lba, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;

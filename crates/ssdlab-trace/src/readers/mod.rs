@@ -19,6 +19,7 @@
 //! | `tencent` | [`tencent`] | VolumeID | Unix s |
 //! | `alibaba` | [`alibaba`] | device_id | Unix µs |
 //! | `arc` | [`arc`] | none (0) | none (all 0) |
+//! | `bytes5` | [`bytes5`] | device | ms (decimal) |
 //!
 //! Conventions shared by every reader (implemented once in the private `line` and
 //! `driver` modules):
@@ -33,6 +34,11 @@
 //!   `#` are comments: skipped and *not* counted. Lines skipped on purpose (headers,
 //!   non-issue blkparse events, fio file actions...) are counted too, and
 //!   [`skip_reasons()`](crate::RecordSource::skip_reasons) breaks the count down.
+//! - [`TraceOptions::time_unit`](crate::TraceOptions::time_unit) (each reader's
+//!   `time_unit(Some(unit))`) replaces the format's own time unit: the time column is then
+//!   read as a decimal `int[.frac]` of that unit, in every format with a time column.
+//! - A line the format rejects that holds binary data (NUL or control bytes, invalid
+//!   UTF-8) is reported as `binary data, not a line of text`, not by its field count.
 //! - Integers are unsigned decimal (no sign, no exponent); time columns documented as
 //!   decimal accept `int[.frac]` and are converted exactly (no floating point), dropping
 //!   digits below 1 ns.
@@ -55,6 +61,7 @@
 pub mod alibaba;
 pub mod arc;
 pub mod blkparse;
+pub mod bytes5;
 pub mod disksim;
 mod driver;
 pub mod fio_iolog;
@@ -71,6 +78,7 @@ pub mod tencent;
 pub use alibaba::AlibabaReader;
 pub use arc::ArcReader;
 pub use blkparse::BlkparseReader;
+pub use bytes5::Bytes5Reader;
 pub use disksim::DisksimReader;
 pub use driver::reason;
 pub use fio_iolog::FioIologReader;

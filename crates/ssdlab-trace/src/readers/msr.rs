@@ -86,8 +86,7 @@ fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         ));
     }
     let [time, _host, disk, kind, offset, size, _response] = fields;
-    let ticks = parse_u64(time).map_err(|m| l.error("time", m))?;
-    let arrival_ns = line::scale(time, ticks, 100, "100-ns ticks").map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| line::scale(f, parse_u64(f)?, 100, "100-ns ticks"))?;
     let device = parse_device(disk).map_err(|m| l.error("device", m))?;
     let op = parse_op(kind)
         .ok_or_else(|| l.error("op", format!("unknown type '{}' (expected Read or Write)", quote(kind))))?;

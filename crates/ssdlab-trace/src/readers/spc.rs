@@ -66,7 +66,7 @@ fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
     let size_bytes = parse_u64(size).map_err(|m| l.error("size", m))?;
     let op = parse_rw(opcode)
         .ok_or_else(|| l.error("op", format!("unknown opcode '{}' (expected r or w)", quote(opcode))))?;
-    let arrival_ns = parse_decimal(time, 9).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| parse_decimal(f, 9))?;
     line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
 }
 

@@ -60,7 +60,7 @@ fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
     }
     let [time, _response, kind, lun, offset, size] =
         line::split_fields(l, l.comma_fields(), &NAMES, "comma-separated fields", SYSTOR_HEADER, false)?;
-    let arrival_ns = parse_decimal(time, 9).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| parse_decimal(f, 9))?;
     let op =
         parse_rw(kind).ok_or_else(|| l.error("op", format!("unknown IOType '{}' (expected R or W)", quote(kind))))?;
     let device = parse_device(lun).map_err(|m| l.error("device", m))?;

@@ -55,7 +55,7 @@ fn parse(first: &mut bool, l: &DataLine<'_>) -> Result<Parsed, TraceError> {
         "Timestamp,Offset,Size,IOType,VolumeID",
         false,
     )?;
-    let arrival_ns = parse_decimal(time, 9).map_err(|m| l.error("time", m))?;
+    let arrival_ns = l.time(time, |f| parse_decimal(f, 9))?;
     let sectors = parse_u64(offset).map_err(|m| l.error("offset", m))?;
     let offset_bytes = line::scale(offset, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;
     let count = parse_u64(size).map_err(|m| l.error("size", m))?;
