@@ -374,3 +374,31 @@ fn one_victim_per_block_gc_cleans_in_the_background() {
     assert_eq!(report.gc.moved_pages, 0, "{:?}", report.gc);
     assert_eq!(report.gc.emergency_steps, 0, "{:?}", report.gc);
 }
+
+/// Kills `replace & with ^ in verify_data`: the data checker must report a logical page
+/// whose acknowledged write lost its mapping (the bug it exists to catch), and accept
+/// one that was trimmed since.
+#[test]
+fn the_data_checker_reports_an_acknowledged_page_without_a_mapping() {
+    use ssdlab_core::flash::NO_PAGE;
+    use ssdlab_core::ftl::Ftl;
+    let c = tiny(1, 1, 1, 1);
+    let mut ftl = Ftl::new(&c);
+    ftl.track_versions();
+    for lpn in [5, 6] {
+        let a = ftl.allocate_user(0, 0).expect("a fresh drive has room");
+        ftl.commit_write(lpn, a.ppn);
+        let version = ftl.tag_write(lpn, a.ppn);
+        ftl.acknowledge(lpn, version);
+    }
+    assert_eq!(ftl.verify_data("written"), Ok(()));
+    // Trimmed and acknowledged: no mapping is expected.
+    ftl.trim(6);
+    ftl.acknowledge_trim(6);
+    assert_eq!(ftl.map[6], NO_PAGE);
+    assert_eq!(ftl.verify_data("trimmed"), Ok(()));
+    // A mapping lost without a trim is a data loss.
+    ftl.map[5] = NO_PAGE;
+    let err = ftl.verify_data("lost").expect_err("the lost page is reported");
+    assert!(err.contains("logical page 5") && err.contains("found no mapping"), "{err}");
+}
