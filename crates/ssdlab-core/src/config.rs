@@ -747,6 +747,10 @@ impl std::error::Error for ConfigError {}
 /// up) and would overflow the simulated clock.
 pub const MAX_STEP_NS: u64 = 1_000_000_000;
 
+/// Smallest and largest `geometry.page_size_bytes` accepted (powers of two between).
+pub const MIN_PAGE_BYTES: u32 = 512;
+pub const MAX_PAGE_BYTES: u32 = 65536;
+
 /// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
 pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
 
@@ -914,8 +918,33 @@ impl Config {
         if pages >= u32::MAX as u128 {
             errors.push(err("geometry", format!("{pages} physical pages exceed the 2^32-1 addressable by the model")));
         }
+        // NAND pages are a power of two of data bytes (the spare area is not modelled): 512 B
+        // (early SLC) to 64 KiB; a subpage is at least one 512-B sector.
+        let page_ok =
+            (MIN_PAGE_BYTES..=MAX_PAGE_BYTES).contains(&g.page_size_bytes) && g.page_size_bytes.is_power_of_two();
+        if g.page_size_bytes != 0 && !page_ok {
+            errors.push(err(
+                "geometry.page_size_bytes",
+                format!(
+                    "{} is not a flash page size: must be a power of two from {MIN_PAGE_BYTES} to {MAX_PAGE_BYTES} bytes \
+                     (e.g. 4096, 8192, 16384)",
+                    g.page_size_bytes
+                ),
+            ));
+        }
         if g.subpages_per_page > 1 && !g.page_size_bytes.is_multiple_of(g.subpages_per_page) {
             errors.push(err("geometry.subpages_per_page", "must divide geometry.page_size_bytes"));
+        } else if page_ok && g.subpages_per_page > 1 && g.page_size_bytes / g.subpages_per_page < MIN_PAGE_BYTES {
+            errors.push(err(
+                "geometry.subpages_per_page",
+                format!(
+                    "{} subpages of a {}-byte page are {} bytes each; a subpage must hold at least one \
+                     {MIN_PAGE_BYTES}-byte sector",
+                    g.subpages_per_page,
+                    g.page_size_bytes,
+                    g.page_size_bytes / g.subpages_per_page
+                ),
+            ));
         }
         let bits = self.bits_per_cell();
         let f = &self.flash;
@@ -1169,7 +1198,7 @@ impl Config {
         if pw.off_ns > MAX_POWER_OFF_NS {
             errors.push(err("power.off_ns", format!("at most {MAX_POWER_OFF_NS} ns (one hour)")));
         }
-        if pw.oob_bytes > g.page_size_bytes {
+        if page_ok && pw.oob_bytes > g.page_size_bytes {
             errors.push(err("power.oob_bytes", "cannot exceed geometry.page_size_bytes"));
         }
         if pw.block_summary {
