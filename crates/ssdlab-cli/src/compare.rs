@@ -5,7 +5,7 @@
 use crate::output::{execute, json_value, Outcome};
 use crate::setup::{prepare, Prepared};
 use crate::SetupArgs;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -20,8 +20,42 @@ fn parse_variant(text: &str) -> Result<Variant> {
     if name.is_empty() {
         bail!("--variant '{text}': needs a name, as NAME or NAME:key=value,key=value");
     }
-    let overrides = rest.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+    let overrides = split_overrides(rest)
+        .map_err(|e| anyhow!("--variant '{text}': {e}"))?
+        .into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
     Ok(Variant { name: name.to_string(), overrides })
+}
+
+/// Splits `key=value,key=[a,b,c],key="x,y"` at the commas between overrides: commas
+/// inside brackets (array values, e.g. per-page-type latencies) or quotes stay.
+fn split_overrides(text: &str) -> Result<Vec<&str>> {
+    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None::<char>, 0);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            bail!("unbalanced ']'");
+        }
+    }
+    if depth != 0 || quote.is_some() {
+        bail!("unclosed '[' or quote");
+    }
+    parts.push(&text[start..]);
+    Ok(parts)
 }
 
 pub fn compare(
@@ -48,7 +82,11 @@ pub fn compare(
         .map(|v| {
             let mut args = setup.clone();
             args.set.extend(v.overrides.iter().cloned());
-            prepare(&args).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))
+            args.quiet = true;
+            let p = prepare(&args).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))?;
+            crate::setup::check_memory(&p.config, false, args.max_memory.as_deref())
+                .map_err(|e| anyhow!("variant '{}': {e:#}", v.name))?;
+            Ok(p)
         })
         .collect::<Result<_>>()?;
     let outcomes: Vec<Outcome> = if serial {
@@ -65,7 +103,8 @@ pub fn compare(
             all.insert(v.name.clone(), json_value(o, false));
         }
         map.insert("variants".into(), serde_json::Value::Object(all));
-        std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")?;
+        std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }
@@ -134,5 +173,21 @@ fn print_table(variants: &[Variant], outcomes: &[Outcome], base: usize) {
             r.gc.erases,
             msb * 100.0
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 17 item 20: array values (per-page-type latencies) in a variant.
+    #[test]
+    fn variants_take_array_values() {
+        let v = parse_variant("slow:flash.program_latency_ns=[500000,2000000,5000000],ftl.gc_victim=fifo").unwrap();
+        assert_eq!(v.name, "slow");
+        assert_eq!(v.overrides, ["flash.program_latency_ns=[500000,2000000,5000000]", "ftl.gc_victim=fifo"]);
+        let v = parse_variant("q:name=\"a,b\"").unwrap();
+        assert_eq!(v.overrides, ["name=\"a,b\""]);
+        assert!(parse_variant("bad:x=[1,2").is_err());
     }
 }

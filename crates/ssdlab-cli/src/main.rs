@@ -10,7 +10,7 @@ mod reproduce_spa;
 mod setup;
 mod trace_stats;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +58,8 @@ enum Command {
         /// Scenarios and checks to run (default: all): mqsim-default, pa-ssd-aged, trace-fin,
         /// large-device; the checks flatness and compare-parallel. Targets print as pass/fail.
         scenarios: Vec<String>,
+        /// Run every scenario and check (the same as naming none). Speed targets assume a
+        /// quiet machine: a failed one prints the load average beside it.
         #[arg(long)]
         all: bool,
         /// Override every scenario's request count (trace-fin: runs = requests / 10,000); the
@@ -90,11 +92,15 @@ enum Command {
     },
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
     TraceStats {
+        /// The trace file (plain or gzip / zstd / bzip2 / xz; a pipe is read once).
         trace: PathBuf,
+        /// Trace format (as `run --format`); detected from the first lines when omitted.
         #[arg(long)]
         format: Option<String>,
+        /// Keep only this device / volume / ASU (e.g. 3, or 8,16 for blkparse).
         #[arg(long)]
         device: Option<String>,
+        /// Skip malformed lines and zero-size requests, counting them by reason.
         #[arg(long)]
         lenient: bool,
         /// Read the trace's time column in this unit (ps, ns, us, ms, s) instead of the format's own.
@@ -181,6 +187,17 @@ pub struct SetupArgs {
     /// continues (see power.* in docs/config.md).
     #[arg(long = "power-loss-at", value_name = "TIME")]
     pub power_loss_at: Vec<String>,
+    /// Refuse to start when the device's estimated memory exceeds this (e.g. 16G, 512M;
+    /// `none` to skip the check). Default: the memory the machine has available.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
+    /// Refuse a trace with a gap longer than this many seconds between two arrivals (the
+    /// error names the line). Without it, gaps over a day are reported as warnings.
+    #[arg(long, value_name = "SECONDS")]
+    pub max_gap: Option<f64>,
+    /// Set by `run --quiet`: no notes on stderr.
+    #[arg(skip)]
+    pub quiet: bool,
 }
 
 #[derive(Args)]
@@ -190,19 +207,23 @@ struct RunArgs {
     /// Write the JSON report here (schema: docs/json-schema.md).
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Write the time series as CSV here.
+    /// Write the time series as CSV here (one row per --interval-ms of simulated time).
     #[arg(long)]
     series: Option<PathBuf>,
-    /// Time-series interval in milliseconds of simulated time.
+    /// Time-series interval in milliseconds of simulated time (default: the config's
+    /// output.series_interval_ns, or 1000 when that is 0).
     #[arg(long)]
     interval_ms: Option<f64>,
-    /// Write one CSV row per completed request here.
+    /// Write one CSV row per completed request here (`-` for stdout; the summary then goes
+    /// to stderr).
     #[arg(long)]
     requests: Option<PathBuf>,
     /// Check FTL invariants during the run (every N completions with --check-every) and at its end.
     #[arg(long)]
     check: bool,
-    #[arg(long)]
+    /// With --check: also check the FTL invariants every N completed requests (slower as N
+    /// gets smaller; default: only at the end and after recoveries).
+    #[arg(long, value_name = "N", requires = "check")]
     check_every: Option<u64>,
     /// Tag every write with a version and check that every logical page reads its latest
     /// acknowledged version (at check points, after GC erases in debug builds, at the end).
@@ -236,7 +257,26 @@ struct CompareArgs {
     serial: bool,
 }
 
+/// Writing to a closed pipe (`ssdlab … | head`) ends the process quietly, as it does for
+/// other Unix tools, instead of a panic in `println!`: Rust ignores SIGPIPE by default.
+#[cfg(unix)]
+fn default_sigpipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default disposition of one signal before any thread starts.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
@@ -261,9 +301,12 @@ fn main() -> ExitCode {
                 .transpose()?;
             let mut options = setup::trace_options(device.as_deref(), lenient, 0)?;
             options.time_unit = time_unit;
-            trace_stats::trace_stats(&trace, format, &options)
+            let readable = setup::readable_again(&trace)?;
+            trace_stats::trace_stats(&readable, format, &options)
+                .map_err(|e| anyhow::anyhow!(setup::user_paths(format!("{e:#}"))))
         })(),
     };
+    setup::remove_spills();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -273,23 +316,111 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: RunArgs) -> Result<()> {
+fn run(mut args: RunArgs) -> Result<()> {
+    args.setup.quiet = args.quiet;
     let mut prepared = setup::prepare(&args.setup)?;
     if let Some(ms) = args.interval_ms {
-        prepared.config.output.series_interval_ns = (ms * 1e6) as u64;
+        if !(ms.is_finite() && ms > 0.0) {
+            anyhow::bail!("--interval-ms {ms}: the interval must be a positive number of milliseconds");
+        }
+        prepared.config.output.series_interval_ns = ((ms * 1e6) as u64).max(1);
+    }
+    let output = &mut prepared.config.output;
+    match (&args.series, output.series_interval_ns) {
+        (Some(_), 0) => {
+            // A preset may turn the series off (mqsim-default); asking for it turns it on.
+            output.series_interval_ns = ssdlab_core::config::Output::default().series_interval_ns;
+            if !args.quiet {
+                eprintln!(
+                    "note: the config sets output.series_interval_ns = 0 (no series); --series uses {} ms \
+                     (--interval-ms sets another)",
+                    output.series_interval_ns / 1_000_000
+                );
+            }
+        }
+        // Without --series nothing reads the series: keep no rows in memory.
+        (None, _) => output.series_interval_ns = 0,
+        _ => {}
     }
     if let Some(n) = args.check_every {
         prepared.config.output.check_every = n;
     }
-    let outcome = output::execute_with(prepared, args.requests.as_deref(), args.check, args.verify, args.quiet)?;
-    if let Some(path) = &args.json {
-        output::write_json(path, &outcome, !args.no_wall_clock)?;
-    }
-    if let Some(path) = &args.series {
-        output::write_series(path, &outcome.series)?;
+    setup::check_memory(&prepared.config, args.check || args.verify, args.setup.max_memory.as_deref())?;
+    let mut warnings = Vec::new();
+    let mut total_requests = None;
+    let runs = u64::from(prepared.config.host.runs.max(1));
+    match &prepared.workload {
+        setup::Workload::Trace { path, format, options, .. } => {
+            let scan = setup::scan_trace(path, *format, options)
+                .map_err(|e| anyhow::anyhow!(setup::user_paths(format!("{e:#}"))))?;
+            total_requests = Some(scan.records * runs);
+            let timed = prepared.config.host.replay != ssdlab_core::config::ReplayMode::ClosedLoop;
+            if let (true, Some((gap, line, index, at))) = (timed, scan.largest_gap) {
+                let name = setup::user_paths(path.display().to_string());
+                let text = format!(
+                    "{name}:{line}: request {} arrives {:.1} s after the one before it (at {:.1} s on the trace's \
+                     clock): the run's simulated time and rates include this gap (replay the part before it with \
+                     --time-window 0:{:.0}, or --closed-loop N)",
+                    index + 1,
+                    gap as f64 / 1e9,
+                    at as f64 / 1e9,
+                    ((scan.span_ns - gap) as f64 / 1e9).ceil().max(1.0)
+                );
+                if let Some(max) = args.setup.max_gap {
+                    if gap as f64 > max * 1e9 {
+                        anyhow::bail!("--max-gap {max}: {text}");
+                    }
+                } else if gap > setup::ABSURD_GAP_NS {
+                    warnings.push(text);
+                }
+            }
+            let interval = prepared.config.output.series_interval_ns;
+            if let Some(per_run) = scan.span_ns.checked_div(interval) {
+                let rows = (per_run + 1).saturating_mul(runs);
+                // Each row is about 200 bytes in memory until the run ends (issue 17, item 1).
+                if rows > 10_000_000 {
+                    anyhow::bail!(
+                        "--series: {rows} rows of {} ms over the trace's {:.1} s would be held in memory (about {} MiB); \
+                         use a longer --interval-ms or a --time-window{}",
+                        interval as f64 / 1e6,
+                        scan.span_ns as f64 / 1e9,
+                        rows.saturating_mul(200) >> 20,
+                        warnings.first().map(|w| format!(" ({w})")).unwrap_or_default()
+                    );
+                }
+            }
+        }
+        setup::Workload::Synthetic(spec) => total_requests = Some(spec.count * runs),
+        setup::Workload::Fio { .. } => {}
     }
     if !args.quiet {
-        output::print_summary(&outcome);
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    // Every output is opened before the simulation, so a bad path costs nothing.
+    let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
+    let series = args.series.as_ref().map(|p| output::create_output(p, "time series")).transpose()?;
+    let requests = args.requests.as_deref().map(output::RequestSink::open).transpose()?;
+    let requests_to_stdout = matches!(requests, Some(output::RequestSink::Stdout));
+    let options =
+        output::RunOptions { requests, check: args.check, verify: args.verify, quiet: args.quiet, total_requests };
+    let mut outcome = output::execute_with(prepared, options).inspect_err(|_| {
+        // No half-made files from a run that failed.
+        for path in [&args.json, &args.series].into_iter().flatten() {
+            let _ = std::fs::remove_file(path);
+        }
+    })?;
+    outcome.report.warnings.extend(warnings);
+    if let (Some(file), Some(path)) = (json, &args.json) {
+        output::write_json(file, path, &outcome, !args.no_wall_clock)?;
+    }
+    if let (Some(file), Some(path)) = (series, &args.series) {
+        output::write_series(file, &outcome.config, &outcome.series)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if !args.quiet {
+        output::print_summary(&outcome, requests_to_stdout);
     }
     Ok(())
 }

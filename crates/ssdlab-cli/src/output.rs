@@ -5,10 +5,11 @@ use crate::setup::Prepared;
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use ssdlab_core::stats::RequestRecord;
-use ssdlab_core::{Observers, Report, SeriesRow, Simulator};
+use ssdlab_core::stats::{page_type_names, RequestRecord};
+use ssdlab_core::{Config, Observers, Report, SeriesRow, Simulator};
 use std::cell::RefCell;
-use std::io::IsTerminal;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -30,57 +31,149 @@ pub struct Outcome {
     pub series: Vec<SeriesRow>,
     pub speed: SimulatorSpeed,
     pub workload: String,
+    /// The configuration the run used, after presets, files, `--set` and flags.
+    pub config: Config,
+    /// What `--check` / `--verify` checked, for the summary (empty when neither ran).
+    pub checked: Vec<String>,
+}
+
+/// Where the per-request CSV goes: a file, or stdout (`--requests -`).
+pub enum RequestSink {
+    File(std::fs::File),
+    Stdout,
+}
+
+impl RequestSink {
+    /// Opens (creates) the per-request CSV before the run, so a bad path fails at once.
+    pub fn open(path: &Path) -> Result<RequestSink> {
+        if path.as_os_str() == "-" {
+            return Ok(RequestSink::Stdout);
+        }
+        let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(RequestSink::File(file))
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            RequestSink::File(f) => f.write_all(bytes),
+            RequestSink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes)?;
+                out.flush()
+            }
+        }
+    }
+}
+
+/// Everything `ssdlab run` can ask of [`execute_with`] beyond the prepared run.
+#[derive(Default)]
+pub struct RunOptions {
+    pub requests: Option<RequestSink>,
+    pub check: bool,
+    pub verify: bool,
+    pub quiet: bool,
+    /// Requests the whole run will complete, when known (percent and ETA on the bar).
+    pub total_requests: Option<u64>,
+}
+
+/// Per-request CSV rows are handed to the file in whole rows only, 64 KiB at a time, so
+/// a run killed part way (Ctrl-C) leaves complete rows, never a torn last line. The CSV
+/// writer is flushed after every row into `Chunks`, which passes on only whole chunks.
+struct RowWriter {
+    csv: csv::Writer<Chunks>,
+    error: Option<anyhow::Error>,
+}
+
+struct Chunks {
+    buffer: Vec<u8>,
+    sink: RequestSink,
+    /// Write the buffer out at the next flush whatever its size (the end of the run).
+    last: bool,
+}
+
+impl Write for Chunks {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.last || self.buffer.len() >= RowWriter::CHUNK {
+            self.sink.write_all(&self.buffer)?;
+            self.buffer.clear();
+        }
+        Ok(())
+    }
+}
+
+impl RowWriter {
+    const CHUNK: usize = 1 << 16;
+
+    fn new(sink: RequestSink) -> RowWriter {
+        let chunks = Chunks { buffer: Vec::with_capacity(Self::CHUNK * 2), sink, last: false };
+        RowWriter { csv: csv::Writer::from_writer(chunks), error: None }
+    }
+
+    fn push(&mut self, r: &RequestRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = self.csv.serialize(r).map_err(anyhow::Error::from).and_then(|()| Ok(self.csv.flush()?));
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.csv.flush()?;
+        let mut chunks = self.csv.into_inner().map_err(|e| anyhow!("{}", e.error()))?;
+        chunks.last = true;
+        chunks.flush()?;
+        Ok(())
+    }
 }
 
 /// Runs the simulation. A progress bar appears on stderr once a run has taken a second,
 /// unless `quiet` or stderr is not a terminal.
 pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, quiet: bool) -> Result<Outcome> {
-    execute_with(prepared, requests_csv, check, false, quiet)
+    let requests = requests_csv.map(RequestSink::open).transpose()?;
+    execute_with(prepared, RunOptions { requests, check, quiet, ..RunOptions::default() })
 }
 
-/// As [`execute`], optionally with version-tagged data checking (`--verify`).
-pub fn execute_with(
-    prepared: Prepared,
-    requests_csv: Option<&Path>,
-    check: bool,
-    verify: bool,
-    quiet: bool,
-) -> Result<Outcome> {
+/// As [`execute`], with every option of `ssdlab run` (outputs opened by the caller).
+pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> {
+    let RunOptions { requests, check, verify, quiet, total_requests } = options;
     let Prepared { config, workload } = prepared;
-    let describe = workload.describe();
+    let resolved = config.clone();
+    let describe = crate::setup::user_paths(workload.describe());
     let started = Instant::now();
     let show_progress = !quiet && std::io::stderr().is_terminal();
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {pos} requests done, simulated {msg}")
-            .expect("static template"),
-    );
-    let csv_writer = match requests_csv {
-        Some(path) => Some(RefCell::new(
-            csv::Writer::from_path(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
-        None => None,
+    let bar = ProgressBar::with_draw_target(total_requests, ProgressDrawTarget::hidden());
+    let template = if total_requests.is_some() {
+        "{spinner} {elapsed} [{bar:30}] {percent:>3}% {pos}/{len} requests, simulated {msg}, ETA {eta}"
+    } else {
+        "{spinner} {elapsed} {pos} requests done, simulated {msg}"
     };
-    let csv_error: RefCell<Option<csv::Error>> = RefCell::new(None);
+    bar.set_style(ProgressStyle::with_template(template).expect("static template").progress_chars("=> "));
+    if show_progress {
+        // The drive is built and preconditioned (with its own pass over the workload)
+        // inside `Simulator::new`; say so instead of showing nothing.
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_message("0 s (building and preconditioning the drive)");
+        bar.enable_steady_tick(Duration::from_millis(200));
+    }
+    let csv_writer = requests.map(|sink| RefCell::new(RowWriter::new(sink)));
     let mut observers = Observers::default();
     let bar_ref = &bar;
-    let mut shown = false;
     observers.progress_every = 4096;
     observers.progress = Some(Box::new(move |done, now_ns| {
-        if show_progress && !shown && started.elapsed() > Duration::from_secs(1) {
-            bar_ref.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
-        }
         bar_ref.set_position(done);
         bar_ref.set_message(format!("{:.3} s", now_ns as f64 / 1e9));
     }));
     if let Some(writer) = &csv_writer {
-        let csv_error = &csv_error;
-        observers.requests = Some(Box::new(move |r: &RequestRecord| {
-            if let Err(e) = writer.borrow_mut().serialize(r) {
-                csv_error.borrow_mut().get_or_insert(e);
-            }
-        }));
+        observers.requests = Some(Box::new(move |r: &RequestRecord| writer.borrow_mut().push(r)));
     }
     let opener = workload.clone();
     let factory = Box::new(move || opener.open());
@@ -88,18 +181,35 @@ pub fn execute_with(
     // every page it reads before writing, so a read never places data during the run.
     let mut sim = Simulator::new(config, factory, observers).map_err(|e| anyhow!("{e}"))?;
     let setup = started.elapsed().as_secs_f64();
+    bar.set_message("0 s");
     sim.set_check(check);
     sim.set_verify(verify);
-    let (report, series) = sim.run_to_end().map_err(|e| anyhow!("{e}"))?;
+    let (report, series) = sim.run_to_end().map_err(|e| anyhow!("{}", crate::setup::locate_error(&e, &workload)))?;
     let finished = started.elapsed();
     // Freed after the clock stops: releasing the drive's tables is not simulation.
     drop(sim);
     bar.finish_and_clear();
-    if let Some(e) = csv_error.into_inner() {
-        return Err(anyhow!("writing the per-request CSV: {e}"));
-    }
     if let Some(writer) = csv_writer {
-        writer.into_inner().flush().context("writing the per-request CSV")?;
+        writer.into_inner().finish().context("writing the per-request CSV")?;
+    }
+    let mut checked = Vec::new();
+    if check {
+        let every = match resolved.output.check_every {
+            0 => String::new(),
+            n => format!(" every {n} completions,"),
+        };
+        checked.push(format!(
+            "check: the FTL invariants (map and reverse map, block states, free-page counts, program order) and \
+             the timing rules (resource occupancy) held{every} at the end of the run, and at every event for \
+             timing"
+        ));
+    }
+    if verify {
+        checked.push(
+            "verify: every logical page held a version between its last acknowledged and last issued write at \
+             every check point and at the end of the run"
+                .to_string(),
+        );
     }
     let total = finished.as_secs_f64();
     let wall = (total - setup).max(1e-9);
@@ -110,7 +220,7 @@ pub fn execute_with(
         requests_per_second: report.host.requests as f64 / wall,
         events_per_second: report.events as f64 / wall,
     };
-    Ok(Outcome { report, series, speed, workload: describe })
+    Ok(Outcome { report, series, speed, workload: describe, config: resolved, checked })
 }
 
 #[derive(Serialize)]
@@ -118,6 +228,12 @@ struct JsonOut<'a> {
     #[serde(flatten)]
     report: &'a Report,
     workload_description: &'a str,
+    /// The command line that produced the report (program name first); left out with
+    /// the wall clock, since it differs between otherwise identical runs (output paths).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command_line: Option<Vec<String>>,
+    /// The full resolved configuration (keys as in docs/config.md).
+    config: &'a Config,
     #[serde(skip_serializing_if = "Option::is_none")]
     simulator: Option<&'a SimulatorSpeed>,
 }
@@ -126,19 +242,27 @@ pub fn json_value(outcome: &Outcome, wall_clock: bool) -> serde_json::Value {
     serde_json::to_value(JsonOut {
         report: &outcome.report,
         workload_description: &outcome.workload,
+        command_line: wall_clock.then(|| std::env::args().collect()),
+        config: &outcome.config,
         simulator: wall_clock.then_some(&outcome.speed),
     })
     .expect("report serialises")
 }
 
-pub fn write_json(path: &Path, outcome: &Outcome, wall_clock: bool) -> Result<()> {
-    let text = serde_json::to_string_pretty(&json_value(outcome, wall_clock))?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+/// Creates an output file before the run, so a bad path fails before any simulation.
+pub fn create_output(path: &Path, what: &str) -> Result<std::fs::File> {
+    std::fs::File::create(path).with_context(|| format!("cannot create the {what} {}", path.display()))
 }
 
-pub fn write_series(path: &Path, rows: &[SeriesRow]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let types = rows.first().map_or(0, |r| r.free_pages_by_type.len());
+pub fn write_json(file: std::fs::File, path: &Path, outcome: &Outcome, wall_clock: bool) -> Result<()> {
+    let text = serde_json::to_string_pretty(&json_value(outcome, wall_clock))?;
+    let mut file = file;
+    file.write_all((text + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The time-series header: fixed columns, then the free pages of each page type of the
+/// configured cell, named by type (`free_pages_LSB`, …), whether or not there are rows.
+pub fn series_header(config: &Config) -> Vec<String> {
     let mut header: Vec<String> = [
         "start_ns",
         "end_ns",
@@ -156,9 +280,14 @@ pub fn write_series(path: &Path, rows: &[SeriesRow]) -> Result<()> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    header.extend((0..types).map(|t| format!("free_pages_type{t}")));
+    header.extend(page_type_names(config.bits_per_cell()).iter().map(|t| format!("free_pages_{t}")));
     header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string()]);
-    w.write_record(&header)?;
+    header
+}
+
+pub fn write_series(file: std::fs::File, config: &Config, rows: &[SeriesRow]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
+    w.write_record(series_header(config))?;
     for r in rows {
         let mut fields = vec![
             r.start_ns.to_string(),
@@ -186,11 +315,36 @@ fn us(ns: f64) -> String {
     format!("{:.1}", ns / 1000.0)
 }
 
-pub fn print_summary(o: &Outcome) {
+/// Prints the terminal summary to stdout, or to stderr when stdout carries the
+/// per-request CSV (`--requests -`).
+pub fn print_summary(o: &Outcome, to_stderr: bool) {
+    let text = summary_text(o);
+    if to_stderr {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// One line of the summary (writing to a String cannot fail).
+macro_rules! out {
+    ($o:expr) => {
+        let _ = writeln!($o);
+    };
+    ($o:expr, $($t:tt)*) => {
+        let _ = writeln!($o, $($t)*);
+    };
+}
+
+/// The terminal summary.
+pub fn summary_text(o: &Outcome) -> String {
+    let mut text = String::new();
+    let w = &mut text;
     let r = &o.report;
     let d = &r.device;
     let gib = 1024f64.powi(3);
-    println!(
+    out!(
+        w,
         "ssdlab {} — {} ({}, {:.1} GiB raw, {:.1} GiB logical)",
         r.ssdlab_version,
         d.preset,
@@ -198,8 +352,9 @@ pub fn print_summary(o: &Outcome) {
         d.physical_bytes as f64 / gib,
         d.logical_bytes as f64 / gib
     );
-    println!("workload: {}", o.workload);
-    println!(
+    out!(w, "workload: {}", o.workload);
+    out!(
+        w,
         "replay: {}, runs: {}, requests: {}, sub-requests: {}, simulated {:.6} s",
         r.host.replay,
         r.host.runs,
@@ -207,17 +362,28 @@ pub fn print_summary(o: &Outcome) {
         r.host.sub_requests,
         r.simulated_ns as f64 / 1e9
     );
-    println!();
-    println!(
+    out!(w);
+    out!(
+        w,
         "{:<6} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}",
-        "op", "requests", "IOPS", "MiB/s", "mean us", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us"
+        "op",
+        "requests",
+        "IOPS",
+        "MiB/s",
+        "mean us",
+        "p50 us",
+        "p90 us",
+        "p99 us",
+        "p99.9 us",
+        "max us"
     );
     for (name, s) in [("read", &r.read), ("write", &r.write), ("trim", &r.trim), ("all", &r.all)] {
         if s.requests == 0 && name != "all" {
             continue;
         }
         let l = &s.latency_ns;
-        println!(
+        out!(
+            w,
             "{:<6} {:>9} {:>10.1} {:>10.2} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}",
             name,
             s.requests,
@@ -231,21 +397,28 @@ pub fn print_summary(o: &Outcome) {
             us(l.max as f64)
         );
     }
-    println!();
-    let names = ["LSB", "CSB", "MSB", "TSB"];
-    let bits = r.dominated_write_share.len();
-    let label = |t: usize| if bits == 2 { ["fast(LSB)", "slow(MSB)"][t].to_string() } else { names[t].to_string() };
+    out!(w);
+    let names = page_type_names(r.dominated_write_share.len());
+    let bits = names.len();
+    let label = |t: usize| names[t].as_str();
     let shares: Vec<String> =
         (0..bits).map(|t| format!("{} {:.1}%", label(t), r.dominated_write_share[t] * 100.0)).collect();
-    println!("write requests dominated by: {}", shares.join(", "));
+    out!(w, "write requests dominated by: {}", shares.join(", "));
     let programs: Vec<String> =
         (0..bits).map(|t| format!("{} {}", label(t), r.flash.programs_by_page_type[t])).collect();
-    println!("page programs by type: {}", programs.join(", "));
-    println!(
+    out!(w, "page programs by type: {}", programs.join(", "));
+    out!(
+        w,
         "WAF {:.3}; GC: {} victims, {} pages moved, {} erases ({} emergency / {} background steps)",
-        r.waf, r.gc.victims, r.gc.moved_pages, r.gc.erases, r.gc.emergency_steps, r.gc.background_steps
+        r.waf,
+        r.gc.victims,
+        r.gc.moved_pages,
+        r.gc.erases,
+        r.gc.emergency_steps,
+        r.gc.background_steps
     );
-    println!(
+    out!(
+        w,
         "erase counts: min {} mean {:.1} max {}; SLC hit ratio {:.3}; multi-plane commands {}; copybacks {}",
         r.erase_counts.min,
         r.erase_counts.mean,
@@ -255,7 +428,8 @@ pub fn print_summary(o: &Outcome) {
         r.flash.copybacks
     );
     let st = &r.start_state;
-    println!(
+    out!(
+        w,
         "start state (per plane, min/mean/max): valid pages {}/{:.0}/{}, invalid {}/{:.0}/{}, free blocks {}/{:.1}/{}; \
          {} free blocks above the background GC threshold ({}) at least; {} of {} planes need GC",
         st.valid_pages.min,
@@ -273,7 +447,8 @@ pub fn print_summary(o: &Outcome) {
         d.planes
     );
     if let Some(ss) = &r.precondition.steady_state {
-        println!(
+        out!(
+            w,
             "steady-state preconditioning: {} rounds of {} pages, {}; last round WAF {:.3}",
             ss.rounds,
             ss.round_pages,
@@ -282,26 +457,38 @@ pub fn print_summary(o: &Outcome) {
         );
     }
     for note in &st.notes {
-        println!("  note: {note}");
+        out!(w, "  note: {note}");
     }
-    println!(
-        "reads of unmapped pages: {} (policy: {}; {} read-before-written pages placed by preconditioning); \
-         remapped addresses: {} ({}); unaligned: {}",
-        r.host.unwritten_reads,
-        r.host.unwritten_read_policy,
-        r.host.unwritten_pages_preplaced,
-        r.host.address_remapped,
-        r.host.address_policy,
-        r.host.unaligned
+    let h = &r.host;
+    out!(
+        w,
+        "reads of never-written pages: {} answered during the run (policy: {}); {} pages the workload reads \
+         before writing them were placed on flash by preconditioning",
+        h.unwritten_reads,
+        h.unwritten_read_policy,
+        h.unwritten_pages_preplaced
     );
-    println!(
+    out!(
+        w,
+        "input: {} records skipped{}; {} arrived out of order (served when read); {} addresses remapped ({}); \
+         {} unaligned",
+        h.skipped_records,
+        if h.skipped_records > 0 { " (malformed or empty lines, zero-size requests: see trace-stats)" } else { "" },
+        h.out_of_order,
+        h.address_remapped,
+        h.address_policy,
+        h.unaligned
+    );
+    out!(
+        w,
         "energy: {:.3} J total, {:.1} uJ per request; mapping table {:.1} MiB",
         r.energy_nj.total / 1e9,
         r.energy_nj.per_request / 1e3,
         d.mapping_table_bytes as f64 / 1048576.0
     );
     if let Some(b) = &r.burst {
-        println!(
+        out!(
+        w,
             "bursts: {} (gap threshold {} us), burst bandwidth mean {:.2} MiB/s, aggregate {:.2} MiB/s, mean duration {} us, idle enforced {:.3} s",
             b.bursts,
             us(b.gap_threshold_ns as f64),
@@ -312,7 +499,8 @@ pub fn print_summary(o: &Outcome) {
         );
     }
     if let Some(p) = &r.power {
-        println!(
+        out!(
+            w,
             "power losses: {} of {} scheduled (writes acknowledged on {}); recovery {:.3} s in all; \
              failed requests: {} writes, {} reads; unacknowledged pages lost {}, durable {}; torn pages {}; \
              flushed by PLP {}",
@@ -328,7 +516,8 @@ pub fn print_summary(o: &Outcome) {
             p.total.flushed_pages
         );
         for e in &p.each {
-            println!(
+            out!(
+                w,
                 "  loss at {:.6} s: recovery read {} block summaries and scanned {} pages in {:.3} s, {} pages \
                  mapped, {} abandoned; back at {:.6} s",
                 e.at_ns as f64 / 1e9,
@@ -343,7 +532,8 @@ pub fn print_summary(o: &Outcome) {
     }
     if r.runs.len() > 1 {
         for run in &r.runs {
-            println!(
+            out!(
+                w,
                 "  run {}: read mean {} us, write mean {} us",
                 run.run + 1,
                 us(run.read.latency_ns.mean),
@@ -351,11 +541,19 @@ pub fn print_summary(o: &Outcome) {
             );
         }
     }
-    println!(
+    out!(
+        w,
         "simulator: {:.3} s wall ({:.3} s setup and preconditioning), {:.0} sub-requests/s, {:.0} events/s",
-        o.speed.wall_seconds, o.speed.setup_seconds, o.speed.sub_requests_per_second, o.speed.events_per_second
+        o.speed.wall_seconds,
+        o.speed.setup_seconds,
+        o.speed.sub_requests_per_second,
+        o.speed.events_per_second
     );
-    for w in &r.warnings {
-        println!("WARNING: {w}");
+    for line in &o.checked {
+        out!(w, "{line}");
     }
+    for warning in &r.warnings {
+        out!(w, "WARNING: {warning}");
+    }
+    text
 }

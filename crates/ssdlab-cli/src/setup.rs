@@ -103,6 +103,19 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         (None, None) => (preset(DEFAULT_PRESET).map_err(|e| anyhow!("{e}"))?, format!("preset {DEFAULT_PRESET}")),
     };
     config = apply_set(config, &args.set)?;
+    // Values given as flags are checked here, so an error blames the flag, not the preset.
+    if args.runs == Some(0) {
+        bail!("--runs 0: replay the workload at least once");
+    }
+    if args.closed_loop == Some(0) {
+        bail!("--closed-loop 0: the queue depth must be at least 1");
+    }
+    if let Some(speed) = args.speed.filter(|s| !(s.is_finite() && *s > 0.0)) {
+        bail!("--speed {speed}: the speed factor must be a positive number (2 = twice as fast)");
+    }
+    if let Some(us) = args.burst_gap_us.filter(|g| !(g.is_finite() && *g > 0.0)) {
+        bail!("--burst-gap-us {us}: the gap threshold must be a positive number of microseconds");
+    }
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
@@ -151,7 +164,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 path.display()
             );
         }
-        if !job.ignored_keys.is_empty() {
+        if !job.ignored_keys.is_empty() && !args.quiet {
             eprintln!("note: {}: fio keys without effect in ssdlab: {}", path.display(), job.ignored_keys.join(", "));
         }
         if !job.has_timestamps() && args.closed_loop.is_none() {
@@ -166,12 +179,15 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         });
     }
     let workload = match &args.trace {
-        Some(path) => {
+        Some(given) => {
+            let path = &readable_again(given)?;
             let (format, note) = match &args.format {
                 Some(name) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
                 None => {
-                    let (format, reason) = detect_format(path).map_err(|e| anyhow!("{e}"))?;
-                    eprintln!("format: {reason}");
+                    let (format, reason) = detect_format(path).map_err(|e| anyhow!("{}", user_paths(e.to_string())))?;
+                    if !args.quiet {
+                        eprintln!("format: {reason}");
+                    }
                     (format, format!(", detected: {reason}"))
                 }
             };
@@ -283,4 +299,256 @@ fn apply_synthetic(spec: SyntheticSpec, text: &str) -> Result<SyntheticSpec> {
         table.insert(key.to_string(), parsed);
     }
     toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| anyhow!("--synthetic: {}", e.message()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Inputs read once, trace pre-pass, error locations, memory estimate (issue 17)
+
+/// Spill files of traces given as pipes, with the name the user gave; removed by
+/// [`remove_spills`] when the command ends.
+static SPILLS: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// A trace path that can be opened more than once. The simulator reads a trace several
+/// times (format detection, the preconditioning pre-pass, each run of a multi-run), so a
+/// pipe (`<(gzip -dc …)`, `/dev/stdin`) is copied once, as it comes, to a temporary file
+/// that is removed when the command ends; a regular file is used as it is.
+pub fn readable_again(path: &Path) -> Result<PathBuf> {
+    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    if meta.is_file() || meta.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let mut input = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut spills = SPILLS.lock().expect("no panic holds the lock");
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
+    let spill = std::env::temp_dir().join(format!("ssdlab-{}-{}-{name}", std::process::id(), spills.len()));
+    let mut out = std::fs::File::create(&spill)
+        .with_context(|| format!("{}: cannot create a temporary copy at {}", path.display(), spill.display()))?;
+    spills.push((spill.clone(), path.display().to_string()));
+    std::io::copy(&mut input, &mut out).with_context(|| format!("{}: reading the pipe", path.display()))?;
+    Ok(spill)
+}
+
+/// Removes the temporary copies made by [`readable_again`].
+pub fn remove_spills() {
+    if let Ok(mut spills) = SPILLS.lock() {
+        for (path, _) in spills.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// `text` with every temporary copy's path replaced by the name the user gave.
+pub fn user_paths(text: String) -> String {
+    let spills = SPILLS.lock().map(|s| s.clone()).unwrap_or_default();
+    spills.iter().fold(text, |t, (spill, name)| t.replace(&spill.display().to_string(), name))
+}
+
+/// Counts the newlines a reader consumes, so a pre-pass can name the line of a record.
+struct CountLines {
+    inner: Box<dyn std::io::BufRead + Send>,
+    lines: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Read for CountLines {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(out.len());
+            out[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for CountLines {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        if let Ok(buf) = self.inner.fill_buf() {
+            let n = buf[..amt.min(buf.len())].iter().filter(|&&b| b == b'\n').count() as u64;
+            self.lines.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.inner.consume(amt);
+    }
+}
+
+/// Opens a trace like [`Workload::open`] and also returns a counter of the lines read
+/// so far: after a record is yielded it holds that record's line (approximately under a
+/// sort window, which reads ahead).
+fn open_counted(
+    path: &Path,
+    format: Format,
+    options: &TraceOptions,
+) -> Result<(Box<dyn RecordSource>, std::sync::Arc<std::sync::atomic::AtomicU64>)> {
+    let name = path.display().to_string();
+    options.validate().map_err(|m| anyhow!("{name}: {m}"))?;
+    let (input, _) = ssdlab_trace::open_decompressed(path).map_err(|e| anyhow!("{e}"))?;
+    let lines = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = CountLines { inner: input, lines: lines.clone() };
+    let source = options.apply(format.reader_with_options(counted, name, options));
+    Ok((source, lines))
+}
+
+/// What the CLI's own pre-pass over a trace found.
+#[derive(Clone, Debug, Default)]
+pub struct TraceScan {
+    /// Records one run replays.
+    pub records: u64,
+    /// Latest arrival minus the first (ns).
+    pub span_ns: u64,
+    /// The longest forward jump between an arrival and the latest before it:
+    /// (gap ns, line, record index from 0, arrival ns on the trace's clock).
+    pub largest_gap: Option<(u64, u64, u64, u64)>,
+}
+
+/// A gap longer than this between two arrivals is reported (one day: longer than the
+/// traces' recordings, so a clock jump or a corrupted timestamp).
+pub const ABSURD_GAP_NS: u64 = 86_400_000_000_000;
+
+/// One pass over a trace: record count, span and the largest timestamp gap with its line.
+pub fn scan_trace(path: &Path, format: Format, options: &TraceOptions) -> Result<TraceScan> {
+    let (mut source, lines) = open_counted(path, format, options)?;
+    let mut scan = TraceScan::default();
+    let (mut first, mut latest) = (None::<u64>, 0u64);
+    for record in &mut source {
+        let record = record.map_err(|e| anyhow!("{e}"))?;
+        let at = record.arrival_ns;
+        match first {
+            None => {
+                first = Some(at);
+                latest = at;
+            }
+            Some(_) if at > latest => {
+                let gap = at - latest;
+                if scan.largest_gap.is_none_or(|(g, ..)| gap > g) {
+                    let line = lines.load(std::sync::atomic::Ordering::Relaxed);
+                    scan.largest_gap = Some((gap, line, scan.records, at));
+                }
+                latest = at;
+            }
+            Some(_) => {}
+        }
+        scan.records += 1;
+    }
+    scan.span_ns = latest - first.unwrap_or(latest);
+    Ok(scan)
+}
+
+/// The line of a trace holding the workload's request `id` (counted from 0 over all runs
+/// of a multi-run), when the workload is a trace.
+fn request_line(workload: &Workload, id: u64) -> Option<(String, u64)> {
+    let Workload::Trace { path, format, options, .. } = workload else { return None };
+    let count = |limit: Option<u64>| -> Option<(u64, u64)> {
+        let (mut source, lines) = open_counted(path, *format, options).ok()?;
+        let mut n = 0;
+        for record in &mut source {
+            record.ok()?;
+            if Some(n) == limit {
+                return Some((n, lines.load(std::sync::atomic::Ordering::Relaxed)));
+            }
+            n += 1;
+        }
+        Some((n, 0))
+    };
+    let (records, _) = count(None)?;
+    let (_, line) = count(Some(id % records.max(1)))?;
+    (line > 0).then(|| (user_paths(path.display().to_string()), line))
+}
+
+/// A simulation error as the user should read it: a request-level error names the trace
+/// file and line of the request (the engine knows only its index), and temporary copies
+/// of pipes are named as the user gave them.
+pub fn locate_error(error: &ssdlab_core::SimError, workload: &Workload) -> String {
+    let text = user_paths(error.to_string());
+    if let ssdlab_core::SimError::Request { id, .. } = error {
+        if let Some((file, line)) = request_line(workload, *id) {
+            return format!("{file}:{line}: {text}");
+        }
+    }
+    text
+}
+
+/// Memory a run will need, estimated from the geometry before anything is allocated:
+/// per physical page the map, reverse map and per-page state (about 9 bytes, measured;
+/// about 28 with `--check` / `--verify`, which keep program sequence numbers and data
+/// versions), plus 64 MiB for everything else.
+pub fn estimate_memory_bytes(config: &Config, checks: bool) -> u64 {
+    let g = &config.geometry;
+    let pages =
+        [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+            .iter()
+            .fold(1u64, |p, &n| p.saturating_mul(n as u64));
+    let per_page = if checks { 28 } else { 9 };
+    pages.saturating_mul(per_page).saturating_add(64 << 20)
+}
+
+/// Memory the machine can give a new process (`MemAvailable`), if known.
+fn available_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = text.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?.trim().trim_end_matches("kB").trim();
+    kb.parse::<u64>().ok().map(|k| k * 1024)
+}
+
+/// Parses `--max-memory`: bytes with an optional K/M/G/T suffix (binary), or `none`.
+pub fn parse_memory(text: &str) -> Result<Option<u64>> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("unlimited") {
+        return Ok(None);
+    }
+    let lower = t.to_ascii_lowercase();
+    let body = lower.trim_end_matches("ib").trim_end_matches('b');
+    let (digits, shift) = match body.chars().last() {
+        Some('k') => (&body[..body.len() - 1], 10),
+        Some('m') => (&body[..body.len() - 1], 20),
+        Some('g') => (&body[..body.len() - 1], 30),
+        Some('t') => (&body[..body.len() - 1], 40),
+        _ => (body, 0),
+    };
+    let value: f64 = digits
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| anyhow!("--max-memory '{text}': expected a size such as 16G, 512M or 'none'"))?;
+    Ok(Some((value * (1u64 << shift) as f64) as u64))
+}
+
+/// Refuses a run whose estimated memory exceeds `--max-memory` (default: the memory the
+/// machine has available), before the drive's tables are allocated.
+pub fn check_memory(config: &Config, checks: bool, max_memory: Option<&str>) -> Result<()> {
+    let estimate = estimate_memory_bytes(config, checks);
+    let (limit, what) = match max_memory {
+        Some(text) => match parse_memory(text)? {
+            Some(limit) => (limit, format!("--max-memory {text}")),
+            None => return Ok(()),
+        },
+        None => match available_memory_bytes() {
+            Some(limit) => (limit, "the memory this machine has available (MemAvailable)".to_string()),
+            None => return Ok(()),
+        },
+    };
+    if estimate > limit {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let g = &config.geometry;
+        bail!(
+            "this device needs about {:.1} GiB of memory ({} x {} x {} x {} planes x {} blocks x {} pages, about {} \
+             bytes per page{}) but {what} is {:.1} GiB; use a smaller geometry (e.g. geometry.blocks_per_plane), or \
+             --max-memory SIZE / none to run anyway",
+            gib(estimate),
+            g.channels,
+            g.chips_per_channel,
+            g.dies_per_chip,
+            g.planes_per_die,
+            g.blocks_per_plane,
+            g.pages_per_block,
+            if checks { 28 } else { 9 },
+            if checks { " with --check / --verify" } else { "" },
+            gib(limit)
+        );
+    }
+    Ok(())
 }

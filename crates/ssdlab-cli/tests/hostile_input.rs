@@ -355,7 +355,7 @@ fn huge_size_beyond_the_device() {
     expect_error(
         &lab,
         &["run", "--trace", "huge.txt", "--format", "ssdsim", "--set", "host.address_overflow=error"],
-        "error: request 1 (write at byte 28462080): is 4611686018427387904 bytes, larger than the logical capacity of \
+        "error: huge.txt:2: request 1 (write at byte 28462080): is 4611686018427387904 bytes, larger than the logical capacity of \
          1369014272 bytes",
     );
 }
@@ -375,7 +375,7 @@ fn offset_beyond_the_device() {
     expect_error(
         &lab,
         &["run", "--trace", "beyond.txt", "--format", "ssdsim", "--set", "host.address_overflow=error"],
-        "error: request 3 (write at byte 51199999999488): ends at byte 51200000002560, beyond the logical capacity \
+        "error: beyond.txt:4: request 3 (write at byte 51199999999488): ends at byte 51200000002560, beyond the logical capacity \
          of 1369014272 bytes (host.address_overflow = \"error\")",
     );
 }

@@ -30,7 +30,11 @@ fn key_paths(value: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>
             for (key, inner) in map {
                 let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
                 out.insert(path.clone());
-                key_paths(inner, &path, out);
+                // `config` is the resolved configuration, documented key by key in
+                // docs/config.md (checked by `the_config_object_is_the_config_reference`).
+                if path != "config" {
+                    key_paths(inner, &path, out);
+                }
             }
         }
         serde_json::Value::Array(items) => {
@@ -118,13 +122,13 @@ fn every_csv_column_is_documented() {
     let mut columns = BTreeSet::new();
     for column in csv_header(&series) {
         // One column per page type: documented once as `free_pages_type<t>`.
-        let generic = match column.strip_prefix("free_pages_type") {
-            Some(t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => "free_pages_type<t>".to_string(),
+        let generic = match column.strip_prefix("free_pages_") {
+            Some("LSB" | "CSB" | "MSB" | "TSB") => "free_pages_<type>".to_string(),
             _ => column,
         };
         columns.insert(generic);
     }
-    assert!(columns.contains("free_pages_type<t>"), "series header lacks page-type columns: {columns:?}");
+    assert!(columns.contains("free_pages_<type>"), "series header lacks page-type columns: {columns:?}");
     let request_columns = csv_header(&requests);
     assert!(request_columns.iter().any(|c| c == "dominant_page_type"), "{request_columns:?}");
     columns.extend(request_columns);
@@ -176,4 +180,31 @@ fn optional_hybrid_object_is_documented() {
     key_paths(&report, "", &mut paths);
     let missing = undocumented(&paths, &doc());
     assert!(missing.is_empty(), "JSON key path(s) of a hybrid run not documented:\n  {}", missing.join("\n  "));
+}
+
+/// Issue 17 item 15: the report's `config` object is the resolved configuration, so every
+/// key in it is a config key of docs/config.md.
+#[test]
+fn the_config_object_is_the_config_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    run_ssdlab(&["run", "--quiet", "--synthetic", "count=500", "--json", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut paths = BTreeSet::new();
+    key_paths(&report["config"], "", &mut paths);
+    assert!(paths.contains("geometry.page_size_bytes"), "{paths:?}");
+    let config_doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
+    let leaves: Vec<&String> = paths
+        .iter()
+        .filter(|p| report["config"].pointer(&format!("/{}", p.replace('.', "/"))).is_some_and(|v| !v.is_object()))
+        .collect();
+    let missing: Vec<String> = leaves
+        .into_iter()
+        .filter(|p| {
+            let key = p.rsplit('.').next().unwrap();
+            !config_doc.contains(&format!("`{p}`")) && !config_doc.contains(&format!("`{key}`"))
+        })
+        .cloned()
+        .collect();
+    assert!(missing.is_empty(), "config keys in the report but not in docs/config.md:\n  {}", missing.join("\n  "));
 }

@@ -4,6 +4,35 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+/// Names of the page types of a cell with `types` bits, LSB first: `LSB`, `MSB` (MLC);
+/// `LSB`, `CSB`, `MSB` (TLC); `LSB`, `CSB`, `MSB`, `TSB` (QLC); `type0`, … beyond. They
+/// key the report's per-page-type objects and name the time-series columns.
+pub fn page_type_names(types: usize) -> Vec<String> {
+    let fixed: &[&str] = match types {
+        1 => &["LSB"],
+        2 => &["LSB", "MSB"],
+        3 => &["LSB", "CSB", "MSB"],
+        4 => &["LSB", "CSB", "MSB", "TSB"],
+        _ => &[],
+    };
+    if fixed.len() == types {
+        fixed.iter().map(|s| s.to_string()).collect()
+    } else {
+        (0..types).map(|t| format!("type{t}")).collect()
+    }
+}
+
+/// Serialises a per-page-type vector (LSB first) as an object keyed by page-type name.
+fn by_page_type<S: serde::Serializer, T: Serialize>(values: &[T], serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let names = page_type_names(values.len());
+    let mut map = serializer.serialize_map(Some(values.len()))?;
+    for (name, value) in names.iter().zip(values) {
+        map.serialize_entry(name, value)?;
+    }
+    map.end()
+}
+
 /// Latency statistics of one operation type.
 #[derive(Clone)]
 pub struct LatencyStats {
@@ -11,6 +40,8 @@ pub struct LatencyStats {
     pub bytes: u64,
     pub sum_ns: u128,
     pub max_ns: u64,
+    /// Smallest latency recorded (`u64::MAX` before the first).
+    pub min_ns: u64,
     hist: Histogram<u64>,
 }
 
@@ -21,6 +52,7 @@ impl Default for LatencyStats {
             bytes: 0,
             sum_ns: 0,
             max_ns: 0,
+            min_ns: u64::MAX,
             // 1 ns … ~1.2 days with 3 significant digits.
             hist: Histogram::new_with_bounds(1, 100_000_000_000_000, 3).expect("static bounds"),
         }
@@ -33,6 +65,7 @@ impl LatencyStats {
         self.bytes += bytes;
         self.sum_ns += latency_ns as u128;
         self.max_ns = self.max_ns.max(latency_ns);
+        self.min_ns = self.min_ns.min(latency_ns);
         self.hist.saturating_record(latency_ns.max(1));
     }
 
@@ -45,7 +78,10 @@ impl LatencyStats {
     }
 
     pub fn summary(&self, interval_ns: u64) -> OpSummary {
-        let q = |p: f64| if self.count == 0 { 0 } else { self.hist.value_at_quantile(p) };
+        // The histogram answers with its bucket's upper edge (3 significant digits), which
+        // can lie above the largest latency seen: clamp to the observed extremes.
+        let q =
+            |p: f64| if self.count == 0 { 0 } else { self.hist.value_at_quantile(p).clamp(self.min_ns, self.max_ns) };
         let seconds = interval_ns as f64 / 1e9;
         OpSummary {
             requests: self.count,
@@ -212,7 +248,9 @@ pub struct FlashSummary {
     pub page_reads: u64,
     pub user_page_programs: u64,
     pub gc_page_programs: u64,
-    /// Programs of each page type (user + GC), LSB first.
+    /// Programs of each page type (user + GC), LSB first; serialised as an object keyed
+    /// by page-type name (`{"LSB": …, "CSB": …, "MSB": …}`, see [`page_type_names`]).
+    #[serde(serialize_with = "by_page_type")]
     pub programs_by_page_type: Vec<u64>,
     pub slc_programs: u64,
     /// User writes served by SLC-mode blocks / all user page writes (0 without SLC).
@@ -332,7 +370,9 @@ pub struct Report {
     pub write: OpSummary,
     pub trim: OpSummary,
     pub all: OpSummary,
-    /// Share of write requests whose slowest sub-request went to each page type.
+    /// Share of write requests whose slowest sub-request went to each page type; in the
+    /// JSON an object keyed by page-type name, like `flash.programs_by_page_type`.
+    #[serde(serialize_with = "by_page_type")]
     pub dominated_write_share: Vec<f64>,
     pub waf: f64,
     pub gc: GcSummary,
@@ -468,4 +508,41 @@ pub struct EnergySummary {
     pub total: f64,
     /// Total energy divided by completed user requests.
     pub per_request: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 17 item 9: the histogram's bucket edge (p99.9 4751.4 us) lay above the
+    /// largest latency recorded (4749.0 us); percentiles stay within the observed range.
+    #[test]
+    fn percentiles_never_exceed_the_observed_extremes() {
+        let mut s = LatencyStats::default();
+        for v in [4_700_000, 4_720_000, 4_749_000] {
+            s.record(v, 4096);
+        }
+        let l = s.summary(1_000_000_000).latency_ns;
+        for p in [l.p50, l.p90, l.p99, l.p999] {
+            assert!((4_700_000..=4_749_000).contains(&p), "{l:?}");
+        }
+        assert_eq!(l.p999, l.max);
+        let mut one = LatencyStats::default();
+        one.record(123_456_789, 1);
+        let l = one.summary(1).latency_ns;
+        assert_eq!((l.p50, l.p999, l.max), (123_456_789, 123_456_789, 123_456_789));
+    }
+
+    #[test]
+    fn per_page_type_vectors_serialise_as_named_fields() {
+        #[derive(Serialize)]
+        struct T {
+            #[serde(serialize_with = "by_page_type")]
+            v: Vec<u64>,
+        }
+        let text = serde_json::to_string(&T { v: vec![1, 2, 3] }).unwrap();
+        assert_eq!(text, r#"{"v":{"LSB":1,"CSB":2,"MSB":3}}"#);
+        assert_eq!(page_type_names(2), ["LSB", "MSB"]);
+        assert_eq!(page_type_names(5)[4], "type4");
+    }
 }

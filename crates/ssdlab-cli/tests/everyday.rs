@@ -1,0 +1,285 @@
+//! Issue 17, "Everyday use": what a new user hit in one afternoon. One test (or more) per
+//! item the CLI can hold; the items that need the engine are listed in docs/testing.md.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
+}
+
+fn ok(args: &[&str]) -> (String, String) {
+    let out = ssdlab(args);
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(out.status.success(), "ssdlab {args:?} failed:\n{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = ssdlab(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "ssdlab {args:?} should fail:\n{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
+    stderr
+}
+
+fn traces() -> PathBuf {
+    let dir = std::env::var_os("SSDLAB_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
+    assert!(dir.is_dir(), "trace folder {} missing: set SSDLAB_TRACES to the shared/traces folder", dir.display());
+    dir
+}
+
+fn trace(rel: &str) -> String {
+    traces().join(rel).display().to_string()
+}
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every trace of ../shared/traces/CATALOG.md.
+const SHIPPED: &[&str] = &[
+    "msr_cambridge/msr-cambridge1-sample.csv",
+    "msr_cambridge/hm_1_short.csv",
+    "umass_spc/example.ascii",
+    "umass_spc/fin1.trace",
+    "umass_spc/reconstructed_spc/Financial1_first10000.reconstructed.spc",
+    "umass_spc/wsrch-small.trace",
+    "umass_spc/reconstructed_spc/WebSearch1_first24783.reconstructed.spc",
+    "ms_production/tpcc-small.trace",
+    "fiu/cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines.clean.blkparse",
+    "systor17_vdi/systor-traces-sample.csv",
+    "blkparse_ycsb/blkparseout_ext4.txt",
+];
+
+/// Items 1 and 6: every shipped trace runs on the default device (formats detected), in
+/// well under a second each; the blkparse file's one absurd timestamp is a warning that
+/// names its line, and `--max-gap` refuses it.
+#[test]
+fn every_shipped_trace_runs_on_the_default_device() {
+    for rel in SHIPPED {
+        let (stdout, _) = ok(&["run", "--trace", &trace(rel)]);
+        assert!(stdout.contains("small-tlc"), "{rel}: {stdout}");
+    }
+    let ext4 = trace("blkparse_ycsb/blkparseout_ext4.txt");
+    let (stdout, stderr) = ok(&["run", "--trace", &ext4]);
+    assert!(stderr.contains("blkparseout_ext4.txt:29662: request 9887 arrives"), "{stderr}");
+    assert!(stdout.contains("WARNING: ") && stdout.contains(":29662:"), "{stdout}");
+    let err = fails(&["run", "--trace", &ext4, "--max-gap", "3600"]);
+    assert!(err.contains("--max-gap 3600") && err.contains(":29662:"), "{err}");
+    // A series over that gap would hold 1.27e9 rows: refused before the run (the engine
+    // keeps series rows in memory until it streams them).
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("s.csv");
+    let err = fails(&["run", "--trace", &ext4, "--series", series.to_str().unwrap(), "--interval-ms", "1000"]);
+    assert!(err.contains("--series") && err.contains("rows"), "{err}");
+}
+
+/// Item 3: a geometry that passes check-config but needs more memory than there is is
+/// refused with the estimate, before anything is allocated; --max-memory overrides.
+#[test]
+fn memory_is_estimated_before_allocating() {
+    let err = fails(&["run", "--set", "geometry.blocks_per_plane=5000000"]);
+    assert!(err.contains("needs about") && err.contains("GiB of memory") && err.contains("--max-memory"), "{err}");
+    let err = fails(&["run", "--synthetic", "count=100", "--max-memory", "10M"]);
+    assert!(err.contains("--max-memory 10M"), "{err}");
+    ok(&["run", "-q", "--synthetic", "count=100", "--max-memory", "1G"]);
+    let err = fails(&["run", "--max-memory", "lots"]);
+    assert!(err.contains("--max-memory 'lots'"), "{err}");
+}
+
+/// Item 5: a trace from a pipe (here /dev/stdin) is read once, not opened again and
+/// again; the summary and errors name it as given.
+#[test]
+fn a_trace_from_a_pipe_runs() {
+    let raw = std::fs::read(trace("umass_spc/example.ascii")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", "-q", "--trace", "/dev/stdin", "--format", "ssdsim", "--no-wall-clock", "--json", "/dev/stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(&raw).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["host"]["requests"], 10_000);
+    assert!(v["workload_description"].as_str().unwrap().contains("/dev/stdin"), "{}", v["workload_description"]);
+}
+
+/// Item 7: page and subpage sizes are validated with their own message.
+#[test]
+fn page_sizes_have_their_own_message() {
+    for size in ["1", "3", "511", "5000", "4294967295", "131072"] {
+        let err = fails(&["check-config", "/dev/null", "--set", &format!("geometry.page_size_bytes={size}")]);
+        assert!(err.contains("geometry.page_size_bytes") && err.contains("power of two"), "{size}: {err}");
+        assert!(!err.contains("power.oob_bytes"), "{size}: {err}");
+    }
+    let err = fails(&[
+        "check-config",
+        "/dev/null",
+        "--set",
+        "geometry.page_size_bytes=2048",
+        "--set",
+        "geometry.subpages_per_page=8",
+    ]);
+    assert!(err.contains("geometry.subpages_per_page") && err.contains("512-byte sector"), "{err}");
+    ok(&["check-config", "/dev/null", "--set", "geometry.page_size_bytes=16384"]);
+}
+
+/// Item 8: a request-level error names the trace file and line, not only the index.
+#[test]
+fn request_errors_name_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("far.trace");
+    // Line 3 addresses far beyond the 1.3 GiB drive.
+    std::fs::write(&t, "0 0 0 8 1\n1000 0 8 8 1\n2000 0 999999999999 8 0\n3000 0 16 8 1\n").unwrap();
+    let err = fails(&[
+        "run",
+        "--trace",
+        t.to_str().unwrap(),
+        "--format",
+        "ssdsim",
+        "--set",
+        "host.address_overflow=\"error\"",
+    ]);
+    assert!(err.contains("far.trace:3: request 2"), "{err}");
+}
+
+/// Item 10: the summary shows the counts the JSON has: pages placed by preconditioning,
+/// skipped rows, out-of-order arrivals.
+#[test]
+fn the_summary_shows_what_the_json_counts() {
+    let (stdout, _) = ok(&["run", "--trace", &trace("msr_cambridge/hm_1_short.csv"), "--speed", "100"]);
+    assert!(stdout.contains("input: 18879 records skipped"), "{stdout}");
+    assert!(stdout.contains("pages the workload reads before writing them were placed on flash"), "{stdout}");
+    let (stdout, _) = ok(&["run", "--trace", &trace("systor17_vdi/systor-traces-sample.csv")]);
+    assert!(stdout.contains("285 arrived out of order"), "{stdout}");
+}
+
+/// Item 11: a preset that turns the series off (mqsim-default) still writes rows when
+/// --series asks for them, and the header is the same with and without rows.
+#[test]
+fn series_from_a_preset_without_series_has_rows_and_a_stable_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("s.csv");
+    let (_, stderr) =
+        ok(&["run", "--preset", "mqsim-default", "--synthetic", "count=5000", "--series", series.to_str().unwrap()]);
+    assert!(stderr.contains("output.series_interval_ns = 0"), "{stderr}");
+    let text = std::fs::read_to_string(&series).unwrap();
+    assert!(text.lines().count() > 1, "{text}");
+    let header = text.lines().next().unwrap().to_string();
+    assert!(header.contains("free_pages_LSB,free_pages_MSB,slc_user_pages"), "{header}");
+    // A run too short for one row still writes the same header.
+    let empty = dir.path().join("e.csv");
+    ok(&[
+        "run",
+        "-q",
+        "--preset",
+        "mqsim-default",
+        "--synthetic",
+        "count=1",
+        "--interval-ms",
+        "100000",
+        "--series",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&empty).unwrap().lines().next().unwrap(), header);
+}
+
+/// Item 12: outputs are opened before the run: a bad path fails at once.
+#[test]
+fn bad_output_paths_fail_before_the_run() {
+    for flag in ["--json", "--series", "--requests"] {
+        let started = std::time::Instant::now();
+        let err = fails(&["run", "--synthetic", "count=2000000", flag, "/nonexistent/dir/out"]);
+        assert!(err.contains("/nonexistent/dir/out"), "{flag}: {err}");
+        assert!(started.elapsed().as_secs_f64() < 2.0, "{flag}: failed only after the run");
+    }
+}
+
+/// Item 13: a closed pipe ends the command quietly; `--requests -` writes the CSV to
+/// stdout and the summary to stderr.
+#[test]
+fn broken_pipes_and_requests_to_stdout() {
+    for args in [&["run"][..], &["presets"][..], &["swarm", "--seeds", "2"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // `| head -0`
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        child.wait().unwrap();
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    let (stdout, stderr) = ok(&["run", "--synthetic", "count=500", "--requests", "-"]);
+    assert!(stdout.starts_with("id,run,op,"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 501);
+    assert!(stderr.contains("sub-requests/s"), "{stderr}");
+}
+
+/// Item 14: --check and --verify say what held; --check-every needs --check.
+#[test]
+fn checks_report_what_held() {
+    let (stdout, _) = ok(&["run", "--synthetic", "count=2000", "--check", "--check-every", "500", "--verify"]);
+    assert!(stdout.contains("check: the FTL invariants") && stdout.contains("every 500 completions"), "{stdout}");
+    assert!(stdout.contains("verify: every logical page"), "{stdout}");
+    let err = fails(&["run", "--check-every", "10"]);
+    assert!(err.contains("--check"), "{err}");
+}
+
+/// Item 15: the JSON carries the resolved config and the command line; per-page-type
+/// arrays are objects keyed by page type.
+#[test]
+fn the_json_explains_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    ok(&["run", "-q", "--synthetic", "count=1000", "--set", "ftl.gc_victim=fifo", "--json", out.to_str().unwrap()]);
+    let v = json(&out);
+    assert_eq!(v["config"]["ftl"]["gc_victim"], "fifo");
+    assert_eq!(v["config"]["name"], "small-tlc");
+    let line: Vec<&str> = v["command_line"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(
+        &line[1..],
+        ["run", "-q", "--synthetic", "count=1000", "--set", "ftl.gc_victim=fifo", "--json", out.to_str().unwrap()]
+    );
+    for key in ["LSB", "CSB", "MSB"] {
+        assert!(v["flash"]["programs_by_page_type"][key].is_u64(), "{}", v["flash"]);
+        assert!(v["dominated_write_share"][key].is_f64(), "{}", v["dominated_write_share"]);
+    }
+}
+
+/// Item 18: -q prints nothing on success, not even the format note; flag errors blame
+/// the flag; the help has no empty descriptions.
+#[test]
+fn quiet_is_quiet_and_flags_are_blamed() {
+    let out = ssdlab(&["run", "-q", "--trace", &trace("umass_spc/wsrch-small.trace")]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (flag, value) in [("--closed-loop", "0"), ("--runs", "0"), ("--speed", "0"), ("--interval-ms", "0")] {
+        let err = fails(&["run", flag, value]);
+        assert!(err.contains(&format!("{flag} {value}")) && !err.contains("preset"), "{flag}: {err}");
+    }
+    for command in [&["run", "--help"][..], &["bench", "--help"][..], &["trace-stats", "--help"][..]] {
+        let (help, _) = ok(command);
+        for line in help.lines() {
+            let t = line.trim();
+            // An option line without a description: "--flag <VALUE>" alone, the next line another flag.
+            if t.starts_with("--") || t.starts_with("-q") || t.starts_with('<') {
+                assert!(t.split("  ").filter(|s| !s.trim().is_empty()).count() >= 2, "{command:?}: empty help for {t}");
+            }
+        }
+    }
+}
