@@ -74,3 +74,16 @@ fn byte_unit_traces_are_detected_or_refused_never_read_as_sectors() {
     let (run, _) = ok(&["run", "--trace", few.path().to_str().unwrap(), "--format", "bytes5"]);
     assert!(run.contains("requests: 2"), "{run}");
 }
+
+#[test]
+fn a_trace_in_seconds_read_as_nanoseconds_warns_and_naming_the_unit_does_not() {
+    // 1,500 requests one second apart, written as whole seconds in a format whose default
+    // unit is the nanosecond (MQSim ASCII).
+    let text: String = (0..1500u64).map(|i| format!("{i} 0 {} 8 {}\n", (i * 977 % 4096) * 8, i % 2)).collect();
+    let f = temp(&text);
+    let path = f.path().to_str().unwrap();
+    let (as_ns, _) = ok(&["run", "--trace", path, "--format", "mqsim"]);
+    assert!(as_ns.contains("WARNING") && as_ns.contains("--time-unit"), "no warning:\n{as_ns}");
+    let (as_s, _) = ok(&["run", "--trace", path, "--format", "mqsim", "--time-unit", "s"]);
+    assert!(!as_s.contains("WARNING"), "warned although the unit was named:\n{as_s}");
+}

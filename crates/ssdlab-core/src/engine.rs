@@ -313,6 +313,8 @@ pub struct Simulator<'a> {
     ack_waiting: VecDeque<u32>,
     /// When the drive serves requests again after the last power loss.
     powered_at_ns: u64,
+    /// The latest arrival time of a submitted request (for the arrival-rate warning).
+    last_arrival_ns: u64,
     power_loss_records: Vec<crate::stats::PowerLossRecord>,
     /// SLC/TLC hybrid drives (any SLC-mode blocks): policy state and counters.
     hybrid: Option<Box<hybrid::HybridState>>,
@@ -457,6 +459,7 @@ impl<'a> Simulator<'a> {
             pa_typed_successes: 0,
             ack_waiting: VecDeque::new(),
             powered_at_ns: 0,
+            last_arrival_ns: 0,
             power_loss_records: Vec::new(),
             hybrid: None,
             migrate_in: Vec::new(),

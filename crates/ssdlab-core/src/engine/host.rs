@@ -265,6 +265,7 @@ impl Simulator<'_> {
         let stats = &mut self.per_run[self.run as usize];
         stats.first_arrival_ns.get_or_insert(arrival_ns);
         self.total.first_arrival_ns.get_or_insert(arrival_ns);
+        self.last_arrival_ns = self.last_arrival_ns.max(arrival_ns);
         let logical = self.ftl.logical_pages as u64;
         for k in 0..pages as u64 {
             let lpn = ((first + k) % logical) as u32;

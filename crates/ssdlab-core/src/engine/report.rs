@@ -167,7 +167,45 @@ impl Simulator<'_> {
                 c.gc_victims, c.gc_moved_pages, c.erases
             ));
         }
+        if let Some(w) = self.arrival_rate_warning() {
+            warnings.push(w);
+        }
         warnings
+    }
+
+    /// Open loop: a trace whose arrivals come far faster than the device could ever serve
+    /// them most likely has its time column in a larger unit than it was read in (seconds
+    /// read as nanoseconds is the most common case); the latencies then measure a queue,
+    /// not the device. The bound is generous: every plane sensing its fastest page
+    /// back to back, with no channel or program time.
+    fn arrival_rate_warning(&self) -> Option<String> {
+        const MIN_REQUESTS: u64 = 1000;
+        const FACTOR: f64 = 100.0;
+        let requests = self.total.all.count;
+        if self.config.host.replay != ReplayMode::OpenLoop || requests < MIN_REQUESTS {
+            return None;
+        }
+        let first = self.total.first_arrival_ns?;
+        let span_ns = self.last_arrival_ns.saturating_sub(first);
+        let t = &self.timing;
+        let fastest_ns = (0..self.ftl.bits_per_cell as u8)
+            .map(|ty| t.read_ns(ty, false))
+            .chain(self.ftl.has_slc.then_some(t.slc_read_ns))
+            .min()
+            .unwrap_or(1)
+            .max(1);
+        let peak_per_s = self.ftl.addr.planes() as f64 * 1e9 / fastest_ns as f64;
+        let offered_per_s = if span_ns == 0 { f64::INFINITY } else { (requests - 1) as f64 * 1e9 / span_ns as f64 };
+        if offered_per_s <= FACTOR * peak_per_s {
+            return None;
+        }
+        Some(format!(
+            "the workload offered {requests} requests within {span_ns} ns of simulated time ({offered_per_s:.3e} \
+             requests/s), more than {FACTOR}x what this device could serve even with every plane sensing back to \
+             back ({peak_per_s:.3e} page reads/s): the trace's time column is probably in a larger unit than it was \
+             read in (e.g. seconds read as nanoseconds); name the unit with --time-unit (host.speed_factor scales \
+             time too). The latencies below measure the queue, not the device."
+        ))
     }
 }
 

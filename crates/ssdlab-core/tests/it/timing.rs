@@ -367,3 +367,17 @@ fn reads_complete_after_the_ecc_decode() {
     let l = run_logged(&c, vec![rec(0, Op::Write, 0, 1, 4096), rec(10_000_000, Op::Read, 0, 1, 4096)]);
     assert_eq!(latencies(&l)[1], 50_000 + X_FAST + 20_000);
 }
+
+#[test]
+fn arrivals_far_faster_than_the_device_are_named_as_a_likely_time_unit_error() {
+    let c = tiny(1, 1, 1, 1);
+    // 2,000 requests 1 ns apart (a trace in seconds read as nanoseconds would look like
+    // this): the one plane could at best sense a page every 50 us.
+    let dense: Vec<Record> = (0..2000).map(|k| rec(k, Op::Write, k % 1000, 1, 4096)).collect();
+    let report = run(&c, dense);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(report.warnings[0].contains("--time-unit"), "{}", report.warnings[0]);
+    // The same requests 1 ms apart are plausible: no warning.
+    let spaced: Vec<Record> = (0..2000).map(|k| rec(k * 1_000_000, Op::Write, k % 1000, 1, 4096)).collect();
+    assert!(run(&c, spaced).warnings.is_empty());
+}
