@@ -323,8 +323,8 @@ fn a_read_queued_behind_gc_senses_the_moved_page() {
     assert!([50_000, 70_000, 90_000].iter().any(|&s| end - start == s + x), "read took {} ns", end - start);
 }
 
-/// Kills `replace >= with < in on_slc_reclaimed` (BG-DM) and `replace >= with < in
-/// device_idle` (QPC-DM): in an idle gap, migration reclaims SLC-mode blocks until the
+/// Written for the survivors in `device_idle` and `on_slc_reclaimed` (it kills neither:
+/// see docs/testing.md): in an idle gap, migration reclaims SLC-mode blocks until the
 /// free share reaches `hybrid.idle_free_target`, whatever the policy. One plane with 8
 /// SLC-mode blocks of 16 pages, all filled by 128 writes, then 30 s idle: 7 blocks are
 /// reclaimed (7/8 >= 0.8 > 6/8). (QPC-DM with σ = 0 may migrate the one plane.)
@@ -375,30 +375,44 @@ fn one_victim_per_block_gc_cleans_in_the_background() {
     assert_eq!(report.gc.emergency_steps, 0, "{:?}", report.gc);
 }
 
-/// Kills `replace & with ^ in verify_data`: the data checker must report a logical page
-/// whose acknowledged write lost its mapping (the bug it exists to catch), and accept
-/// one that was trimmed since.
+/// Kills `replace & with ^ in verify_data` (the issued version loses its trim bit by
+/// masking, not by flipping every other bit): the data checker must report a logical
+/// page whose acknowledged write lost its mapping, or whose mapping points at a page
+/// holding a version never issued for it (the bugs it exists to catch), and accept a
+/// page trimmed since.
 #[test]
-fn the_data_checker_reports_an_acknowledged_page_without_a_mapping() {
+fn the_data_checker_reports_lost_and_misdirected_mappings() {
     use ssdlab_core::flash::NO_PAGE;
     use ssdlab_core::ftl::Ftl;
     let c = tiny(1, 1, 1, 1);
     let mut ftl = Ftl::new(&c);
     ftl.track_versions();
-    for lpn in [5, 6] {
+    let write = |ftl: &mut Ftl, lpn: u32| {
         let a = ftl.allocate_user(0, 0).expect("a fresh drive has room");
         ftl.commit_write(lpn, a.ppn);
         let version = ftl.tag_write(lpn, a.ppn);
         ftl.acknowledge(lpn, version);
-    }
+        a.ppn
+    };
+    write(&mut ftl, 5);
+    write(&mut ftl, 6);
+    write(&mut ftl, 7);
+    let newer = write(&mut ftl, 7);
     assert_eq!(ftl.verify_data("written"), Ok(()));
     // Trimmed and acknowledged: no mapping is expected.
     ftl.trim(6);
     ftl.acknowledge_trim(6);
     assert_eq!(ftl.map[6], NO_PAGE);
     assert_eq!(ftl.verify_data("trimmed"), Ok(()));
+    // Logical page 5 (version 1 issued) mapped to logical page 7's version 2.
+    let saved = ftl.map[5];
+    ftl.map[5] = newer;
+    let err = ftl.verify_data("misdirected").expect_err("the misdirected page is reported");
+    assert!(err.contains("logical page 5") && err.contains("found version 2"), "{err}");
     // A mapping lost without a trim is a data loss.
     ftl.map[5] = NO_PAGE;
     let err = ftl.verify_data("lost").expect_err("the lost page is reported");
     assert!(err.contains("logical page 5") && err.contains("found no mapping"), "{err}");
+    ftl.map[5] = saved;
+    assert_eq!(ftl.verify_data("restored"), Ok(()));
 }
