@@ -275,6 +275,28 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
+/// Set by Ctrl-C during `ssdlab swarm`, which then starts no new seed and reports the
+/// seeds it ran.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(unix)]
+fn catch_sigint() {
+    extern "C" fn on_sigint(_: i32) {
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGINT: i32 = 2;
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        signal(SIGINT, on_sigint as *const () as usize);
+    }
+}
+
+#[cfg(not(unix))]
+fn catch_sigint() {}
+
 fn main() -> ExitCode {
     default_sigpipe();
     let cli = Cli::parse();
@@ -471,12 +493,14 @@ fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Resu
         ssdlab_core::swarm::PowerLosses::Sometimes => String::new(),
         other => format!(" --power-loss {}", other.name()),
     };
+    catch_sigint();
     let began = Instant::now();
     let done = AtomicU64::new(0);
     let failed_so_far = AtomicU64::new(0);
     let step = (seeds / 10).clamp(1, 100);
     let results: Vec<(u64, String, Option<String>, f64)> = (start..start + seeds)
         .into_par_iter()
+        .filter(|_| !INTERRUPTED.load(Ordering::Relaxed))
         .map(|seed| {
             let case_began = Instant::now();
             let case = ssdlab_core::swarm::case_with(seed, power);
@@ -512,17 +536,23 @@ fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Resu
         );
     }
     let slowest = results.iter().max_by(|a, b| a.3.total_cmp(&b.3));
+    let interrupted = INTERRUPTED.load(Ordering::Relaxed);
+    if interrupted {
+        println!("swarm: interrupted (Ctrl-C) after {} of {seeds} seeds; the rest did not run", results.len());
+    }
     println!(
         "swarm: {} seeds from {start}, {} passed, {} failed in {:.1} s{}",
-        seeds,
-        seeds as usize - failed.len(),
+        results.len(),
+        results.len() - failed.len(),
         failed.len(),
         began.elapsed().as_secs_f64(),
         slowest.map(|(seed, _, _, secs)| format!(" (slowest: seed {seed}, {secs:.2} s)")).unwrap_or_default()
     );
-    if failed.is_empty() {
-        Ok(())
-    } else {
+    if !failed.is_empty() {
         anyhow::bail!("{} swarm seeds failed", failed.len())
     }
+    if interrupted {
+        anyhow::bail!("interrupted: {} of {seeds} seeds ran, all passed", results.len())
+    }
+    Ok(())
 }

@@ -283,3 +283,22 @@ fn quiet_is_quiet_and_flags_are_blamed() {
         }
     }
 }
+
+/// Item 4 (the part outside the engine): Ctrl-C stops a swarm after the cases running,
+/// and it still prints how many seeds ran and passed.
+#[test]
+fn an_interrupted_swarm_reports_its_seeds() {
+    let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["swarm", "--seeds", "1000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(stdout.contains("interrupted (Ctrl-C) after") && stdout.contains("passed"), "{stdout}");
+}
