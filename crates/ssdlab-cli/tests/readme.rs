@@ -104,3 +104,26 @@ fn readme_commands_run() {
         assert!(work.join(file).is_file(), "a README command should have written {file}");
     }
 }
+
+/// `.ci/run` runs the README's two `cargo` commands (plus `--locked`), so the commands a
+/// new user types are the ones CI proves.
+#[test]
+fn ci_runs_the_readme_cargo_commands() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.ci/run")).unwrap();
+    let tokens = |line: &str| -> Vec<String> {
+        // The command before a comment or pipe, without --locked and redirections.
+        let command = line.split(['#', '|']).next().unwrap();
+        command.split_whitespace().filter(|t| *t != "--locked" && !t.contains('>')).map(str::to_string).collect()
+    };
+    let cargo: Vec<Vec<String>> =
+        readme.lines().filter(|l| l.starts_with("cargo run ") || l.starts_with("cargo test ")).map(tokens).collect();
+    assert_eq!(cargo.len(), 2, "the README's first block should hold the run and the test command");
+    for command in &cargo {
+        assert!(
+            ci.lines().any(|l| tokens(l.trim()) == *command),
+            ".ci/run does not run the README's `{}`",
+            command.join(" ")
+        );
+    }
+}
