@@ -385,7 +385,7 @@ fn open_counted(
     options: &TraceOptions,
 ) -> Result<(Box<dyn RecordSource>, std::sync::Arc<std::sync::atomic::AtomicU64>)> {
     let name = path.display().to_string();
-    options.validate().map_err(|m| anyhow!("{name}: {m}"))?;
+    ssdlab_trace::validate_options_for(format, options).map_err(|m| anyhow!("{name}: {m}"))?;
     let (input, _) = ssdlab_trace::open_decompressed(path).map_err(|e| anyhow!("{e}"))?;
     let lines = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counted = CountLines { inner: input, lines: lines.clone() };

@@ -34,7 +34,7 @@ pub use distribution::{AddressDistribution, SlotSampler, Zone};
 pub use fio::{FioError, FioJob, FioSource, RwMode};
 pub use open::{
     detect_compression, open_decompressed, open_trace, open_trace_with, scan_span, scan_span_with, scan_stats,
-    Compression, Format,
+    validate_options_for, Compression, Format,
 };
 pub use options::{parse_device_selector, TimeUnit, TraceOptions};
 pub use readers::{

@@ -349,6 +349,15 @@ pub fn open_trace(path: &Path, format: Format) -> Result<Box<dyn RecordSource>, 
     Ok(format.reader(input, display(path)))
 }
 
+/// Checks `options` on their own and for `format` (a time unit needs a time column).
+pub fn validate_options_for(format: Format, options: &TraceOptions) -> Result<(), String> {
+    options.validate()?;
+    match (options.time_unit, format.has_timestamps()) {
+        (Some(unit), false) => Err(format!("time unit {unit}: the {format} format has no time column to read in it")),
+        _ => Ok(()),
+    }
+}
+
 /// Opens a trace of the given format with [`TraceOptions`] applied: lenient parsing, then
 /// the device filter, then the sort window, then the time window (see [`TraceOptions`]).
 /// Invalid options are an error on field `"options"`. A trace that yields no request at
@@ -359,15 +368,7 @@ pub fn open_trace_with(
     options: &TraceOptions,
 ) -> Result<Box<dyn RecordSource>, TraceError> {
     let name = display(path);
-    options.validate().map_err(|m| TraceError::new(&name, 0, "options", m))?;
-    if let (Some(unit), false) = (options.time_unit, format.has_timestamps()) {
-        return Err(TraceError::new(
-            &name,
-            0,
-            "options",
-            format!("time unit {unit}: the {format} format has no time column to read in it"),
-        ));
-    }
+    validate_options_for(format, options).map_err(|m| TraceError::new(&name, 0, "options", m))?;
     let (input, _) = open_decompressed(path)?;
     let source = apply_options(format.reader_with_options(input, name.clone(), options), options);
     Ok(Box::new(RequireRecords::new(source, name)))
