@@ -39,14 +39,6 @@ fn writes_to_one_plane_serialise_exactly() {
     assert_eq!(report.flash.programs_by_page_type, vec![4, 3, 2]);
 }
 
-fn slc_like(c: &mut Config) {
-    c.flash.cell = CellType::Slc;
-    c.flash.read_latency_ns = vec![50_000];
-    c.flash.program_latency_ns = vec![500_000];
-    c.energy.read_nj = vec![1.0];
-    c.energy.program_nj = vec![1.0];
-}
-
 #[test]
 fn saturation_throughput_is_planes_times_page_over_tprog() {
     // 4 channels x 2 dies, one plane each, fast channel: the array is the bottleneck.

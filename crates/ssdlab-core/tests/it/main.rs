@@ -47,6 +47,15 @@ pub fn tiny(channels: u32, chips: u32, dies: u32, planes: u32) -> Config {
     c
 }
 
+/// One page type with SLC latencies (50 us sense, 500 us program).
+pub fn slc_like(c: &mut Config) {
+    c.flash.cell = CellType::Slc;
+    c.flash.read_latency_ns = vec![50_000];
+    c.flash.program_latency_ns = vec![500_000];
+    c.energy.read_nj = vec![1.0];
+    c.energy.program_nj = vec![1.0];
+}
+
 pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record {
     Record {
         arrival_ns: at_ns,

@@ -149,11 +149,7 @@ fn a_queued_partial_program_that_no_longer_fits_writes_a_new_page() {
 #[test]
 fn a_gc_move_transfers_one_page_each_way() {
     let mut c = tiny(1, 1, 1, 1);
-    c.flash.cell = CellType::Slc;
-    c.flash.read_latency_ns = vec![50_000];
-    c.flash.program_latency_ns = vec![500_000];
-    c.energy.read_nj = vec![1.0];
-    c.energy.program_nj = vec![1.0];
+    slc_like(&mut c);
     c.flash.transfer_ns_per_byte = 1.0;
     c.flash.copyback = false;
     c.geometry.blocks_per_plane = 16;

@@ -206,11 +206,7 @@ fn queue_depth_sweep_is_monotonic() {
 fn steady_state_reaches_the_greedy_model() {
     let (blocks, pages) = (512u32, 64u32);
     let mut c = tiny(1, 1, 1, 1);
-    c.flash.cell = CellType::Slc;
-    c.flash.read_latency_ns = vec![50_000];
-    c.flash.program_latency_ns = vec![500_000];
-    c.energy.read_nj = vec![1.0];
-    c.energy.program_nj = vec![1.0];
+    slc_like(&mut c);
     c.geometry.blocks_per_plane = blocks;
     c.geometry.pages_per_block = pages;
     c.ftl.over_provisioning = 0.2;

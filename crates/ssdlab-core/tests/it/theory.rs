@@ -13,11 +13,7 @@ const PAGE_BYTES: u64 = 4096;
 /// reserve the FTL keeps (two free blocks).
 fn gc_plane(blocks: u32, pages: u32, over_provisioning: f64, victim: VictimPolicy) -> Config {
     let mut c = tiny(1, 1, 1, 1);
-    c.flash.cell = CellType::Slc;
-    c.flash.read_latency_ns = vec![50_000];
-    c.flash.program_latency_ns = vec![500_000];
-    c.energy.read_nj = vec![1.0];
-    c.energy.program_nj = vec![1.0];
+    slc_like(&mut c);
     c.geometry.blocks_per_plane = blocks;
     c.geometry.pages_per_block = pages;
     c.ftl.over_provisioning = over_provisioning;

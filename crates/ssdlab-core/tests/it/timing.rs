@@ -58,14 +58,6 @@ fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
     out
 }
 
-fn slc_like(c: &mut Config) {
-    c.flash.cell = CellType::Slc;
-    c.flash.read_latency_ns = vec![50_000];
-    c.flash.program_latency_ns = vec![500_000];
-    c.energy.read_nj = vec![1.0];
-    c.energy.program_nj = vec![1.0];
-}
-
 #[test]
 fn channel_is_granted_fifo_among_three_or_more_waiting_dies() {
     // One channel, four dies; a slow bus (40,960 ns per page) so that three dies wait.
