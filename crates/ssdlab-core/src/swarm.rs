@@ -222,17 +222,28 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
 }
 
 /// Preconditioning places the pages the workload reads before writing them together with
-/// the `used_fraction` fill, and refuses a run whose fill and footprint do not fit above
-/// the GC thresholds. Such a draw drops the fill, then (if the footprint alone does not
-/// fit) lets the controller answer those reads; the rest of the case is unchanged.
+/// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
+/// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
+/// with the logical pages left. Such a draw drops the SLC fill, then the fill, then (if
+/// the footprint alone does not fit) lets the controller answer those reads; the rest of
+/// the case is unchanged.
 fn fit_precondition(c: &mut Config, records: &[Record]) {
     let fits = |c: &Config| {
         let records = records.to_vec();
         let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
-        !matches!(Simulator::new(c.clone(), factory, Observers::default()), Err(SimError::Setup(m)) if m.contains("does not fit"))
+        !matches!(
+            Simulator::new(c.clone(), factory, Observers::default()),
+            Err(SimError::Setup(m)) if m.contains("does not fit") || m.starts_with("precondition.slc_filled")
+        )
     };
     if fits(c) {
         return;
+    }
+    if c.precondition.slc_filled {
+        c.precondition.slc_filled = false;
+        if fits(c) {
+            return;
+        }
     }
     c.precondition.used_fraction = 0.0;
     if !fits(c) {
