@@ -21,8 +21,8 @@ impl Simulator<'_> {
                 .map_while(|s| {
                     s.map(|s| match s {
                         Step::Array(ns) => occupancy::StepDesc::Array(ns),
-                        Step::ChannelOut(b) => occupancy::StepDesc::Out(b),
-                        Step::ChannelIn(b) => occupancy::StepDesc::In(b),
+                        Step::ChannelOut(_) => occupancy::StepDesc::Out,
+                        Step::ChannelIn(_) => occupancy::StepDesc::In,
                     })
                 })
                 .collect();

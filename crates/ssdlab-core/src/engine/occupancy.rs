@@ -78,12 +78,13 @@ pub struct Interval {
     pub command: u64,
 }
 
-/// One step of a command, as the engine describes it.
+/// One step of a command, as the engine describes it: an array phase of its length, or a
+/// transfer out of or into the die (its length comes with the grant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepDesc {
     Array(u64),
-    Out(u64),
-    In(u64),
+    Out,
+    In,
 }
 
 /// What the engine tells the checker about a command when it starts.
@@ -167,17 +168,12 @@ struct RequestTrace {
     finished: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct ChannelTrace {
-    /// (die, transfer start, transfer end)
-    holder: Option<(u32, u64, u64)>,
-}
-
 #[derive(Default)]
 pub(crate) struct Occupancy {
     dies: Vec<Option<ActiveCommand>>,
     planes: Vec<Option<u64>>,
-    channels: Vec<ChannelTrace>,
+    /// Per channel, the transfer on it: (die, start, end).
+    channels: Vec<Option<(u32, u64, u64)>>,
     /// Dies waiting for each channel, in the order they asked.
     channel_queues: Vec<VecDeque<u32>>,
     txns: Vec<TxnTrace>,
@@ -188,7 +184,6 @@ pub(crate) struct Occupancy {
     last_event: (u64, u64),
     ecc_decode_ns: u64,
     log: Option<Vec<Interval>>,
-    pub(crate) intervals: u64,
     /// The first broken rule; the engine fails the run with it after the current event.
     failure: Option<String>,
 }
@@ -204,7 +199,7 @@ impl Occupancy {
         Occupancy {
             dies: vec![None; dies],
             planes: vec![None; planes],
-            channels: vec![ChannelTrace::default(); channels],
+            channels: vec![None; channels],
             channel_queues: vec![VecDeque::new(); channels],
             ecc_decode_ns,
             ..Occupancy::default()
@@ -231,7 +226,6 @@ impl Occupancy {
     }
 
     fn record(&mut self, resource: Resource, start_ns: u64, end_ns: u64, activity: Activity, command: u64) {
-        self.intervals += 1;
         if let Some(log) = self.log.as_mut() {
             log.push(Interval { resource, start_ns, end_ns, activity, command });
         }
@@ -387,7 +381,7 @@ impl Occupancy {
         active.phase_start = now;
         match active.steps.get(index).copied() {
             Some(StepDesc::Array(ns)) => active.phase = Phase::Array { end: now + ns },
-            Some(StepDesc::In(_)) | Some(StepDesc::Out(_)) => {
+            Some(StepDesc::In | StepDesc::Out) => {
                 active.phase = Phase::Waiting { channel, since: now };
                 self.channel_queues[channel as usize].push_back(die);
             }
@@ -411,7 +405,7 @@ impl Occupancy {
 
     /// The channel starts carrying `die`'s transfer, lasting `ns`.
     pub fn transfer_started(&mut self, channel: u32, die: u32, now: u64, ns: u64) -> Check {
-        if let Some((holder, ..)) = self.channels[channel as usize].holder {
+        if let Some((holder, ..)) = self.channels[channel as usize] {
             return fail(format!("channel {channel} granted to die {die} at {now} ns while die {holder} transfers"));
         }
         let queue = &mut self.channel_queues[channel as usize];
@@ -440,13 +434,13 @@ impl Occupancy {
         if now > since {
             self.record(Resource::Die(die), since, now, Activity::ChannelWait, id);
         }
-        self.channels[channel as usize].holder = Some((die, now, now + ns));
+        self.channels[channel as usize] = Some((die, now, now + ns));
         Ok(())
     }
 
     /// The channel's transfer ended; its die may move on.
     pub fn transfer_ended(&mut self, channel: u32, now: u64) -> Check {
-        let Some((die, start, end)) = self.channels[channel as usize].holder.take() else {
+        let Some((die, start, end)) = self.channels[channel as usize].take() else {
             return fail(format!("channel {channel} ended a transfer at {now} ns that it was not carrying"));
         };
         if now != end {
@@ -457,7 +451,7 @@ impl Occupancy {
         };
         let id = active.id;
         let activity = match active.steps[active.next - 1] {
-            StepDesc::In(_) => Activity::TransferIn { die },
+            StepDesc::In => Activity::TransferIn { die },
             _ => Activity::TransferOut { die },
         };
         active.phase = Phase::Ready;
@@ -512,7 +506,7 @@ impl Occupancy {
             }
         }
         self.planes.iter_mut().for_each(|p| *p = None);
-        self.channels.iter_mut().for_each(|c| c.holder = None);
+        self.channels.iter_mut().for_each(|c| *c = None);
         self.channel_queues.iter_mut().for_each(|q| q.clear());
         self.txns.clear();
         self.requests.clear();

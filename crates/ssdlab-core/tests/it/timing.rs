@@ -49,10 +49,9 @@ fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
     let mut out: Vec<(u64, u64, CommandKind, u32)> = log
         .iter()
         .filter_map(|i| match (i.resource, i.activity) {
-            (Resource::Die(d), Activity::Command(k)) => Some((i.start_ns, i.end_ns, k, d, i.command)),
+            (Resource::Die(d), Activity::Command(k)) => Some((i.start_ns, i.end_ns, k, d)),
             _ => None,
         })
-        .map(|(s, e, k, d, _)| (s, e, k, d))
         .collect();
     out.sort_by_key(|c| (c.0, c.3));
     out
