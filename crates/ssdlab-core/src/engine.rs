@@ -12,35 +12,34 @@
 
 mod command;
 mod host;
-mod hybrid;
 pub mod occupancy;
-mod pa_ssd;
 mod power;
 mod report;
 mod scheduler;
 
+pub(crate) use report::kebab;
+
 use crate::config::{
     AddressOverflow, Config, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten, WriteAcknowledge,
 };
+use crate::designs::{Design, MoveTarget};
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::{PageOp, PreconditionReport, WorkloadFootprint};
-use crate::ftl::{Ftl, GcNeed, GcStep};
-use crate::policies::hybrid::WriteMode;
-use crate::policies::pa_ssd::{PaPolicy, WriteContext};
+use crate::ftl::{Ftl, GcNeed, GcStep, WriteMode};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
 use std::collections::{BinaryHeap, VecDeque};
 
-const NO_REQUEST: u32 = u32::MAX;
-const NO_TYPE: u8 = u8::MAX;
+pub(crate) const NO_REQUEST: u32 = u32::MAX;
+pub(crate) const NO_TYPE: u8 = u8::MAX;
 /// How far into a die's queue the scheduler looks for multi-plane partners.
-const MULTI_PLANE_SCAN: usize = 64;
+pub(crate) const MULTI_PLANE_SCAN: usize = 64;
 /// Records the host reads ahead of the one it submits (see `read_ahead`).
-const READ_AHEAD: usize = 64;
+pub(crate) const READ_AHEAD: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
+pub(crate) enum Event {
     /// The pending host record is due.
     Arrival,
     /// The array phase (sense, program, erase) of a die's current command ended.
@@ -63,8 +62,8 @@ enum Event {
     Wake { die: u32 },
     /// GC erased a block while stuck writes waited for room.
     RoomFreed,
-    /// Hybrid drives: the device may have been idle long enough to migrate SLC data.
-    MigrationCheck,
+    /// A timer the active design scheduled (`designs::Design`), with its own tag.
+    Design { tag: u8 },
 }
 
 /// An event in the queue, ordered by (time, insertion sequence): equal times keep
@@ -72,10 +71,10 @@ enum Event {
 /// pair is compared as one 128-bit number (two instructions, no branch) and the order is
 /// reversed because `BinaryHeap` pops its greatest element.
 #[derive(Clone, Copy, Debug)]
-struct Scheduled {
-    time: u64,
-    seq: u64,
-    event: Event,
+pub(crate) struct Scheduled {
+    pub(crate) time: u64,
+    pub(crate) seq: u64,
+    pub(crate) event: Event,
 }
 
 impl Scheduled {
@@ -105,7 +104,7 @@ impl Ord for Scheduled {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TxnKind {
+pub(crate) enum TxnKind {
     Read,
     /// Read of the old page before a partial-page write (read-modify-write).
     UpdateRead,
@@ -113,39 +112,40 @@ enum TxnKind {
     PartialProgram,
     Write,
     GcMove,
-    /// Cross-plane migration: pages read out of a plane wholly in SLC mode, on their way
-    /// to another plane's die (then a `GcMove` there).
-    MigrateRead,
+    /// A GC move to another plane: pages read out of their plane, on their way to the
+    /// destination plane's die (then a `GcMove` there).
+    MoveOut,
     Erase,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Txn {
-    kind: TxnKind,
-    request: u32,
-    lpn: u32,
+pub(crate) struct Txn {
+    pub(crate) kind: TxnKind,
+    pub(crate) request: u32,
+    pub(crate) lpn: u32,
     /// Reads: the page to read. Writes/moves: the page programmed. Erase: block number.
-    ppn: Ppn,
+    pub(crate) ppn: Ppn,
     /// GC move: source page. User write: the copy it supersedes (NO_PAGE if none).
-    from: Ppn,
-    plane: u32,
-    page_type: u8,
-    slc: bool,
+    pub(crate) from: Ppn,
+    pub(crate) plane: u32,
+    pub(crate) page_type: u8,
+    pub(crate) slc: bool,
     /// Subpages a partial-page write covers (0 = the whole page).
-    subpages: u8,
-    /// Page type the write asks for (PA-SSD); NO_TYPE when allocation is type-blind.
-    want: u8,
+    pub(crate) subpages: u8,
+    /// Page type the write asks for (a design's choice); NO_TYPE when allocation is
+    /// type-blind.
+    pub(crate) want: u8,
     /// Data version a user write carries (`--verify`).
-    version: u32,
-    enqueued_ns: u64,
+    pub(crate) version: u32,
+    pub(crate) enqueued_ns: u64,
     /// The host was told this write completed before it was programmed (DRAM buffer).
-    acked: bool,
-    /// Hybrid drives: the blocks the allocation policy meant the write for.
-    mode: WriteMode,
+    pub(crate) acked: bool,
+    /// The write stream (blocks) the design placing the write meant it for.
+    pub(crate) mode: WriteMode,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub(crate) enum Step {
     Array(u64),
     /// Bytes moved from the die to the controller.
     ChannelOut(u64),
@@ -155,48 +155,48 @@ enum Step {
 
 /// The command a die is executing: its transactions and remaining steps.
 #[derive(Clone, Debug, Default)]
-struct Command {
-    txns: Vec<u32>,
-    steps: [Option<Step>; 4],
-    next: usize,
+pub(crate) struct Command {
+    pub(crate) txns: Vec<u32>,
+    pub(crate) steps: [Option<Step>; 4],
+    pub(crate) next: usize,
 }
 
 #[derive(Clone, Debug, Default)]
-struct Die {
-    reads: VecDeque<u32>,
-    writes: VecDeque<u32>,
-    busy: bool,
-    command: Command,
-    last_user_ns: u64,
-    gc_idle_pending: bool,
-    delay_pending: bool,
+pub(crate) struct Die {
+    pub(crate) reads: VecDeque<u32>,
+    pub(crate) writes: VecDeque<u32>,
+    pub(crate) busy: bool,
+    pub(crate) command: Command,
+    pub(crate) last_user_ns: u64,
+    pub(crate) gc_idle_pending: bool,
+    pub(crate) delay_pending: bool,
     /// The die went idle because a plane needing GC had nothing worth cleaning; only an
     /// invalidation from elsewhere (another die's write, a trim) can change that, so it
     /// wakes the die (`Event::Wake`, pending while `wake_pending`).
-    gc_starved: bool,
-    wake_pending: bool,
+    pub(crate) gc_starved: bool,
+    pub(crate) wake_pending: bool,
 }
 
 #[derive(Clone, Debug, Default)]
-struct Channel {
+pub(crate) struct Channel {
     /// Die whose transfer is on the bus (NO_REQUEST = idle).
-    holder: Option<u32>,
-    waiting: VecDeque<u32>,
+    pub(crate) holder: Option<u32>,
+    pub(crate) waiting: VecDeque<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Request {
-    id: u64,
-    arrival_ns: u64,
-    offset_bytes: u64,
-    size_bytes: u64,
-    op: Op,
-    pending: u32,
-    pages: u32,
-    dominant_type: i32,
-    run: u32,
-    /// Page type assigned by the PA-SSD scheme (NO_TYPE without one).
-    want: u8,
+pub(crate) struct Request {
+    pub(crate) id: u64,
+    pub(crate) arrival_ns: u64,
+    pub(crate) offset_bytes: u64,
+    pub(crate) size_bytes: u64,
+    pub(crate) op: Op,
+    pub(crate) pending: u32,
+    pub(crate) pages: u32,
+    pub(crate) dominant_type: i32,
+    pub(crate) run: u32,
+    /// Page type a design assigned to the request's writes (NO_TYPE without one).
+    pub(crate) want: u8,
 }
 
 /// Opens the workload afresh for each run of a multi-run replay.
@@ -240,127 +240,126 @@ pub type ProgressObserver<'a> = Box<dyn FnMut(u64, u64) + 'a>;
 pub type RequestObserver<'a> = Box<dyn FnMut(&RequestRecord) + 'a>;
 
 pub struct Simulator<'a> {
-    config: Config,
-    timing: Timing,
+    pub(crate) config: Config,
+    pub(crate) timing: Timing,
     pub ftl: Ftl,
-    planes_alloc: PlaneAllocator,
-    now: u64,
-    seq: u64,
-    events: BinaryHeap<Scheduled>,
-    txns: Vec<Txn>,
-    free_txns: Vec<u32>,
-    requests: Vec<Request>,
-    free_requests: Vec<u32>,
-    dies: Vec<Die>,
-    channels: Vec<Channel>,
+    pub(crate) planes_alloc: PlaneAllocator,
+    pub(crate) now: u64,
+    pub(crate) seq: u64,
+    pub(crate) events: BinaryHeap<Scheduled>,
+    pub(crate) txns: Vec<Txn>,
+    pub(crate) free_txns: Vec<u32>,
+    pub(crate) requests: Vec<Request>,
+    pub(crate) free_requests: Vec<u32>,
+    pub(crate) dies: Vec<Die>,
+    pub(crate) channels: Vec<Channel>,
     // Host
-    factory: SourceFactory<'a>,
-    source: Option<Box<dyn RecordSource>>,
-    pending_record: Option<Record>,
+    pub(crate) factory: SourceFactory<'a>,
+    pub(crate) source: Option<Box<dyn RecordSource>>,
+    pub(crate) pending_record: Option<Record>,
     /// Records (or errors) already read from `source`, in order, and whether the source
     /// has ended (or failed) after them.
-    read_ahead: VecDeque<Result<Record, TraceError>>,
-    source_ended: bool,
-    host_waiting: VecDeque<(Record, u64)>,
-    skipped_total: u64,
-    run: u32,
-    run_offset_ns: u64,
-    trace_base_ns: Option<u64>,
-    last_trace_ns: u64,
-    first_trace_ns: u64,
-    trace_records_in_run: u64,
-    outstanding: u64,
-    next_request_id: u64,
-    host_done: bool,
-    workload_name: String,
+    pub(crate) read_ahead: VecDeque<Result<Record, TraceError>>,
+    pub(crate) source_ended: bool,
+    pub(crate) host_waiting: VecDeque<(Record, u64)>,
+    pub(crate) skipped_total: u64,
+    pub(crate) run: u32,
+    pub(crate) run_offset_ns: u64,
+    pub(crate) trace_base_ns: Option<u64>,
+    pub(crate) last_trace_ns: u64,
+    pub(crate) first_trace_ns: u64,
+    pub(crate) trace_records_in_run: u64,
+    pub(crate) outstanding: u64,
+    pub(crate) next_request_id: u64,
+    pub(crate) host_done: bool,
+    pub(crate) workload_name: String,
     // Stats
-    total: RunStats,
-    per_run: Vec<RunStats>,
-    series: Vec<SeriesRow>,
-    series_acc: SeriesAccumulator,
-    host_counters: HostCounters,
-    flash_counters: FlashCounters,
-    energy: EnergySummary,
-    events_processed: u64,
+    pub(crate) total: RunStats,
+    pub(crate) per_run: Vec<RunStats>,
+    pub(crate) series: Vec<SeriesRow>,
+    pub(crate) series_acc: SeriesAccumulator,
+    pub(crate) host_counters: HostCounters,
+    pub(crate) flash_counters: FlashCounters,
+    pub(crate) energy: EnergySummary,
+    pub(crate) events_processed: u64,
     /// The run fails once it has processed more events than this (`set_event_budget`).
-    event_budget: u64,
-    gc_emergency_steps: u64,
-    gc_background_steps: u64,
-    gc_rerouted_writes: u64,
+    pub(crate) event_budget: u64,
+    pub(crate) gc_emergency_steps: u64,
+    pub(crate) gc_background_steps: u64,
+    pub(crate) gc_rerouted_writes: u64,
     /// Dies with stuck writes that found no plane with room (see `reroute_stuck_writes`).
-    waiting_for_room: Vec<u32>,
-    room_event_pending: bool,
-    precondition_report: PreconditionReport,
+    pub(crate) waiting_for_room: Vec<u32>,
+    pub(crate) room_event_pending: bool,
+    pub(crate) precondition_report: PreconditionReport,
     /// The drive's state when the run started (after preconditioning).
-    start_state: StartState,
-    check: bool,
-    completed_since_check: u64,
-    observers: Observers<'a>,
-    priority: Vec<QueueKind>,
-    logical_bytes: u64,
-    burst: BurstState,
-    pa: Option<PaPolicy>,
-    verify: bool,
-    /// User write pages waiting in DRAM to be programmed (PA-SSD's WBS reads it).
-    buffered_write_pages: u64,
-    pa_typed_allocations: u64,
-    pa_typed_successes: u64,
+    pub(crate) start_state: StartState,
+    pub(crate) check: bool,
+    pub(crate) completed_since_check: u64,
+    pub(crate) observers: Observers<'a>,
+    pub(crate) priority: Vec<QueueKind>,
+    pub(crate) logical_bytes: u64,
+    pub(crate) burst: BurstState,
+    pub(crate) verify: bool,
+    /// User write pages waiting in DRAM to be programmed (a design may read it).
+    pub(crate) buffered_write_pages: u64,
     /// Dies that received sub-requests of the request being submitted; they are started
     /// only after the whole request is queued so its pages can share multi-plane commands.
-    kick_list: Vec<u32>,
+    pub(crate) kick_list: Vec<u32>,
     /// DRAM-buffer acknowledgement: buffered writes not yet acknowledged because the
     /// buffer was full when they arrived, oldest first.
-    ack_waiting: VecDeque<u32>,
+    pub(crate) ack_waiting: VecDeque<u32>,
     /// When the drive serves requests again after the last power loss.
-    powered_at_ns: u64,
+    pub(crate) powered_at_ns: u64,
     /// The latest arrival time of a submitted request (for the arrival-rate warning).
-    last_arrival_ns: u64,
-    power_loss_records: Vec<crate::stats::PowerLossRecord>,
-    /// SLC/TLC hybrid drives (any SLC-mode blocks): policy state and counters.
-    hybrid: Option<Box<hybrid::HybridState>>,
-    /// Cross-plane migration: pages read from a plane wholly in SLC mode, waiting at the
+    pub(crate) last_arrival_ns: u64,
+    pub(crate) power_loss_records: Vec<crate::stats::PowerLossRecord>,
+    /// The active design (`crate::designs`): its state; the engine calls it through hooks.
+    pub(crate) design: Design,
+    /// GC moves to another plane: pages read out of their plane, waiting at the
     /// destination die to be transferred in and programmed, as (txns, count, program ns).
-    migrate_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
+    pub(crate) moves_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
     /// The resource-occupancy checker (with checking on).
-    occupancy: Option<Box<occupancy::Occupancy>>,
+    pub(crate) occupancy: Option<Box<occupancy::Occupancy>>,
 }
 
 /// Burst replay bookkeeping.
 #[derive(Default)]
-struct BurstState {
+pub(crate) struct BurstState {
     /// Trace time of the last record issued in this run.
-    previous_trace_ns: Option<u64>,
+    pub(crate) previous_trace_ns: Option<u64>,
     /// The next burst waits for this burst to complete, then this idle gap.
-    pending_gap_ns: Option<u64>,
-    start_ns: Option<u64>,
-    bytes: u64,
-    count: u64,
-    total_bytes: u64,
-    total_ns: u64,
-    bandwidth_sum: f64,
-    idle_ns: u64,
+    pub(crate) pending_gap_ns: Option<u64>,
+    pub(crate) start_ns: Option<u64>,
+    pub(crate) bytes: u64,
+    pub(crate) count: u64,
+    pub(crate) total_bytes: u64,
+    pub(crate) total_ns: u64,
+    pub(crate) bandwidth_sum: f64,
+    pub(crate) idle_ns: u64,
 }
 
 #[derive(Default)]
-struct HostCounters {
-    sub_requests: u64,
-    unwritten_reads: u64,
-    address_remapped: u64,
-    unaligned: u64,
-    out_of_order: u64,
+pub(crate) struct HostCounters {
+    pub(crate) sub_requests: u64,
+    pub(crate) unwritten_reads: u64,
+    pub(crate) address_remapped: u64,
+    pub(crate) unaligned: u64,
+    pub(crate) out_of_order: u64,
 }
 
 #[derive(Default)]
-struct FlashCounters {
-    page_reads: u64,
-    user_programs: u64,
-    gc_programs: u64,
-    programs_by_type: Vec<u64>,
-    slc_programs: u64,
-    slc_user_programs: u64,
-    multi_plane: u64,
-    copybacks: u64,
-    update_reads: u64,
+pub(crate) struct FlashCounters {
+    pub(crate) page_reads: u64,
+    pub(crate) user_programs: u64,
+    pub(crate) gc_programs: u64,
+    pub(crate) programs_by_type: Vec<u64>,
+    pub(crate) slc_programs: u64,
+    pub(crate) slc_user_programs: u64,
+    pub(crate) multi_plane: u64,
+    pub(crate) copybacks: u64,
+    pub(crate) update_reads: u64,
+    /// One-shot page sets programmed with fewer pages than a full set.
+    pub(crate) partial_page_sets: u64,
 }
 
 impl<'a> Simulator<'a> {
@@ -385,9 +384,7 @@ impl<'a> Simulator<'a> {
         let precondition_report = ftl.precondition(&config, &mut planes_alloc, &footprint).map_err(SimError::Setup)?;
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
-        // The relaxed constraints start with the run (after preconditioning, which writes
-        // in the strict order like an aged conventional drive).
-        let pa = config.pa.enabled().then(|| PaPolicy::new(&config.pa, config.bits_per_cell(), config.seed));
+        let design = Design::new(&config, &ftl);
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
@@ -452,26 +449,18 @@ impl<'a> Simulator<'a> {
             logical_bytes,
             kick_list: Vec::with_capacity(64),
             burst: BurstState::default(),
-            pa,
             verify: false,
             buffered_write_pages: 0,
-            pa_typed_allocations: 0,
-            pa_typed_successes: 0,
             ack_waiting: VecDeque::new(),
             powered_at_ns: 0,
             last_arrival_ns: 0,
             power_loss_records: Vec::new(),
-            hybrid: None,
-            migrate_in: Vec::new(),
+            design,
+            moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
-        // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
-        if sim.ftl.has_slc || sim.config.hybrid.allocation != crate::config::HybridAllocation::Pf {
-            sim.hybrid = Some(Box::new(hybrid::HybridState::new(&sim.config, sim.ftl.addr.planes())));
-            sim.migrate_in = vec![VecDeque::new(); dies];
-        }
         Ok(sim)
     }
 
@@ -534,7 +523,7 @@ impl<'a> Simulator<'a> {
         self.outstanding
     }
 
-    fn push(&mut self, at: u64, event: Event) {
+    pub(crate) fn push(&mut self, at: u64, event: Event) {
         self.seq += 1;
         self.events.push(Scheduled { time: at, seq: self.seq, event });
     }
@@ -548,9 +537,7 @@ impl<'a> Simulator<'a> {
     /// map and reverse map takes tens of milliseconds, which a caller timing the
     /// simulation (the CLI's speed figures) should not count.
     pub fn run_to_end(&mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
-        if self.pa.is_some() && self.ftl.relaxed.is_none() {
-            self.ftl.enable_relaxed();
-        }
+        self.run_starting();
         for i in 0..self.config.power.loss_at_ns.len() {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
@@ -660,17 +647,17 @@ impl<'a> Simulator<'a> {
                 self.schedule_die(die)?;
             }
             Event::RoomFreed => self.on_room_freed()?,
-            Event::MigrationCheck => self.on_migration_check()?,
+            Event::Design { tag } => self.timer(tag)?,
         }
         Ok(())
     }
 
-    fn check_now(&self) -> Result<(), SimError> {
+    pub(crate) fn check_now(&self) -> Result<(), SimError> {
         self.ftl.check_invariants().map_err(|message| SimError::Invariant { time_ns: self.now, message })?;
         self.verify_now("check point")
     }
 
-    fn verify_now(&self, context: &str) -> Result<(), SimError> {
+    pub(crate) fn verify_now(&self, context: &str) -> Result<(), SimError> {
         if !self.verify {
             return Ok(());
         }

@@ -2,6 +2,7 @@
 //! discrete-event engine that ties them together. No file I/O, no wall clock, no threads.
 
 pub mod config;
+pub mod designs;
 pub mod engine;
 pub mod flash;
 pub mod ftl;

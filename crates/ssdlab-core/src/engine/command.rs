@@ -7,7 +7,7 @@ use super::*;
 impl Simulator<'_> {
     /// Tells the occupancy checker which step the die runs next (and, for a new command,
     /// what the command is).
-    pub(super) fn check_step(&mut self, die: u32) {
+    pub(crate) fn check_step(&mut self, die: u32) {
         let d = &self.dies[die as usize];
         let index = d.command.next;
         let now = self.now;
@@ -36,7 +36,7 @@ impl Simulator<'_> {
                         TxnKind::Erase => (t, txn.plane, (a.block_in_plane(txn.ppn), 0)),
                         _ => {
                             // A page read out for another plane is sensed in its source plane.
-                            let ppn = if txn.kind == TxnKind::MigrateRead { txn.from } else { txn.ppn };
+                            let ppn = if txn.kind == TxnKind::MoveOut { txn.from } else { txn.ppn };
                             (t, a.plane_of(ppn), (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)))
                         }
                     }
@@ -46,7 +46,7 @@ impl Simulator<'_> {
                 Some(TxnKind::Read | TxnKind::UpdateRead) => occupancy::CommandKind::Read,
                 Some(TxnKind::Write) => occupancy::CommandKind::Program,
                 Some(TxnKind::PartialProgram) => occupancy::CommandKind::PartialProgram,
-                Some(TxnKind::MigrateRead) => occupancy::CommandKind::MigrateRead,
+                Some(TxnKind::MoveOut) => occupancy::CommandKind::MoveOut,
                 Some(TxnKind::Erase) => occupancy::CommandKind::Erase,
                 Some(TxnKind::GcMove) | None => occupancy::CommandKind::GcMove,
             };
@@ -67,7 +67,7 @@ impl Simulator<'_> {
     }
 
     /// Runs the current command's next step, or completes the command.
-    pub(super) fn advance_command(&mut self, die: u32) -> Result<(), SimError> {
+    pub(crate) fn advance_command(&mut self, die: u32) -> Result<(), SimError> {
         if self.occupancy.is_some() {
             self.check_step(die);
         }
@@ -92,7 +92,7 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    pub(super) fn start_transfer(&mut self, channel: u32, die: u32) {
+    pub(crate) fn start_transfer(&mut self, channel: u32, die: u32) {
         let d = &self.dies[die as usize];
         let bytes = match d.command.steps[d.command.next - 1] {
             Some(Step::ChannelOut(bytes)) | Some(Step::ChannelIn(bytes)) => bytes,
@@ -108,7 +108,7 @@ impl Simulator<'_> {
         self.push(self.now + ns, Event::ChannelDone { channel });
     }
 
-    pub(super) fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
+    pub(crate) fn on_channel_done(&mut self, channel: u32) -> Result<(), SimError> {
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.transfer_ended(channel, self.now);
             o.note(check);
@@ -121,11 +121,11 @@ impl Simulator<'_> {
         self.advance_command(holder)
     }
 
-    pub(super) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
+    pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
         self.dies[die as usize].busy = false;
         // (Decided before completing: a completion can start commands that reuse the slots.)
-        let migrated_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MigrateRead);
+        let moved_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MoveOut);
         for &t in &cmd.txns {
             let txn = self.txns[t as usize];
             match txn.kind {
@@ -136,9 +136,9 @@ impl Simulator<'_> {
             }
         }
         // Pages read out for another plane go on to their destination die (which may be
-        // this one: a plane wholly in SLC mode beside a TLC plane of the same die).
-        if migrated_out {
-            self.forward_migration(&cmd.txns)?;
+        // this one: another plane of the same die).
+        if moved_out {
+            self.forward_moved_pages(&cmd.txns)?;
         }
         // Completing a transaction can start the next command on this very die (an
         // update read queues its write); only an idle die gets the old buffer back.
@@ -151,10 +151,10 @@ impl Simulator<'_> {
         self.schedule_die(die)
     }
 
-    pub(super) fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {
+    pub(crate) fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {
         let txn = self.txns[t as usize];
-        if txn.kind == TxnKind::MigrateRead {
-            // Not freed: the destination die programs it (`forward_migration`).
+        if txn.kind == TxnKind::MoveOut {
+            // Not freed: the destination die programs it (`forward_moved_pages`).
             return Ok(());
         }
         if let Some(o) = self.occupancy.as_mut() {
@@ -166,9 +166,7 @@ impl Simulator<'_> {
         match txn.kind {
             TxnKind::Write => {
                 self.buffered_write_pages -= 1;
-                if self.hybrid.is_some() {
-                    self.hybrid_completed(txn.plane)?;
-                }
+                self.write_programmed(txn.plane)?;
                 self.ftl.acknowledge(txn.lpn, txn.version);
                 self.release_superseded(txn.from)?;
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
@@ -188,12 +186,12 @@ impl Simulator<'_> {
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),
-            TxnKind::MigrateRead => unreachable!("handled above"),
+            TxnKind::MoveOut => unreachable!("handled above"),
         }
     }
 
     /// A user write is programmed: the copy it superseded may now be erased by GC.
-    pub(super) fn release_superseded(&mut self, old: Ppn) -> Result<(), SimError> {
+    pub(crate) fn release_superseded(&mut self, old: Ppn) -> Result<(), SimError> {
         if old == NO_PAGE || self.ftl.pinned.is_empty() {
             return Ok(());
         }
@@ -207,7 +205,7 @@ impl Simulator<'_> {
     /// frees and the oldest write waiting for one is acknowledged.
     /// (`txn` is already freed: its slot may have been reused, so the caller passes what
     /// is needed.)
-    pub(super) fn buffered_write_programmed(&mut self, txn: u32, acked: bool, request: u32) -> Result<(), SimError> {
+    pub(crate) fn buffered_write_programmed(&mut self, txn: u32, acked: bool, request: u32) -> Result<(), SimError> {
         if !acked {
             // Still waiting for a slot when its own program finished (it never held
             // one): done now.

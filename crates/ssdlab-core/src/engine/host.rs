@@ -6,7 +6,7 @@
 use super::*;
 
 impl Simulator<'_> {
-    pub(super) fn start_host(&mut self) -> Result<(), SimError> {
+    pub(crate) fn start_host(&mut self) -> Result<(), SimError> {
         match self.config.host.replay {
             ReplayMode::OpenLoop | ReplayMode::Burst => {
                 if self.fetch_record()? {
@@ -36,7 +36,7 @@ impl Simulator<'_> {
 
     /// Pulls the next record into `pending_record`, moving to the next run when a run's
     /// source is exhausted. Returns false when the whole workload is exhausted.
-    pub(super) fn fetch_record(&mut self) -> Result<bool, SimError> {
+    pub(crate) fn fetch_record(&mut self) -> Result<bool, SimError> {
         loop {
             if self.source.is_none() {
                 return Ok(false);
@@ -87,7 +87,7 @@ impl Simulator<'_> {
     /// many records, the loads overlap in the memory system instead of stalling `submit`
     /// and the die scheduler one at a time. Only what is loaded changes, not any result
     /// (a record's page may have moved by the time it is used: then its touch was wasted).
-    pub(super) fn read_ahead(&mut self) {
+    pub(crate) fn read_ahead(&mut self) {
         let Some(source) = self.source.as_mut() else { return };
         // A source is not asked again once it has ended or failed.
         while !self.source_ended && self.read_ahead.len() < READ_AHEAD {
@@ -114,20 +114,20 @@ impl Simulator<'_> {
         std::hint::black_box(touched);
     }
 
-    pub(super) fn host_counters_skipped_add(&mut self) {
+    pub(crate) fn host_counters_skipped_add(&mut self) {
         if let Some(source) = self.source.as_ref() {
             self.skipped_total += source.skipped();
         }
     }
 
-    pub(super) fn pending_arrival_ns(&self) -> u64 {
+    pub(crate) fn pending_arrival_ns(&self) -> u64 {
         let record = self.pending_record.as_ref().expect("pending record");
         let base = self.trace_base_ns.unwrap_or(record.arrival_ns);
         let rel = record.arrival_ns.saturating_sub(base);
         self.run_offset_ns + (rel as f64 / self.config.host.speed_factor) as u64
     }
 
-    pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_arrival(&mut self) -> Result<(), SimError> {
         if self.config.host.replay == ReplayMode::Burst {
             return self.on_burst_arrival();
         }
@@ -152,7 +152,7 @@ impl Simulator<'_> {
 
     /// Burst replay: issue this record, then the next at once if the trace gap is short,
     /// or after this burst completes plus the gap if it is long.
-    pub(super) fn on_burst_arrival(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_burst_arrival(&mut self) -> Result<(), SimError> {
         let record = self.pending_record.take().expect("arrival without record");
         self.burst.start_ns.get_or_insert(self.now);
         self.burst.bytes += record.size_bytes;
@@ -186,7 +186,7 @@ impl Simulator<'_> {
     }
 
     /// Closes the current burst once all of it has completed, and schedules the next.
-    pub(super) fn maybe_end_burst(&mut self) {
+    pub(crate) fn maybe_end_burst(&mut self) {
         let burst_over = self.outstanding == 0
             && self.host_waiting.is_empty()
             && (self.burst.pending_gap_ns.is_some() || self.pending_record.is_none());
@@ -210,15 +210,13 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn update_host_done(&mut self) {
+    pub(crate) fn update_host_done(&mut self) {
         self.host_done = self.pending_record.is_none() && self.source.is_none() && self.host_waiting.is_empty();
     }
 
     /// A request enters the device: it is split into page sub-requests.
-    pub(super) fn submit(&mut self, record: Record, arrival_ns: u64) -> Result<(), SimError> {
-        if self.hybrid.is_some() {
-            self.hybrid_on_arrival()?;
-        }
+    pub(crate) fn submit(&mut self, record: Record, arrival_ns: u64) -> Result<(), SimError> {
+        self.request_arrived()?;
         let id = self.next_request_id;
         self.next_request_id += 1;
         let page = self.ftl.addr.page_size_bytes as u64;
@@ -250,16 +248,7 @@ impl Simulator<'_> {
             o.note(check);
         }
         if record.op == Op::Write {
-            if let Some(policy) = self.pa.as_mut() {
-                let ctx = WriteContext {
-                    pages,
-                    hint: record.hint,
-                    queue_length: self.outstanding,
-                    buffered_pages: self.buffered_write_pages,
-                    free_pages_by_type: &self.ftl.free_pages_by_type,
-                };
-                self.requests[slot as usize].want = policy.assign(&ctx);
-            }
+            self.requests[slot as usize].want = self.write_request_type(pages, &record);
         }
         self.outstanding += 1;
         let stats = &mut self.per_run[self.run as usize];
@@ -277,7 +266,7 @@ impl Simulator<'_> {
                     let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
                     match self.ftl.lookup(lpn) {
                         // An update that fits the free subpages of its SLC-mode page is
-                        // partially programmed there (IPU §1), without moving the data.
+                        // partially programmed there (NOP > 1 flash), without moving the data.
                         Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
                             let plane = self.ftl.addr.plane_of(old);
                             let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, old, plane);
@@ -359,7 +348,7 @@ impl Simulator<'_> {
     }
 
     /// Queues the read of `lpn` at `ppn` at that page's die.
-    pub(super) fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
+    pub(crate) fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
         let plane = self.ftl.addr.plane_of(ppn);
         let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
         let die = self.ftl.addr.die_of_plane(plane);
@@ -371,7 +360,7 @@ impl Simulator<'_> {
     /// GC erased a block: dies holding stuck writes that found no plane with room try
     /// again (as an event, since the erase is decided while its die's command is being
     /// built).
-    pub(super) fn note_erased(&mut self) {
+    pub(crate) fn note_erased(&mut self) {
         if self.waiting_for_room.is_empty() || self.room_event_pending {
             return;
         }
@@ -379,7 +368,7 @@ impl Simulator<'_> {
         self.push(self.now, Event::RoomFreed);
     }
 
-    pub(super) fn on_room_freed(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_room_freed(&mut self) -> Result<(), SimError> {
         self.room_event_pending = false;
         for die in std::mem::take(&mut self.waiting_for_room) {
             self.kick(die)?;
@@ -388,7 +377,7 @@ impl Simulator<'_> {
     }
 
     /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
-    pub(super) fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> Result<u32, SimError> {
+    pub(crate) fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> Result<u32, SimError> {
         let loads = &self.dies;
         let ftl = &self.ftl;
         let plane = self.planes_alloc.choose(
@@ -400,16 +389,12 @@ impl Simulator<'_> {
             },
             |p| ftl.gc_need(p) != GcNeed::Emergency,
         );
-        let (plane, mode) = if self.hybrid_policy_places() {
-            self.hybrid_choose(plane, self.requests[slot as usize].size_bytes)
-        } else {
-            (plane, WriteMode::Auto)
-        };
+        let (plane, mode) = self.place_write(plane, slot);
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
         self.txns[txn as usize].want = self.requests[slot as usize].want;
         self.txns[txn as usize].mode = mode;
-        self.hybrid_enqueued(plane, mode);
+        self.write_queued(txn);
         self.buffered_write_pages += 1;
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
@@ -427,24 +412,24 @@ impl Simulator<'_> {
 
     /// DRAM-buffer acknowledgement: the host is told the write is done; its program
     /// follows later (and is guaranteed by power-loss protection).
-    pub(super) fn acknowledge_buffered(&mut self, txn: u32) -> Result<(), SimError> {
+    pub(crate) fn acknowledge_buffered(&mut self, txn: u32) -> Result<(), SimError> {
         self.txns[txn as usize].acked = true;
         self.finish_sub_request(self.txns[txn as usize].request)
     }
 
     /// Subpages of the page starting at `page_start` that a request covers.
-    pub(super) fn subpages_covered(&self, offset: u64, size: u64, page_start: u64) -> u8 {
+    pub(crate) fn subpages_covered(&self, offset: u64, size: u64, page_start: u64) -> u8 {
         let sub = self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
         let start = offset.max(page_start) - page_start;
         let end = (offset + size).min(page_start + self.timing.page_size_bytes) - page_start;
         (end.div_ceil(sub) - start / sub) as u8
     }
 
-    pub(super) fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
+    pub(crate) fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
         map_offset(&self.config, self.logical_bytes, self.ftl.addr.page_size_bytes as u64, id, record)
     }
 
-    pub(super) fn alloc_request(&mut self, r: Request) -> u32 {
+    pub(crate) fn alloc_request(&mut self, r: Request) -> u32 {
         if let Some(slot) = self.free_requests.pop() {
             self.requests[slot as usize] = r;
             slot
@@ -454,7 +439,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
+    pub(crate) fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
         let t = Txn {
             kind,
             request,
@@ -492,7 +477,7 @@ impl Simulator<'_> {
     }
 
     /// One page of a request is done; the request completes with its last page.
-    pub(super) fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
+    pub(crate) fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.sub_request_finished(slot);
             o.note(check);
@@ -509,8 +494,8 @@ impl Simulator<'_> {
         }
         self.free_requests.push(slot);
         self.outstanding -= 1;
-        if self.outstanding == 0 && self.hybrid.is_some() {
-            self.hybrid_on_idle();
+        if self.outstanding == 0 {
+            self.device_idle();
         }
         let completion = self.now + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
@@ -572,7 +557,7 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    pub(super) fn on_refill(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_refill(&mut self) -> Result<(), SimError> {
         match self.config.host.replay {
             ReplayMode::ClosedLoop => {
                 let depth = self.config.host.queue_depth as u64;
@@ -602,7 +587,7 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    pub(super) fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
+    pub(crate) fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
         let interval = self.config.output.series_interval_ns;
         if interval == 0 {
             return;
@@ -627,7 +612,7 @@ impl Simulator<'_> {
         }
     }
 
-    pub(super) fn flush_series_row(&mut self) {
+    pub(crate) fn flush_series_row(&mut self) {
         let interval = self.config.output.series_interval_ns;
         let acc = std::mem::take(&mut self.series_acc);
         let seconds = interval as f64 / 1e9;
@@ -662,7 +647,7 @@ impl Simulator<'_> {
 
 /// Where a request lands on the logical space (`host.address_overflow`), and whether it
 /// was remapped.
-pub(super) fn map_offset(
+pub(crate) fn map_offset(
     config: &Config,
     logical_bytes: u64,
     page: u64,
@@ -711,7 +696,7 @@ pub(super) fn map_offset(
 /// steady-state preconditioning, its write stream. The pre-pass stops quietly at a record
 /// the run itself would stop at (a trace error, `address_overflow = "error"`): the run
 /// reports it there.
-pub(super) fn workload_footprint(
+pub(crate) fn workload_footprint(
     config: &Config,
     ftl: &Ftl,
     factory: &mut SourceFactory<'_>,

@@ -38,13 +38,13 @@ pub enum CommandKind {
     Read,
     /// Host writes (page by page, multi-plane, or a one-shot page set).
     Program,
-    /// A partial program of free subpages (IPU).
+    /// A partial program of free subpages.
     PartialProgram,
-    /// A GC or migration move (copyback or read + program), or pages another die read
+    /// A GC move (copyback or read + program), or pages another die read
     /// out being programmed here.
     GcMove,
-    /// Pages read out of a plane wholly in SLC mode for another plane.
-    MigrateRead,
+    /// Pages read out of their plane for a GC move to another plane.
+    MoveOut,
     Erase,
 }
 

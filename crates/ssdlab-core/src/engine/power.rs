@@ -26,7 +26,7 @@ struct Wreck {
 }
 
 impl Simulator<'_> {
-    pub(super) fn on_power_loss(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_power_loss(&mut self) -> Result<(), SimError> {
         let mut record = PowerLossRecord { at_ns: self.now, ..PowerLossRecord::default() };
         self.fail_outstanding_requests(&mut record.counts);
         let mut wreck = Wreck::default();
@@ -95,7 +95,7 @@ impl Simulator<'_> {
                     TxnKind::Erase if plp => {}
                     TxnKind::Erase => wreck.erases_in_flight.push(txn.ppn),
                     // Rejected by validation (no power losses with planes wholly in SLC mode).
-                    TxnKind::MigrateRead => unreachable!("cross-plane migration with power losses"),
+                    TxnKind::MoveOut => unreachable!("cross-plane GC moves with power losses"),
                     TxnKind::GcMove if plp => flush_ns = flush_ns.max(array_left),
                     TxnKind::Write | TxnKind::PartialProgram if plp => {
                         flush_ns = flush_ns.max(array_left);
@@ -179,11 +179,8 @@ impl Simulator<'_> {
         self.waiting_for_room.clear();
         self.room_event_pending = false;
         self.kick_list.clear();
-        if let Some(h) = self.hybrid.as_mut() {
-            h.reset_volatile();
-            self.ftl.slc_migrating.fill(false);
-            self.migrate_in.iter_mut().for_each(|q| q.clear());
-        }
+        self.power_lost();
+        self.moves_in.iter_mut().for_each(|q| q.clear());
         self.burst.start_ns = None;
         self.burst.bytes = 0;
     }
@@ -226,7 +223,7 @@ impl Simulator<'_> {
         slowest_die.max(per_channel.into_iter().max().unwrap_or(0))
     }
 
-    pub(super) fn on_power_restored(&mut self) -> Result<(), SimError> {
+    pub(crate) fn on_power_restored(&mut self) -> Result<(), SimError> {
         for die in 0..self.dies.len() as u32 {
             self.schedule_die(die)?;
         }
@@ -251,7 +248,7 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    pub(super) fn power_summary(&self) -> Option<PowerSummary> {
+    pub(crate) fn power_summary(&self) -> Option<PowerSummary> {
         if self.config.power.loss_at_ns.is_empty() {
             return None;
         }

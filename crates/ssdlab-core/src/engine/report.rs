@@ -3,7 +3,7 @@
 use super::*;
 
 impl Simulator<'_> {
-    pub(super) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
+    pub(crate) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
         if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
             self.flush_series_row();
         }
@@ -37,7 +37,7 @@ impl Simulator<'_> {
             })
             .collect();
         let config_text = toml::to_string(&self.config).unwrap_or_default();
-        let report = Report {
+        let mut report = Report {
             schema_version: 1,
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.config.seed,
@@ -114,14 +114,7 @@ impl Simulator<'_> {
             start_state: self.start_state.clone(),
             warnings: self.warnings(),
             runs,
-            pa: self.pa.as_ref().map(|p| PaSummary {
-                scheme: self.config.pa.scheme.clone(),
-                assigned_by_type: p.assigned.clone(),
-                typed_allocations: self.pa_typed_allocations,
-                type_matched: self.pa_typed_successes,
-                success_rate: self.pa_typed_successes as f64 / self.pa_typed_allocations.max(1) as f64,
-                unprogrammed_pages_reclaimed: self.ftl.counters.unprogrammed_reclaimed,
-            }),
+            pa: None,
             burst: (self.config.host.replay == ReplayMode::Burst).then(|| {
                 let b = &self.burst;
                 BurstSummary {
@@ -138,14 +131,15 @@ impl Simulator<'_> {
                 }
             }),
             power: self.power_summary(),
-            hybrid: self.hybrid_summary(),
+            hybrid: None,
             events: self.events_processed,
         };
+        self.design_report(&mut report);
         (report, std::mem::take(&mut self.series))
     }
 
     /// Warnings for the report: GC in a run without host writes.
-    pub(super) fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         let c = &self.ftl.counters;
         let gc = c.gc_victims > 0 || c.erases > 0 || c.gc_moved_pages > 0;
@@ -209,7 +203,7 @@ impl Simulator<'_> {
     }
 }
 
-pub(super) fn kebab<T: serde::Serialize>(value: &T) -> String {
+pub(crate) fn kebab<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 

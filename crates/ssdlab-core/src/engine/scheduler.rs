@@ -7,14 +7,14 @@ use super::*;
 
 impl Simulator<'_> {
     /// Starts work on an idle die.
-    pub(super) fn kick(&mut self, die: u32) -> Result<(), SimError> {
+    pub(crate) fn kick(&mut self, die: u32) -> Result<(), SimError> {
         if !self.dies[die as usize].busy {
             self.schedule_die(die)?;
         }
         Ok(())
     }
 
-    pub(super) fn die_planes(&self, die: u32) -> std::ops::Range<u32> {
+    pub(crate) fn die_planes(&self, die: u32) -> std::ops::Range<u32> {
         let n = self.ftl.addr.planes_per_die;
         die * n..die * n + n
     }
@@ -22,7 +22,7 @@ impl Simulator<'_> {
     /// Chooses and starts the die's next command: emergency GC first (thesis §4.2.2),
     /// then the queues in the configured priority; background GC only when the die has
     /// no user work and has been idle for `gc_idle_ns`.
-    pub(super) fn schedule_die(&mut self, die: u32) -> Result<(), SimError> {
+    pub(crate) fn schedule_die(&mut self, die: u32) -> Result<(), SimError> {
         if self.dies[die as usize].busy {
             return Ok(());
         }
@@ -32,7 +32,7 @@ impl Simulator<'_> {
                 return Ok(());
             }
         }
-        if self.hybrid.is_some() && self.start_migration_work(die)? {
+        if self.start_moved_in(die)? || self.die_work(die)? {
             return Ok(());
         }
         for i in 0..self.priority.len() {
@@ -57,7 +57,7 @@ impl Simulator<'_> {
     /// each stuck write goes to the plane with the most room left after the writes
     /// already queued for it (so that a crowd of stuck writes does not swamp one plane
     /// and bounce on), preferring planes not in emergency GC.
-    pub(super) fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
+    pub(crate) fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
         let stuck = |s: &Self, t: u32| s.txns[t as usize].kind == TxnKind::Write && !s.write_has_room(t);
         if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {
             return Ok(());
@@ -103,7 +103,7 @@ impl Simulator<'_> {
             room[from as usize] += 1;
             self.dies[die as usize].writes.remove(i);
             self.txns[t as usize].plane = target;
-            self.hybrid_moved(t, from);
+            self.write_moved(t, from);
             let to = self.ftl.addr.die_of_plane(target);
             self.dies[to as usize].writes.push_back(t);
             self.gc_rerouted_writes += 1;
@@ -119,7 +119,7 @@ impl Simulator<'_> {
 
     /// Whether the queued write `t` could get a page in its plane now (a write meant for
     /// TLC pages needs normal blocks).
-    pub(super) fn write_has_room(&self, t: u32) -> bool {
+    pub(crate) fn write_has_room(&self, t: u32) -> bool {
         let txn = &self.txns[t as usize];
         if txn.mode == WriteMode::Tlc {
             self.ftl.can_allocate_normal(txn.plane)
@@ -130,7 +130,7 @@ impl Simulator<'_> {
 
     /// Wakes the idle die of `ppn`'s plane if it went idle for want of anything to clean:
     /// the page just became invalid, so there may be something now.
-    pub(super) fn note_invalidated(&mut self, ppn: Ppn) {
+    pub(crate) fn note_invalidated(&mut self, ppn: Ppn) {
         let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(ppn));
         let d = &mut self.dies[die as usize];
         if d.gc_starved && !d.busy && !d.wake_pending {
@@ -142,7 +142,7 @@ impl Simulator<'_> {
     /// Background GC. Reached in priority order, so every queue ranked above it had
     /// nothing it could start. With no user work at the die it waits `gc_idle_ns` of
     /// idleness; with user work (ranked below GC, or blocked) it runs at once.
-    pub(super) fn start_background_gc(&mut self, die: u32) -> Result<bool, SimError> {
+    pub(crate) fn start_background_gc(&mut self, die: u32) -> Result<bool, SimError> {
         let d = &self.dies[die as usize];
         let user_work = !d.reads.is_empty() || !d.writes.is_empty();
         if !self.die_planes(die).any(|p| self.ftl.gc_need(p) >= GcNeed::Background) {
@@ -165,13 +165,11 @@ impl Simulator<'_> {
     }
 
     /// Starts one cleanup operation on `plane`; false if there is nothing to do.
-    pub(super) fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
+    pub(crate) fn start_gc_step(&mut self, die: u32, plane: u32, emergency: bool) -> Result<bool, SimError> {
         let victim = self.ftl.planes[plane as usize].victim;
-        if !self.ftl.has_normal(plane)
-            && (victim == NO_PAGE || self.ftl.blocks[victim as usize].valid_pages > 0)
-            && self.migration_target(plane).is_none()
-        {
-            // Nowhere to migrate to until another plane's GC frees blocks.
+        let target = self.gc_move_target(plane);
+        if target == MoveTarget::Nowhere && (victim == NO_PAGE || self.ftl.blocks[victim as usize].valid_pages > 0) {
+            // Nowhere to move to until another plane's GC frees blocks.
             return Ok(false);
         }
         let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
@@ -209,9 +207,7 @@ impl Simulator<'_> {
                         let target = if other == plane { block } else { victim };
                         let slc = self.ftl.blocks[target as usize].slc;
                         self.ftl.erase(target);
-                        if slc && self.hybrid.is_some() {
-                            self.on_slc_reclaimed(other);
-                        }
+                        self.block_erased(other, slc);
                         if cfg!(debug_assertions) && self.verify {
                             self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
                         }
@@ -228,19 +224,15 @@ impl Simulator<'_> {
                 cmd.next = 0;
                 self.dies[die as usize].command = cmd;
             }
-            GcStep::Move { ppn, lpn } if !self.ftl.has_normal(plane) => {
-                // A plane wholly in SLC mode: its data moves to another plane.
-                return self.start_cross_plane_move(die, plane, ppn, lpn);
+            GcStep::Move { ppn, lpn } if target != MoveTarget::SamePlane => {
+                let MoveTarget::Plane(to) = target else {
+                    unreachable!("a victim with valid pages and no target was refused above")
+                };
+                return self.start_move_out(die, plane, to, ppn, lpn);
             }
             GcStep::Move { ppn, lpn } => {
                 let summaries = self.ftl.counters.summary_programs;
-                let dest = match self.pa.as_mut() {
-                    Some(policy) => {
-                        let want = policy.assign_gc(&self.ftl.free_pages_by_type);
-                        self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
-                    }
-                    None => self.ftl.allocate_gc(plane, self.now),
-                };
+                let dest = self.gc_page(plane);
                 let Some(dest) = dest else {
                     return Err(SimError::Stalled {
                         time_ns: self.now,
@@ -269,11 +261,7 @@ impl Simulator<'_> {
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
-                if src_slc {
-                    if let Some(h) = self.hybrid.as_mut() {
-                        h.migrated_pages += pages;
-                    }
-                }
+                self.gc_moved(pages, src_slc, false);
                 let copyback = self.config.flash.copyback;
                 if copyback {
                     self.flash_counters.copybacks += pages;
@@ -300,7 +288,7 @@ impl Simulator<'_> {
     /// One-shot GC: fills the rest of the wordline of `first` (a GC page of `dest_plane`)
     /// with further valid pages of `source`'s victims, adding a `kind` transaction for each
     /// to `cmd`, then skips what is left of the wordline. Returns the extra sense time.
-    pub(super) fn gather_page_set(
+    pub(crate) fn gather_page_set(
         &mut self,
         cmd: &mut Command,
         source: u32,
@@ -327,7 +315,7 @@ impl Simulator<'_> {
         sense
     }
 
-    pub(super) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
+    pub(crate) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
         if self.timing.one_shot && !slc {
             self.timing.one_shot_ns
         } else {
@@ -337,7 +325,7 @@ impl Simulator<'_> {
 
     /// Program time (and energy) of the block summaries that the allocations since the
     /// summary count was `before` wrote: each follows its block's last data page.
-    pub(super) fn summary_ns(&mut self, before: u64) -> u64 {
+    pub(crate) fn summary_ns(&mut self, before: u64) -> u64 {
         let written = self.ftl.counters.summary_programs - before;
         if written == 0 {
             return 0;
@@ -347,12 +335,12 @@ impl Simulator<'_> {
         written * self.program_ns(page_type, slc)
     }
 
-    pub(super) fn count_read(&mut self, page_type: u8, slc: bool) {
+    pub(crate) fn count_read(&mut self, page_type: u8, slc: bool) {
         self.flash_counters.page_reads += 1;
         self.energy.read += self.timing.read_nj(page_type, slc);
     }
 
-    pub(super) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
+    pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
         if user {
             self.flash_counters.user_programs += 1;
             if slc {
@@ -370,7 +358,7 @@ impl Simulator<'_> {
     }
 
     /// Starts a (possibly multi-plane) read of the oldest queued read.
-    pub(super) fn start_read(&mut self, die: u32) -> Result<bool, SimError> {
+    pub(crate) fn start_read(&mut self, die: u32) -> Result<bool, SimError> {
         let Some(&first) = self.dies[die as usize].reads.front() else { return Ok(false) };
         let first_ppn = self.current_ppn(first);
         let addr = &self.ftl.addr;
@@ -421,7 +409,7 @@ impl Simulator<'_> {
     /// The page a queued read should sense now: its logical page's current location if
     /// that is still in the same plane (GC moves within a plane), else the page it was
     /// queued for (the host overwrote it meanwhile; the old data is read).
-    pub(super) fn current_ppn(&self, txn: u32) -> Ppn {
+    pub(crate) fn current_ppn(&self, txn: u32) -> Ppn {
         let t = &self.txns[txn as usize];
         match self.ftl.lookup(t.lpn) {
             Some(ppn) if self.ftl.addr.plane_of(ppn) == t.plane => ppn,
@@ -431,7 +419,7 @@ impl Simulator<'_> {
 
     /// Starts a program of queued writes: page by page (with multi-plane partners at
     /// the same block and page address) or, for one-shot flash, a page set per plane.
-    pub(super) fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
+    pub(crate) fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
         if self.dies[die as usize].writes.is_empty() {
             return Ok(false);
         }
@@ -461,16 +449,12 @@ impl Simulator<'_> {
         }
         let Some(index) = chosen else { return Ok(false) };
         let first = self.dies[die as usize].writes.remove(index).expect("index in range");
-        if self.ftl.relaxed.is_some() {
-            return self.start_typed_write(die, first);
-        }
         let first_plane = self.txns[first as usize].plane;
-        let key = self.ftl.peek_user(first_plane);
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(first);
-        // (Writes placed by a hybrid policy carry a mode of their own; they are not paired.)
-        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && !self.hybrid_policy_places() {
+        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && self.pairs_user_writes() {
+            let key = self.ftl.peek_user(first_plane);
             let mut used_planes = 1u64 << (first_plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
@@ -492,10 +476,10 @@ impl Simulator<'_> {
         for k in 0..cmd.txns.len() {
             let t = cmd.txns[k];
             let plane = self.txns[t as usize].plane;
-            let a = if self.txns[t as usize].mode == WriteMode::Tlc {
-                self.ftl.allocate_normal(plane, self.now)
-            } else {
-                self.ftl.allocate_user(plane, self.now)
+            let a = match self.user_page(t) {
+                Some(a) => Some(a),
+                None if self.txns[t as usize].mode == WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
+                None => self.ftl.allocate_user(plane, self.now),
             };
             let a = a.expect("room was checked");
             program = program.max(self.program_ns(a.page_type, a.slc));
@@ -515,14 +499,14 @@ impl Simulator<'_> {
         Ok(true)
     }
 
-    pub(super) fn partial_program_still_fits(&self, txn: u32) -> bool {
+    pub(crate) fn partial_program_still_fits(&self, txn: u32) -> bool {
         let t = &self.txns[txn as usize];
         self.ftl.lookup(t.lpn) == Some(t.ppn) && self.ftl.can_partial_program(t.ppn, t.subpages)
     }
 
     /// Programs a write's subpages into the free subpages of the page that already holds
     /// the logical page: only those subpages cross the channel, at SLC program latency.
-    pub(super) fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
+    pub(crate) fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
         let (ppn, subpages, request) = {
             let t = &self.txns[txn as usize];
             (t.ppn, t.subpages, t.request)
@@ -547,7 +531,7 @@ impl Simulator<'_> {
     }
 
     /// Maps a user write to its page and records its page type on the request.
-    pub(super) fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
+    pub(crate) fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
         let t = &mut self.txns[txn as usize];
         t.ppn = ppn;
         t.page_type = page_type;
@@ -567,9 +551,7 @@ impl Simulator<'_> {
         }
         self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
         self.count_program(page_type, slc, true);
-        if self.hybrid.is_some() {
-            self.hybrid_started(txn, slc);
-        }
+        self.write_bound(txn, slc);
         // An acknowledged write's request slot may already serve another request.
         if !acked {
             let r = &mut self.requests[request as usize];
@@ -577,9 +559,9 @@ impl Simulator<'_> {
         }
     }
 
-    /// One-shot (SPA §II-A): a plane's buffered writes are programmed as one page set
+    /// One-shot programming (3D flash, seed 001 §II-A): a plane's buffered writes are programmed as one page set
     /// when a full set is gathered or the oldest has waited the program delay.
-    pub(super) fn start_one_shot(&mut self, die: u32) -> Result<bool, SimError> {
+    pub(crate) fn start_one_shot(&mut self, die: u32) -> Result<bool, SimError> {
         let bits = self.ftl.bits_per_cell;
         let delay = self.timing.program_delay_ns;
         let mut oldest_wait = u64::MAX;
@@ -648,9 +630,7 @@ impl Simulator<'_> {
                     self.bind_write(t, a.ppn, a.page_type, a.slc);
                 }
                 if !slc_next && cmd.txns.len() < bits && self.ftl.wordline_has_room(last) {
-                    if let Some(h) = self.hybrid.as_mut() {
-                        h.partial_page_sets += 1;
-                    }
+                    self.flash_counters.partial_page_sets += 1;
                 }
                 if !slc_next && cmd.txns.len() < bits {
                     self.ftl.skip_rest_of_wordline(last);
@@ -676,5 +656,75 @@ impl Simulator<'_> {
             self.push(oldest_wait, Event::ProgramDelay { die });
         }
         Ok(false)
+    }
+}
+
+/// GC moves to another plane (of this die, another die or another chip): the source die
+/// senses and transfers out, the destination die transfers in and programs.
+impl Simulator<'_> {
+    /// Sense the victim's next valid pages (up to a page set on one-shot flash) and carry
+    /// them out over the channel; the destination die transfers them in and programs them
+    /// (`forward_moved_pages`). The map points at the destination from now, like every GC
+    /// move (state changes when a command starts).
+    pub(crate) fn start_move_out(
+        &mut self,
+        die: u32,
+        plane: u32,
+        to: u32,
+        ppn: Ppn,
+        lpn: u32,
+    ) -> Result<bool, SimError> {
+        let dest = self.ftl.allocate_gc(to, self.now).expect("the design picks a target with free blocks to spare");
+        let (src_type, src_slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+        let mut sense = self.timing.read_ns(src_type, src_slc);
+        self.ftl.commit_move(lpn, ppn, dest.ppn);
+        self.count_read(src_type, src_slc);
+        self.count_program(dest.page_type, dest.slc, false);
+        let txn = self.alloc_txn(TxnKind::MoveOut, NO_REQUEST, lpn, dest.ppn, to);
+        self.txns[txn as usize].from = ppn;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        if self.timing.one_shot && !dest.slc {
+            sense += self.gather_page_set(&mut cmd, plane, to, dest.ppn, TxnKind::MoveOut);
+        }
+        let pages = cmd.txns.len() as u64;
+        self.gc_moved(pages, src_slc, true);
+        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages * self.timing.page_size_bytes)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// The source die has read moved pages out: they wait at the destination die.
+    pub(crate) fn forward_moved_pages(&mut self, txns: &[u32]) -> Result<(), SimError> {
+        let first = &self.txns[txns[0] as usize];
+        let (target, page_type) = (first.plane, self.ftl.page_type(first.ppn));
+        let program = self.program_ns(page_type, false);
+        let mut group = [0u32; 4];
+        group[..txns.len()].copy_from_slice(txns);
+        let die = self.ftl.addr.die_of_plane(target);
+        self.moves_in[die as usize].push_back((group, txns.len() as u8, program));
+        self.kick(die)
+    }
+
+    /// Programs pages another plane moved out to this die, before the die's other work.
+    pub(crate) fn start_moved_in(&mut self, die: u32) -> Result<bool, SimError> {
+        let Some((txns, n, program)) = self.moves_in[die as usize].pop_front() else { return Ok(false) };
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        for &t in &txns[..n as usize] {
+            self.txns[t as usize].kind = TxnKind::GcMove;
+            cmd.txns.push(t);
+        }
+        let bytes = n as u64 * self.timing.page_size_bytes;
+        cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(program)), None, None];
+        cmd.next = 0;
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
     }
 }

@@ -17,6 +17,19 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
 
+/// Which blocks a user write is meant for: a write stream chosen by the design that
+/// places it (SLC-mode blocks, normal blocks, or whichever the plane has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WriteMode {
+    /// No preference: SLC-mode blocks while the plane has any, else normal ones.
+    #[default]
+    Auto,
+    /// SLC-mode blocks (normal ones if the plane's SLC room is gone by the time it runs).
+    Slc,
+    /// Normal (full-density, e.g. TLC) blocks only.
+    Tlc,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockState {
     /// Erased, in its plane's free pool.

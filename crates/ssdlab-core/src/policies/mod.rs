@@ -1,5 +1,5 @@
-//! Policies of the source papers, one module per system. Each module cites its paper
-//! and is selected by config; the engine calls them at fixed decision points.
+//! The source papers' pure decision functions, kept at their old paths for library
+//! users. Each now lives with its design in `crate::designs`.
 
-pub mod hybrid;
-pub mod pa_ssd;
+pub use crate::designs::pa_ssd::scheme as pa_ssd;
+pub use crate::designs::spa_hybrid::policy as hybrid;

@@ -4,17 +4,42 @@
 //! the report's `hybrid` object. The moves themselves are GC steps (`start_gc_step`);
 //! a plane wholly in SLC mode moves its pages to another plane over the channels.
 
-use super::{Event, SimError, Simulator, Step, TxnKind, NO_REQUEST};
+pub mod policy;
+
+use super::MoveTarget;
 use crate::config::{HybridAllocation, SlcMigration};
-use crate::flash::Ppn;
+use crate::engine::{Event, SimError, Simulator};
 use crate::ftl::GcNeed;
-use crate::policies::hybrid::{
-    least_loaded_tlc, qpc_migration_planes, tpj_choose, tw_choose, PlaneView, TpjParams, WriteMode,
-};
+use crate::ftl::WriteMode;
 use crate::stats::HybridSummary;
+use policy::{least_loaded_tlc, qpc_migration_planes, tpj_choose, tw_choose, PlaneView, TpjParams};
+
+/// Borrows the hybrid state out of the simulator (a field borrow, so `self.ftl` stays
+/// usable beside it).
+macro_rules! spa {
+    ($sim:expr) => {
+        match &mut $sim.design {
+            crate::designs::Design::SpaHybrid(h) => h,
+            _ => unreachable!("SPA hybrid hook called without the hybrid design"),
+        }
+    };
+}
+
+macro_rules! spa_ref {
+    ($sim:expr) => {
+        match &$sim.design {
+            crate::designs::Design::SpaHybrid(h) => h,
+            _ => unreachable!("SPA hybrid hook called without the hybrid design"),
+        }
+    };
+}
+
+/// The only timer this design schedules (`Event::Design`): the device may have been idle
+/// long enough to migrate SLC data.
+const MIGRATION_CHECK: u8 = 0;
 
 /// Volatile per-plane state the hybrid policies decide on, and the hybrid counters.
-pub(super) struct HybridState {
+pub(crate) struct SpaHybrid {
     allocation: HybridAllocation,
     migration: SlcMigration,
     params: TpjParams,
@@ -33,17 +58,16 @@ pub(super) struct HybridState {
     /// The device has been idle since this time (no request outstanding).
     idle_since_ns: Option<u64>,
     idle_check_pending: bool,
-    pub(super) migrated_pages: u64,
-    pub(super) migrated_across_planes: u64,
+    migrated_pages: u64,
+    migrated_across_planes: u64,
     migration_episodes: u64,
     max_migrating: u32,
-    pub(super) partial_page_sets: u64,
     slc_user_pages: u64,
     tlc_user_pages: u64,
 }
 
-impl HybridState {
-    pub(super) fn new(config: &crate::config::Config, planes: u32) -> Self {
+impl SpaHybrid {
+    pub(crate) fn new(config: &crate::config::Config, planes: u32) -> Self {
         let f = &config.flash;
         let one_shot = f.program_scheme == crate::config::ProgramScheme::OneShot;
         let tlc_program_ns = if one_shot {
@@ -52,7 +76,7 @@ impl HybridState {
             f.program_latency_ns.iter().copied().max().unwrap_or(0)
         };
         let n = planes as usize;
-        HybridState {
+        SpaHybrid {
             allocation: config.hybrid.allocation,
             migration: config.hybrid.migration,
             params: TpjParams {
@@ -75,14 +99,13 @@ impl HybridState {
             migrated_across_planes: 0,
             migration_episodes: 0,
             max_migrating: 0,
-            partial_page_sets: 0,
             slc_user_pages: 0,
             tlc_user_pages: 0,
         }
     }
 
     /// A power loss drops every queued write and stops every migration.
-    pub(super) fn reset_volatile(&mut self) {
+    pub(crate) fn reset_volatile(&mut self) {
         self.outstanding.fill(0);
         self.pending_slc.fill(0);
         self.pending_tlc.fill(0);
@@ -91,20 +114,30 @@ impl HybridState {
         self.total_outstanding = 0;
         self.idle_since_ns = None;
     }
+
+    /// A GC command moved `pages` pages: SLC data migrated (within the plane or to
+    /// another one).
+    pub(crate) fn gc_moved(&mut self, pages: u64, from_slc: bool, cross_plane: bool) {
+        if from_slc || cross_plane {
+            self.migrated_pages += pages;
+        }
+        if cross_plane {
+            self.migrated_across_planes += pages;
+        }
+    }
 }
 
 impl Simulator<'_> {
     /// Whether the hybrid policies place this drive's writes: any policy but PF-PA, or a
     /// layout with planes wholly in SLC mode (PF-PA on the plane layout is the SLC-first
     /// write of a static SLC cache, decided when the write is programmed).
-    pub(super) fn hybrid_policy_places(&self) -> bool {
-        self.hybrid.is_some()
-            && (self.config.hybrid.allocation != HybridAllocation::Pf
-                || self.config.hybrid.layout != crate::config::SlcLayout::Plane)
+    pub(crate) fn spa_places_writes(&self) -> bool {
+        self.config.hybrid.allocation != HybridAllocation::Pf
+            || self.config.hybrid.layout != crate::config::SlcLayout::Plane
     }
 
     fn fill_views(&mut self) {
-        let h = self.hybrid.as_mut().expect("hybrid drive");
+        let h = spa!(self);
         let set = h.params.page_set;
         for (p, v) in h.views.iter_mut().enumerate() {
             let plane = p as u32;
@@ -123,9 +156,10 @@ impl Simulator<'_> {
 
     /// Plane and mode of a user page write of a request of `request_bytes`;
     /// `static_plane` is the plane `ftl.plane_allocation` chose (PF-PA's choice).
-    pub(super) fn hybrid_choose(&mut self, static_plane: u32, request_bytes: u64) -> (u32, WriteMode) {
+    pub(crate) fn spa_place_write(&mut self, static_plane: u32, request: u32) -> (u32, WriteMode) {
+        let request_bytes = self.requests[request as usize].size_bytes;
         self.fill_views();
-        let h = self.hybrid.as_mut().expect("hybrid drive");
+        let h = spa!(self);
         let start = h.cursor;
         h.cursor = (h.cursor + 1) % h.views.len();
         let views = &h.views;
@@ -159,8 +193,9 @@ impl Simulator<'_> {
     }
 
     /// A user write was queued for `plane`.
-    pub(super) fn hybrid_enqueued(&mut self, plane: u32, mode: WriteMode) {
-        let Some(h) = self.hybrid.as_mut() else { return };
+    pub(crate) fn spa_write_queued(&mut self, txn: u32) {
+        let (plane, mode) = (self.txns[txn as usize].plane, self.txns[txn as usize].mode);
+        let h = spa!(self);
         let p = plane as usize;
         h.outstanding[p] += 1;
         h.total_outstanding += 1;
@@ -180,7 +215,7 @@ impl Simulator<'_> {
     /// §IV-B.2), so the bound holds at every moment.
     fn qpc_enforce(&mut self) {
         let allowed = self.qpc_allowed();
-        let mut excess = self.hybrid.as_ref().expect("hybrid").migrating_count.saturating_sub(allowed);
+        let mut excess = spa_ref!(self).migrating_count.saturating_sub(allowed);
         let mut plane = self.ftl.addr.planes();
         while excess > 0 && plane > 0 {
             plane -= 1;
@@ -192,10 +227,11 @@ impl Simulator<'_> {
     }
 
     /// A queued user write moved to another plane (rerouted off a full plane).
-    pub(super) fn hybrid_moved(&mut self, txn: u32, from: u32) {
+    pub(crate) fn spa_write_moved(&mut self, txn: u32, from: u32) {
         let mode = self.txns[txn as usize].mode;
         let to = self.txns[txn as usize].plane;
-        if let Some(h) = self.hybrid.as_mut() {
+        {
+            let h = spa!(self);
             let (f, t) = (from as usize, to as usize);
             h.outstanding[f] = h.outstanding[f].saturating_sub(1);
             h.outstanding[t] += 1;
@@ -210,9 +246,9 @@ impl Simulator<'_> {
     }
 
     /// A user write starts programming into an SLC-mode page or not.
-    pub(super) fn hybrid_started(&mut self, txn: u32, slc: bool) {
+    pub(crate) fn spa_write_bound(&mut self, txn: u32, slc: bool) {
         let (mode, plane) = (self.txns[txn as usize].mode, self.txns[txn as usize].plane as usize);
-        let Some(h) = self.hybrid.as_mut() else { return };
+        let h = spa!(self);
         match mode {
             WriteMode::Slc => h.pending_slc[plane] = h.pending_slc[plane].saturating_sub(1),
             WriteMode::Tlc => h.pending_tlc[plane] = h.pending_tlc[plane].saturating_sub(1),
@@ -226,8 +262,8 @@ impl Simulator<'_> {
     }
 
     /// A user write of `plane` is programmed.
-    pub(super) fn hybrid_completed(&mut self, plane: u32) -> Result<(), crate::engine::SimError> {
-        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+    pub(crate) fn spa_write_programmed(&mut self, plane: u32) -> Result<(), SimError> {
+        let h = spa!(self);
         h.outstanding[plane as usize] = h.outstanding[plane as usize].saturating_sub(1);
         h.total_outstanding = h.total_outstanding.saturating_sub(1);
         if h.migration == SlcMigration::Qpc {
@@ -246,8 +282,8 @@ impl Simulator<'_> {
         self.ftl.planes[plane as usize].free_slc.len() as f64 / total as f64
     }
 
-    fn device_idle(&self) -> bool {
-        let Some(h) = self.hybrid.as_ref() else { return false };
+    fn idle_long_enough(&self) -> bool {
+        let h = spa_ref!(self);
         self.outstanding == 0
             && h.idle_since_ns.is_some_and(|t| self.now >= t + self.config.hybrid.idle_ns)
             && self.pending_arrival_ns() >= self.now
@@ -255,8 +291,8 @@ impl Simulator<'_> {
 
     /// A request arrived: BG-DM stops; QPC-DM's idle episodes stop too (its busy ones are
     /// bounded by the queue length from now on).
-    pub(super) fn hybrid_on_arrival(&mut self) -> Result<(), crate::engine::SimError> {
-        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+    pub(crate) fn spa_request_arrived(&mut self) -> Result<(), SimError> {
+        let h = spa!(self);
         h.idle_since_ns = None;
         if h.migration == SlcMigration::Bg {
             for p in 0..self.ftl.addr.planes() {
@@ -269,39 +305,40 @@ impl Simulator<'_> {
     }
 
     /// The last outstanding request completed: the device is idle from now.
-    pub(super) fn hybrid_on_idle(&mut self) {
+    pub(crate) fn spa_device_idle(&mut self) {
         let now = self.now;
         let idle_ns = self.config.hybrid.idle_ns;
-        let Some(h) = self.hybrid.as_mut() else { return };
+        let h = spa!(self);
         if h.migration == SlcMigration::Gc {
             return;
         }
         h.idle_since_ns = Some(now);
         if !h.idle_check_pending {
             h.idle_check_pending = true;
-            self.push(now + idle_ns, Event::MigrationCheck);
+            self.push(now + idle_ns, Event::Design { tag: MIGRATION_CHECK });
         }
     }
 
-    /// `Event::MigrationCheck`: the device may have been idle for `hybrid.idle_ns`.
-    pub(super) fn on_migration_check(&mut self) -> Result<(), crate::engine::SimError> {
+    /// `MIGRATION_CHECK`: the device may have been idle for `hybrid.idle_ns`.
+    pub(crate) fn spa_timer(&mut self, tag: u8) -> Result<(), SimError> {
+        debug_assert_eq!(tag, MIGRATION_CHECK);
         let idle_ns = self.config.hybrid.idle_ns;
-        let Some(h) = self.hybrid.as_mut() else { return Ok(()) };
+        let h = spa!(self);
         h.idle_check_pending = false;
         let Some(since) = h.idle_since_ns else { return Ok(()) };
         if self.outstanding > 0 {
             return Ok(());
         }
         if self.now < since + idle_ns {
-            let h = self.hybrid.as_mut().expect("hybrid");
+            let h = spa!(self);
             h.idle_check_pending = true;
-            self.push(since + idle_ns, Event::MigrationCheck);
+            self.push(since + idle_ns, Event::Design { tag: MIGRATION_CHECK });
             return Ok(());
         }
         let target = self.config.hybrid.idle_free_target;
         let qpc = self.config.hybrid.migration == SlcMigration::Qpc;
         for plane in 0..self.ftl.addr.planes() {
-            if qpc && self.hybrid.as_ref().expect("hybrid").migrating_count >= self.qpc_allowed() {
+            if qpc && spa_ref!(self).migrating_count >= self.qpc_allowed() {
                 break;
             }
             if !self.ftl.slc_migrating[plane as usize]
@@ -317,9 +354,9 @@ impl Simulator<'_> {
 
     /// QPC-DM under load: planes whose SLC pool is exhausted start migrating while fewer
     /// than max(p − l/3 − σ, 0) planes migrate.
-    fn qpc_start_planes(&mut self) -> Result<(), crate::engine::SimError> {
+    fn qpc_start_planes(&mut self) -> Result<(), SimError> {
         let allowed = self.qpc_allowed();
-        let h = self.hybrid.as_ref().expect("hybrid");
+        let h = spa_ref!(self);
         if h.migrating_count >= allowed {
             return Ok(());
         }
@@ -337,7 +374,7 @@ impl Simulator<'_> {
             if !self.ftl.slc_migrating[plane as usize]
                 && self.ftl.slc_blocks[plane as usize] > 0
                 && p.free_slc.is_empty()
-                && self.hybrid.as_ref().expect("hybrid").outstanding[plane as usize] == 0
+                && spa_ref!(self).outstanding[plane as usize] == 0
                 && self.ftl.has_closed_slc(plane)
             {
                 self.start_migrating(plane)?;
@@ -348,7 +385,7 @@ impl Simulator<'_> {
     }
 
     fn qpc_allowed(&self) -> u32 {
-        let h = self.hybrid.as_ref().expect("hybrid");
+        let h = spa_ref!(self);
         qpc_migration_planes(
             self.ftl.addr.planes(),
             h.total_outstanding,
@@ -357,9 +394,9 @@ impl Simulator<'_> {
         )
     }
 
-    fn start_migrating(&mut self, plane: u32) -> Result<(), crate::engine::SimError> {
+    fn start_migrating(&mut self, plane: u32) -> Result<(), SimError> {
         self.ftl.slc_migrating[plane as usize] = true;
-        let h = self.hybrid.as_mut().expect("hybrid");
+        let h = spa!(self);
         h.reclaimed[plane as usize] = 0;
         h.migrating_count += 1;
         h.migration_episodes += 1;
@@ -370,18 +407,18 @@ impl Simulator<'_> {
 
     fn stop_migrating(&mut self, plane: u32) {
         self.ftl.slc_migrating[plane as usize] = false;
-        let h = self.hybrid.as_mut().expect("hybrid");
+        let h = spa!(self);
         h.migrating_count = h.migrating_count.saturating_sub(1);
     }
 
     /// An SLC-mode block of `plane` was erased: QPC-DM's termination rules (SPA §IV-B.2),
     /// and the idle episodes' target.
-    pub(super) fn on_slc_reclaimed(&mut self, plane: u32) {
+    pub(crate) fn spa_slc_reclaimed(&mut self, plane: u32) {
         if !self.ftl.slc_migrating[plane as usize] {
             return;
         }
-        let idle = self.device_idle();
-        let h = self.hybrid.as_mut().expect("hybrid");
+        let idle = self.idle_long_enough();
+        let h = spa!(self);
         h.reclaimed[plane as usize] += 1;
         let reclaimed = h.reclaimed[plane as usize];
         let migration = h.migration;
@@ -393,7 +430,7 @@ impl Simulator<'_> {
             // Stop if the preserved planes no longer suffice for the queue, or the plane
             // reclaimed its share of blocks, or its pool is back above the target.
             let allowed = self.qpc_allowed();
-            let h = self.hybrid.as_ref().expect("hybrid");
+            let h = spa_ref!(self);
             h.migrating_count > allowed || reclaimed >= hy.qpc_reclaim_limit || share >= hy.busy_free_target
         };
         if stop || !self.ftl.has_closed_slc(plane) {
@@ -402,11 +439,11 @@ impl Simulator<'_> {
     }
 
     /// Whether `plane` should run a migration step before its die's user work.
-    pub(super) fn migration_due(&self, plane: u32) -> bool {
+    pub(crate) fn migration_due(&self, plane: u32) -> bool {
         if !self.ftl.slc_migrating[plane as usize] {
             return false;
         }
-        let Some(h) = self.hybrid.as_ref() else { return false };
+        let h = spa_ref!(self);
         match h.migration {
             // BG-DM never moves data while a request is outstanding.
             SlcMigration::Bg => self.outstanding == 0,
@@ -418,8 +455,8 @@ impl Simulator<'_> {
 
     /// The plane a wholly-SLC plane migrates to: a plane with normal blocks on the same
     /// channel (else anywhere) with room for GC to spare and the fewest outstanding writes.
-    pub(super) fn migration_target(&self, from: u32) -> Option<u32> {
-        let h = self.hybrid.as_ref()?;
+    fn migration_target(&self, from: u32) -> Option<u32> {
+        let h = spa_ref!(self);
         let addr = &self.ftl.addr;
         let channel = addr.channel_of_die(addr.die_of_plane(from));
         let ok = |p: u32| {
@@ -436,15 +473,25 @@ impl Simulator<'_> {
         best(true).or_else(|| best(false))
     }
 
-    pub(super) fn hybrid_summary(&self) -> Option<HybridSummary> {
-        let h = self.hybrid.as_ref()?;
+    /// Where a GC step's pages go: a plane wholly in SLC mode moves them out to another
+    /// plane; the others clean within the plane.
+    pub(crate) fn spa_gc_move_target(&self, plane: u32) -> MoveTarget {
+        if self.ftl.has_normal(plane) {
+            MoveTarget::SamePlane
+        } else {
+            self.migration_target(plane).map_or(MoveTarget::Nowhere, MoveTarget::Plane)
+        }
+    }
+
+    pub(crate) fn spa_summary(&self) -> Option<HybridSummary> {
+        let h = spa_ref!(self);
         let slc_planes = self.ftl.slc_blocks.iter().filter(|&&n| n > 0).count() as u32;
         let slc_only = (0..self.ftl.addr.planes()).filter(|&p| !self.ftl.has_normal(p)).count() as u32;
         let total = h.slc_user_pages + h.tlc_user_pages;
         Some(HybridSummary {
-            layout: super::report::kebab(&self.config.hybrid.layout),
-            allocation: super::report::kebab(&self.config.hybrid.allocation),
-            migration: super::report::kebab(&self.config.hybrid.migration),
+            layout: crate::engine::kebab(&self.config.hybrid.layout),
+            allocation: crate::engine::kebab(&self.config.hybrid.allocation),
+            migration: crate::engine::kebab(&self.config.hybrid.migration),
             slc_planes,
             slc_only_planes: slc_only,
             slc_user_pages: h.slc_user_pages,
@@ -455,29 +502,13 @@ impl Simulator<'_> {
             slc_blocks_reclaimed: self.ftl.counters.slc_erases,
             migration_episodes: h.migration_episodes,
             max_migrating_planes: h.max_migrating,
-            partial_page_sets: h.partial_page_sets,
+            partial_page_sets: self.flash_counters.partial_page_sets,
             wasted_pages: self.ftl.counters.wasted_pages,
         })
     }
 
-    /// Migration work the die should do before its user work: programming pages another
-    /// plane migrated to it, or a migration step of one of its migrating planes.
-    pub(super) fn start_migration_work(&mut self, die: u32) -> Result<bool, SimError> {
-        if let Some((txns, n, program)) = self.migrate_in[die as usize].pop_front() {
-            let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
-            cmd.txns.clear();
-            for &t in &txns[..n as usize] {
-                self.txns[t as usize].kind = TxnKind::GcMove;
-                cmd.txns.push(t);
-            }
-            let bytes = n as u64 * self.timing.page_size_bytes;
-            cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(program)), None, None];
-            cmd.next = 0;
-            self.dies[die as usize].command = cmd;
-            self.dies[die as usize].busy = true;
-            self.advance_command(die)?;
-            return Ok(true);
-        }
+    /// A migration step of one of the die's migrating planes, before its user work.
+    pub(crate) fn spa_die_work(&mut self, die: u32) -> Result<bool, SimError> {
         // Reads queued at the die (user reads, reads before partial-page writes) go first:
         // a migration episode lasts seconds.
         if !self.dies[die as usize].reads.is_empty() {
@@ -500,7 +531,7 @@ impl Simulator<'_> {
     /// device, QPC-DM on at most max(p − l/3 − σ, 0) planes, and the count of migrating
     /// planes is right.
     fn check_migration_bounds(&self) -> Result<(), SimError> {
-        let h = self.hybrid.as_ref().expect("hybrid");
+        let h = spa_ref!(self);
         let fail = |message: String| Err(SimError::Invariant { time_ns: self.now, message });
         let flagged = self.migrating_planes();
         if flagged != h.migrating_count {
@@ -517,56 +548,6 @@ impl Simulator<'_> {
             )),
             _ => Ok(()),
         }
-    }
-
-    /// A migration step of a plane wholly in SLC mode: sense the victim's next valid
-    /// pages (up to a page set) and carry them out over the channel; the destination die
-    /// transfers them in and programs them (`forward_migration`). The map points at the
-    /// destination from now, like every GC move (state changes when a command starts).
-    pub(super) fn start_cross_plane_move(
-        &mut self,
-        die: u32,
-        plane: u32,
-        ppn: Ppn,
-        lpn: u32,
-    ) -> Result<bool, SimError> {
-        let target = self.migration_target(plane).expect("checked before the step was taken");
-        let dest = self.ftl.allocate_gc(target, self.now).expect("the target has free blocks to spare");
-        let mut sense = self.timing.read_ns(0, true);
-        self.ftl.commit_move(lpn, ppn, dest.ppn);
-        self.count_read(0, true);
-        self.count_program(dest.page_type, dest.slc, false);
-        let txn = self.alloc_txn(TxnKind::MigrateRead, NO_REQUEST, lpn, dest.ppn, target);
-        self.txns[txn as usize].from = ppn;
-        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
-        cmd.txns.clear();
-        cmd.txns.push(txn);
-        if self.timing.one_shot && !dest.slc {
-            sense += self.gather_page_set(&mut cmd, plane, target, dest.ppn, TxnKind::MigrateRead);
-        }
-        let pages = cmd.txns.len() as u64;
-        if let Some(h) = self.hybrid.as_mut() {
-            h.migrated_pages += pages;
-            h.migrated_across_planes += pages;
-        }
-        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages * self.timing.page_size_bytes)), None, None];
-        cmd.next = 0;
-        self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
-        self.advance_command(die)?;
-        Ok(true)
-    }
-
-    /// The source die has read migrated pages out: they wait at the destination die.
-    pub(super) fn forward_migration(&mut self, txns: &[u32]) -> Result<(), SimError> {
-        let first = &self.txns[txns[0] as usize];
-        let (target, page_type) = (first.plane, self.ftl.page_type(first.ppn));
-        let program = self.program_ns(page_type, false);
-        let mut group = [0u32; 4];
-        group[..txns.len()].copy_from_slice(txns);
-        let die = self.ftl.addr.die_of_plane(target);
-        self.migrate_in[die as usize].push_back((group, txns.len() as u8, program));
-        self.kick(die)
     }
 
     /// Planes migrating right now (for the invariant checks of tests).

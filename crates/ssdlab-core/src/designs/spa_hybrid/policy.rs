@@ -3,17 +3,7 @@
 //! describes each plane as a `PlaneView`; the decisions here are pure so that they can
 //! be checked on hand-built plane states.
 
-/// Which blocks a user write is meant for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum WriteMode {
-    /// No hybrid policy: SLC-mode blocks while the plane has any, else normal ones.
-    #[default]
-    Auto,
-    /// SLC-mode blocks (normal ones if the plane's SLC room is gone by the time it runs).
-    Slc,
-    /// Normal (TLC) blocks only.
-    Tlc,
-}
+pub use crate::ftl::WriteMode;
 
 /// What the allocator sees of one plane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

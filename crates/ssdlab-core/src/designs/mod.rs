@@ -1,0 +1,208 @@
+//! Designs: the research works' policies, each in its own module, plugged into the
+//! engine through the hooks below. The engine's dispatcher modules (`engine.rs`,
+//! `engine/host.rs`, `scheduler.rs`, `command.rs`, `report.rs`, `power.rs`) name no
+//! design; they call these hooks at fixed decision points, and the `match` here sends
+//! each call to the active design (static dispatch: one enum, no trait objects).
+//!
+//! | hook | called when | the baseline (no design) |
+//! |---|---|---|
+//! | `run_starting` | before the first event of the run | nothing |
+//! | `request_arrived` | a request enters the device, before it is split | nothing |
+//! | `write_request_type` | a write request is split: the page type its pages ask for | none (`NO_TYPE`) |
+//! | `place_write` | a user page write is queued: its plane and write stream | the plane allocator's plane, `WriteMode::Auto` |
+//! | `write_queued` / `write_moved` | a user write was queued / rerouted to another plane | nothing |
+//! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
+//! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
+//! | `write_bound` / `write_programmed` | a user write got its page / finished programming | nothing |
+//! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | same plane |
+//! | `gc_page` | a same-plane GC move needs its destination page | the plane's GC write point |
+//! | `gc_moved` | a GC command moved pages (counts) | nothing |
+//! | `block_erased` | GC erased a block | nothing |
+//! | `die_work` | a die is free, after emergency GC, before the user queues | nothing started |
+//! | `device_idle` | the last outstanding request completed | nothing |
+//! | `timer` | an `Event::Design` the design scheduled fired | — |
+//! | `power_lost` | power failed: volatile design state is lost | nothing |
+//! | `report` | the run ends: the design's section of the report | nothing |
+//!
+//! Adding a design: a module here (state + `impl Simulator` with its hook bodies), a
+//! variant of [`Design`], one line in [`Design::new`], one arm in each hook it uses, its
+//! config section (`config.rs` re-exports it) and its report section. See
+//! ARCHITECTURE.md, "Adding a design".
+
+pub mod pa_ssd;
+pub mod spa_hybrid;
+
+use crate::config::Config;
+use crate::engine::{SimError, Simulator, NO_TYPE};
+use crate::ftl::{Allocated, Ftl, WriteMode};
+use crate::stats::Report;
+use ssdlab_trace::Record;
+
+/// The active design and its state.
+pub(crate) enum Design {
+    /// No design: the conventional FTL the papers compare against.
+    Baseline,
+    PaSsd(Box<pa_ssd::PaSsd>),
+    SpaHybrid(Box<spa_hybrid::SpaHybrid>),
+}
+
+/// Where a GC step's moved pages go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MoveTarget {
+    /// Into the plane's own GC write point (`gc_page`).
+    SamePlane,
+    /// Out over the channel(s) to this plane (possibly of another die or chip): the
+    /// source die senses and transfers out, the destination die transfers in and programs.
+    Plane(u32),
+    /// Nowhere yet (no plane can take the data): only an erase of an empty victim may run.
+    Nowhere,
+}
+
+impl Design {
+    /// The registration table: which design a config selects.
+    pub(crate) fn new(config: &Config, ftl: &Ftl) -> Design {
+        if config.pa.enabled() {
+            return Design::PaSsd(Box::new(pa_ssd::PaSsd::new(config)));
+        }
+        // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
+        if ftl.has_slc || config.hybrid.allocation != crate::config::HybridAllocation::Pf {
+            return Design::SpaHybrid(Box::new(spa_hybrid::SpaHybrid::new(config, ftl.addr.planes())));
+        }
+        Design::Baseline
+    }
+}
+
+/// The hooks: one method per decision point, each a `match` on the active design.
+impl Simulator<'_> {
+    pub(crate) fn run_starting(&mut self) {
+        if let Design::PaSsd(_) = self.design {
+            self.pa_run_starting();
+        }
+    }
+
+    pub(crate) fn request_arrived(&mut self) -> Result<(), SimError> {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_request_arrived(),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn write_request_type(&mut self, pages: u32, record: &Record) -> u8 {
+        match self.design {
+            Design::PaSsd(_) => self.pa_write_request_type(pages, record),
+            _ => NO_TYPE,
+        }
+    }
+
+    pub(crate) fn place_write(&mut self, static_plane: u32, request: u32) -> (u32, WriteMode) {
+        match self.design {
+            Design::SpaHybrid(_) if self.spa_places_writes() => self.spa_place_write(static_plane, request),
+            _ => (static_plane, WriteMode::Auto),
+        }
+    }
+
+    pub(crate) fn write_queued(&mut self, txn: u32) {
+        if let Design::SpaHybrid(_) = self.design {
+            self.spa_write_queued(txn);
+        }
+    }
+
+    pub(crate) fn write_moved(&mut self, txn: u32, from: u32) {
+        if let Design::SpaHybrid(_) = self.design {
+            self.spa_write_moved(txn, from);
+        }
+    }
+
+    pub(crate) fn pairs_user_writes(&self) -> bool {
+        match self.design {
+            Design::Baseline => true,
+            // Type-specified writes are programmed alone.
+            Design::PaSsd(_) => false,
+            // Writes placed by a hybrid policy carry a mode of their own.
+            Design::SpaHybrid(_) => !self.spa_places_writes(),
+        }
+    }
+
+    pub(crate) fn user_page(&mut self, txn: u32) -> Option<Allocated> {
+        match self.design {
+            Design::PaSsd(_) => Some(self.pa_user_page(txn)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn write_bound(&mut self, txn: u32, slc: bool) {
+        if let Design::SpaHybrid(_) = self.design {
+            self.spa_write_bound(txn, slc);
+        }
+    }
+
+    pub(crate) fn write_programmed(&mut self, plane: u32) -> Result<(), SimError> {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_write_programmed(plane),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
+            _ => MoveTarget::SamePlane,
+        }
+    }
+
+    pub(crate) fn gc_page(&mut self, plane: u32) -> Option<Allocated> {
+        match self.design {
+            Design::PaSsd(_) => self.pa_gc_page(plane),
+            _ => self.ftl.allocate_gc(plane, self.now),
+        }
+    }
+
+    pub(crate) fn gc_moved(&mut self, pages: u64, from_slc: bool, cross_plane: bool) {
+        if let Design::SpaHybrid(h) = &mut self.design {
+            h.gc_moved(pages, from_slc, cross_plane);
+        }
+    }
+
+    pub(crate) fn block_erased(&mut self, plane: u32, slc: bool) {
+        if let Design::SpaHybrid(_) = self.design {
+            if slc {
+                self.spa_slc_reclaimed(plane);
+            }
+        }
+    }
+
+    pub(crate) fn die_work(&mut self, die: u32) -> Result<bool, SimError> {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_die_work(die),
+            _ => Ok(false),
+        }
+    }
+
+    pub(crate) fn device_idle(&mut self) {
+        if let Design::SpaHybrid(_) = self.design {
+            self.spa_device_idle();
+        }
+    }
+
+    pub(crate) fn timer(&mut self, tag: u8) -> Result<(), SimError> {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_timer(tag),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn power_lost(&mut self) {
+        if let Design::SpaHybrid(h) = &mut self.design {
+            h.reset_volatile();
+            self.ftl.slc_migrating.fill(false);
+        }
+    }
+
+    pub(crate) fn design_report(&self, report: &mut Report) {
+        match &self.design {
+            Design::Baseline => {}
+            Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
+            Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
+        }
+    }
+}
