@@ -132,6 +132,16 @@ pub struct Flash {
     /// Multi-plane commands (conventional restriction: same die, same block and page
     /// address in each plane).
     pub multi_plane: bool,
+    /// Enhanced multi-plane commands: the planes of one command may use different block
+    /// and page addresses (DIR §3's enhanced multi-plane read). Needs `multi_plane`.
+    pub multi_plane_any_address: bool,
+    /// Soft-sensing retries every page read takes. A fixed count, the simplest error
+    /// model, for sensitivity studies; each retry holds the die (and the channel) for a
+    /// failed decode, a sense and a transfer out, as a real retry does.
+    pub read_retries: u32,
+    /// Sense time of one retry; 0 = the page's own read latency (DIR §2.4: a soft sense
+    /// of 24 µs).
+    pub retry_sense_latency_ns: u64,
 }
 
 impl Default for Flash {
@@ -157,6 +167,9 @@ impl Default for Flash {
             ecc_decode_ns: 0,
             copyback: true,
             multi_plane: true,
+            multi_plane_any_address: false,
+            read_retries: 0,
+            retry_sense_latency_ns: 0,
         }
     }
 }
@@ -265,6 +278,19 @@ pub enum PartialPageWrites {
     Overwrite,
 }
 
+/// Where a GC step of the conventional FTL (no design) moves valid pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    /// Into the victim's own plane (copyback when `flash.copyback`).
+    SamePlane,
+    /// To a plane of another chip: the one whose die has the least queued work among
+    /// those with free blocks to spare (thesis §4.2: GC writes placed "on or off chip");
+    /// the source die senses and transfers out, the destination die transfers in and
+    /// programs. Falls back to the same plane when no other plane has room.
+    OtherChip,
+}
+
 /// The kinds of flash transaction queues, for the per-die scheduler's priority order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -308,6 +334,8 @@ pub struct Ftl {
     /// SLC-mode page with enough unprogrammed subpages is programmed into that page, up
     /// to `flash.partial_programs_max` programs per page. Needs subpages and SLC blocks.
     pub partial_program_updates: bool,
+    /// Where GC moves valid pages (the conventional FTL; designs choose their own).
+    pub gc_destination: GcDestination,
 }
 
 impl Default for Ftl {
@@ -326,6 +354,7 @@ impl Default for Ftl {
             slc_blocks_per_plane: 0,
             partial_page_writes: PartialPageWrites::ReadModifyWrite,
             partial_program_updates: false,
+            gc_destination: GcDestination::SamePlane,
         }
     }
 }
@@ -751,6 +780,9 @@ pub const MAX_STEP_NS: u64 = 1_000_000_000;
 pub const MIN_PAGE_BYTES: u32 = 512;
 pub const MAX_PAGE_BYTES: u32 = 65536;
 
+/// Read-retry tables of real LDPC controllers stop well before this.
+const MAX_READ_RETRIES: u32 = 64;
+
 /// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
 pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
 
@@ -993,8 +1025,18 @@ impl Config {
             ("flash.one_shot_program_latency_ns", f.one_shot_program_latency_ns),
             ("flash.command_overhead_ns", f.command_overhead_ns),
             ("flash.ecc_decode_ns", f.ecc_decode_ns),
+            ("flash.retry_sense_latency_ns", f.retry_sense_latency_ns),
             ("host.request_overhead_ns", self.host.request_overhead_ns),
         ];
+        if f.multi_plane_any_address && !f.multi_plane {
+            errors.push(err("flash.multi_plane_any_address", "needs flash.multi_plane = true"));
+        }
+        if f.read_retries > MAX_READ_RETRIES {
+            errors.push(err(
+                "flash.read_retries",
+                format!("{} retries per read is implausible (at most {MAX_READ_RETRIES})", f.read_retries),
+            ));
+        }
         let longest = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
         let lists = [
             ("flash.read_latency_ns", longest(&f.read_latency_ns)),
@@ -1207,6 +1249,24 @@ impl Config {
             }
             if g.pages_per_block <= self.summary_pages_per_block() || (self.uses_slc() && f.slc_pages_per_block < 2) {
                 errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));
+            }
+        }
+        if self.ftl.gc_destination != GcDestination::SamePlane {
+            if !pw.loss_at_ns.is_empty() {
+                errors.push(err(
+                    "ftl.gc_destination",
+                    "power losses are not modelled with GC moves to other planes (pages in flight between dies)",
+                ));
+            }
+            if pw.block_summary {
+                errors
+                    .push(err("ftl.gc_destination", "block summaries are not modelled with GC moves to other planes"));
+            }
+            if self.pa.enabled() || self.uses_slc() || self.hybrid.allocation != HybridAllocation::Pf {
+                errors.push(err(
+                    "ftl.gc_destination",
+                    "applies to the conventional FTL; the configured design places GC data itself",
+                ));
             }
         }
         if pw.loss_at_ns.windows(2).any(|w| w[0] >= w[1]) {

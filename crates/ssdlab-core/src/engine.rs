@@ -144,8 +144,12 @@ pub(crate) struct Txn {
     pub(crate) mode: WriteMode,
 }
 
+/// One step of a command. A command is any sequence of them: a read is sense + transfer
+/// out (+ per retry: the failed decode, a soft sense and another transfer out), a
+/// program transfer in + program, a copyback sense + program, an erase one array step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
+    /// The die is busy for this long (sense, program, erase, or a decode it waits for).
     Array(u64),
     /// Bytes moved from the die to the controller.
     ChannelOut(u64),
@@ -153,12 +157,22 @@ pub(crate) enum Step {
     ChannelIn(u64),
 }
 
-/// The command a die is executing: its transactions and remaining steps.
+/// The command a die is executing: its transactions and its steps (`next` is the index
+/// of the step to run next). The buffers are reused from command to command.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Command {
     pub(crate) txns: Vec<u32>,
-    pub(crate) steps: [Option<Step>; 4],
+    pub(crate) steps: Vec<Step>,
     pub(crate) next: usize,
+}
+
+impl Command {
+    /// Replaces the steps and starts from the first.
+    pub(crate) fn set_steps(&mut self, steps: &[Step]) {
+        self.steps.clear();
+        self.steps.extend_from_slice(steps);
+        self.next = 0;
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -358,6 +372,8 @@ pub(crate) struct FlashCounters {
     pub(crate) multi_plane: u64,
     pub(crate) copybacks: u64,
     pub(crate) update_reads: u64,
+    /// Soft-sensing retries of page reads (one per retry per page).
+    pub(crate) read_retries: u64,
     /// One-shot page sets programmed with fewer pages than a full set.
     pub(crate) partial_page_sets: u64,
 }

@@ -217,6 +217,17 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
         c.precondition.steady_state_max_rounds = rng.random_range(5..=8);
         c.precondition.steady_state_round_fraction = pick(rng, &[0.25, 0.5]);
     }
+    // Command shapes and GC destinations of the core, from a stream of their own (the
+    // rest of every seed's case is unchanged by them).
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-core"));
+    c.flash.multi_plane_any_address = c.flash.multi_plane && rng.random_bool(0.3);
+    c.flash.read_retries = pick(rng, &[0, 0, 0, 1, 3]);
+    c.flash.retry_sense_latency_ns = pick(rng, &[0, 24_000]);
+    let conventional = !c.pa.enabled() && !c.uses_slc() && c.hybrid.allocation == HybridAllocation::Pf;
+    let chips = c.geometry.channels * c.geometry.chips_per_channel;
+    if conventional && chips > 1 && c.power.loss_at_ns.is_empty() && !c.power.block_summary && rng.random_bool(0.3) {
+        c.ftl.gc_destination = crate::config::GcDestination::OtherChip;
+    }
     c.output.check_every = 211;
     c
 }
@@ -294,7 +305,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, victim={:?}, \
-         plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -311,6 +322,9 @@ fn describe(c: &Config, records: usize) -> String {
         c.hybrid.migration,
         c.ftl.partial_program_updates,
         c.ftl.gc_victim,
+        c.ftl.gc_destination,
+        c.flash.multi_plane_any_address,
+        c.flash.read_retries,
         c.ftl.plane_allocation,
         c.ftl.over_provisioning,
         c.precondition.used_fraction,

@@ -14,7 +14,7 @@
 //! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
 //! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
 //! | `write_bound` / `write_programmed` | a user write got its page / finished programming | nothing |
-//! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | same plane |
+//! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | `ftl.gc_destination` |
 //! | `gc_page` | a same-plane GC move needs its destination page | the plane's GC write point |
 //! | `gc_moved` | a GC command moved pages (counts) | nothing |
 //! | `block_erased` | GC erased a block | nothing |
@@ -29,6 +29,7 @@
 //! config section (`config.rs` re-exports it) and its report section. See
 //! ARCHITECTURE.md, "Adding a design".
 
+mod baseline;
 pub mod pa_ssd;
 pub mod spa_hybrid;
 
@@ -145,8 +146,9 @@ impl Simulator<'_> {
 
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
+            Design::Baseline => self.baseline_gc_move_target(plane),
+            Design::PaSsd(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
-            _ => MoveTarget::SamePlane,
         }
     }
 

@@ -18,12 +18,10 @@ impl Simulator<'_> {
                 .command
                 .steps
                 .iter()
-                .map_while(|s| {
-                    s.map(|s| match s {
-                        Step::Array(ns) => occupancy::StepDesc::Array(ns),
-                        Step::ChannelOut(_) => occupancy::StepDesc::Out,
-                        Step::ChannelIn(_) => occupancy::StepDesc::In,
-                    })
+                .map(|s| match *s {
+                    Step::Array(ns) => occupancy::StepDesc::Array(ns),
+                    Step::ChannelOut(_) => occupancy::StepDesc::Out,
+                    Step::ChannelIn(_) => occupancy::StepDesc::In,
                 })
                 .collect();
             let txns: Vec<(u32, u32, (u32, u32))> = d
@@ -55,7 +53,7 @@ impl Simulator<'_> {
                 steps: &steps,
                 txns: &txns,
                 planes: self.die_planes(die),
-                any_address: false,
+                any_address: self.config.flash.multi_plane_any_address,
             };
             let o = self.occupancy.as_mut().expect("checking is on");
             let check = o.command_started(die, now, &desc);
@@ -72,7 +70,7 @@ impl Simulator<'_> {
             self.check_step(die);
         }
         let d = &mut self.dies[die as usize];
-        let step = if d.command.next < 4 { d.command.steps[d.command.next] } else { None };
+        let step = d.command.steps.get(d.command.next).copied();
         d.command.next += 1;
         match step {
             Some(Step::Array(ns)) => {
@@ -95,7 +93,7 @@ impl Simulator<'_> {
     pub(crate) fn start_transfer(&mut self, channel: u32, die: u32) {
         let d = &self.dies[die as usize];
         let bytes = match d.command.steps[d.command.next - 1] {
-            Some(Step::ChannelOut(bytes)) | Some(Step::ChannelIn(bytes)) => bytes,
+            Step::ChannelOut(bytes) | Step::ChannelIn(bytes) => bytes,
             _ => unreachable!("transfer step expected"),
         };
         self.channels[channel as usize].holder = Some(die);

@@ -83,9 +83,8 @@ impl Simulator<'_> {
         let cmd = std::mem::take(&mut self.dies[die].command);
         if self.dies[die].busy {
             // Array time left in the command, from the step under way.
-            let array_left: u64 = cmd.steps[cmd.next.saturating_sub(1)..]
+            let array_left: u64 = cmd.steps[cmd.next.saturating_sub(1).min(cmd.steps.len())..]
                 .iter()
-                .flatten()
                 .map(|s| if let Step::Array(ns) = s { *ns } else { 0 })
                 .sum();
             for &t in &cmd.txns {

@@ -106,7 +106,7 @@ impl Simulator<'_> {
                 update_reads: f.update_reads,
                 partial_programs: self.ftl.counters.partial_programs,
                 wasted_pages: self.ftl.counters.wasted_pages,
-                read_retries: 0,
+                read_retries: f.read_retries,
                 uncorrectable_reads: 0,
             },
             energy_nj: self.energy.clone(),

@@ -201,7 +201,7 @@ impl Simulator<'_> {
                     let joins = other != plane
                         && self.config.flash.multi_plane
                         && victim != NO_PAGE
-                        && self.ftl.addr.block_in_plane(victim) == index
+                        && (self.config.flash.multi_plane_any_address || self.ftl.addr.block_in_plane(victim) == index)
                         && self.ftl.erasable(victim);
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
@@ -220,8 +220,7 @@ impl Simulator<'_> {
                     self.flash_counters.multi_plane += 1;
                 }
                 self.note_erased();
-                cmd.steps = [Some(Step::Array(self.timing.erase_ns)), None, None, None];
-                cmd.next = 0;
+                cmd.set_steps(&[Step::Array(self.timing.erase_ns)]);
                 self.dies[die as usize].command = cmd;
             }
             GcStep::Move { ppn, lpn } if target != MoveTarget::SamePlane => {
@@ -266,17 +265,17 @@ impl Simulator<'_> {
                 if copyback {
                     self.flash_counters.copybacks += pages;
                 }
-                cmd.steps = if copyback {
-                    [Some(Step::Array(sense)), Some(Step::Array(program)), None, None]
+                let bytes = pages * self.timing.page_size_bytes;
+                if copyback {
+                    cmd.set_steps(&[Step::Array(sense), Step::Array(program)]);
                 } else {
-                    [
-                        Some(Step::Array(sense)),
-                        Some(Step::ChannelOut(pages * self.timing.page_size_bytes)),
-                        Some(Step::ChannelIn(pages * self.timing.page_size_bytes)),
-                        Some(Step::Array(program)),
-                    ]
-                };
-                cmd.next = 0;
+                    cmd.set_steps(&[
+                        Step::Array(sense),
+                        Step::ChannelOut(bytes),
+                        Step::ChannelIn(bytes),
+                        Step::Array(program),
+                    ]);
+                }
                 self.dies[die as usize].command = cmd;
             }
         }
@@ -369,6 +368,7 @@ impl Simulator<'_> {
         self.txns[first as usize].ppn = first_ppn;
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
+            let any_address = self.config.flash.multi_plane_any_address;
             let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
@@ -376,7 +376,9 @@ impl Simulator<'_> {
                 let ppn = self.current_ppn(t);
                 let plane_bit = 1u64 << (self.txns[t as usize].plane % 64);
                 let a = &self.ftl.addr;
-                if used_planes & plane_bit == 0 && (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key {
+                if used_planes & plane_bit == 0
+                    && (any_address || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key)
+                {
                     used_planes |= plane_bit;
                     self.txns[t as usize].ppn = ppn;
                     cmd.txns.push(t);
@@ -387,19 +389,34 @@ impl Simulator<'_> {
             }
         }
         let mut sense = 0;
+        let retries = self.config.flash.read_retries;
+        let retry_sense_ns = self.config.flash.retry_sense_latency_ns;
+        let mut retry_sense = 0;
         for &t in &cmd.txns {
             let ppn = self.txns[t as usize].ppn;
             let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
-            sense = sense.max(self.timing.read_ns(page_type, slc));
+            let read_ns = self.timing.read_ns(page_type, slc);
+            sense = sense.max(read_ns);
+            retry_sense = retry_sense.max(if retry_sense_ns > 0 { retry_sense_ns } else { read_ns });
             self.count_read(page_type, slc);
+            for _ in 0..retries {
+                self.energy.read += self.timing.read_nj(page_type, slc);
+            }
         }
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
         }
-        let pages = cmd.txns.len() as u32;
-        cmd.steps =
-            [Some(Step::Array(sense)), Some(Step::ChannelOut(pages as u64 * self.timing.page_size_bytes)), None, None];
-        cmd.next = 0;
+        let bytes = cmd.txns.len() as u64 * self.timing.page_size_bytes;
+        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
+        // Each retry: the decode that failed (the die waits for its verdict), a soft
+        // sense of the slowest page, and the transfer out again.
+        for _ in 0..retries {
+            if self.timing.ecc_decode_ns > 0 {
+                cmd.steps.push(Step::Array(self.timing.ecc_decode_ns));
+            }
+            cmd.steps.extend_from_slice(&[Step::Array(retry_sense), Step::ChannelOut(bytes)]);
+        }
+        self.flash_counters.read_retries += retries as u64 * cmd.txns.len() as u64;
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
@@ -455,6 +472,7 @@ impl Simulator<'_> {
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && self.pairs_user_writes() {
             let key = self.ftl.peek_user(first_plane);
+            let any_address = self.config.flash.multi_plane_any_address;
             let mut used_planes = 1u64 << (first_plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
@@ -462,7 +480,7 @@ impl Simulator<'_> {
                 let plane = self.txns[t as usize].plane;
                 let plane_bit = 1u64 << (plane % 64);
                 let is_write = self.txns[t as usize].kind == TxnKind::Write;
-                if is_write && used_planes & plane_bit == 0 && self.ftl.peek_user(plane) == key {
+                if is_write && used_planes & plane_bit == 0 && (any_address || self.ftl.peek_user(plane) == key) {
                     used_planes |= plane_bit;
                     cmd.txns.push(t);
                     self.dies[die as usize].writes.remove(i);
@@ -490,9 +508,7 @@ impl Simulator<'_> {
             self.flash_counters.multi_plane += 1;
         }
         let pages = cmd.txns.len() as u32;
-        cmd.steps =
-            [Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)), Some(Step::Array(program)), None, None];
-        cmd.next = 0;
+        cmd.set_steps(&[Step::ChannelIn(pages as u64 * self.timing.page_size_bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
@@ -522,8 +538,7 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(txn);
-        cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(self.timing.slc_program_ns)), None, None];
-        cmd.next = 0;
+        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(self.timing.slc_program_ns)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
@@ -637,13 +652,7 @@ impl Simulator<'_> {
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u32;
-                cmd.steps = [
-                    Some(Step::ChannelIn(pages as u64 * self.timing.page_size_bytes)),
-                    Some(Step::Array(program)),
-                    None,
-                    None,
-                ];
-                cmd.next = 0;
+                cmd.set_steps(&[Step::ChannelIn(pages as u64 * self.timing.page_size_bytes), Step::Array(program)]);
                 self.dies[die as usize].command = cmd;
                 self.dies[die as usize].busy = true;
                 self.advance_command(die)?;
@@ -690,8 +699,7 @@ impl Simulator<'_> {
         }
         let pages = cmd.txns.len() as u64;
         self.gc_moved(pages, src_slc, true);
-        cmd.steps = [Some(Step::Array(sense)), Some(Step::ChannelOut(pages * self.timing.page_size_bytes)), None, None];
-        cmd.next = 0;
+        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(pages * self.timing.page_size_bytes)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
@@ -701,8 +709,8 @@ impl Simulator<'_> {
     /// The source die has read moved pages out: they wait at the destination die.
     pub(crate) fn forward_moved_pages(&mut self, txns: &[u32]) -> Result<(), SimError> {
         let first = &self.txns[txns[0] as usize];
-        let (target, page_type) = (first.plane, self.ftl.page_type(first.ppn));
-        let program = self.program_ns(page_type, false);
+        let (target, page_type, slc) = (first.plane, self.ftl.page_type(first.ppn), self.ftl.is_slc(first.ppn));
+        let program = self.program_ns(page_type, slc);
         let mut group = [0u32; 4];
         group[..txns.len()].copy_from_slice(txns);
         let die = self.ftl.addr.die_of_plane(target);
@@ -720,8 +728,7 @@ impl Simulator<'_> {
             cmd.txns.push(t);
         }
         let bytes = n as u64 * self.timing.page_size_bytes;
-        cmd.steps = [Some(Step::ChannelIn(bytes)), Some(Step::Array(program)), None, None];
-        cmd.next = 0;
+        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;

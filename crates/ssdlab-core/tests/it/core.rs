@@ -1,0 +1,148 @@
+//! The core's general mechanisms that designs build on (issue 12): commands of any
+//! length (read retries), enhanced multi-plane commands at different addresses, and GC
+//! moves to another chip. Closed-form cases, with the occupancy checker and `--verify` on.
+
+use super::*;
+use ssdlab_core::config::{GcDestination, LayoutKind};
+use ssdlab_core::engine::occupancy::{Activity, CommandKind, Interval, Resource};
+
+/// 4 KiB at 0.01 ns/B (the `tiny` channel): ceil(40.96) ns.
+const X: u64 = 41;
+
+/// Runs with checks, `--verify` and the occupancy log; returns the report, per-request
+/// latencies by id and the log.
+fn run_logged(config: &Config, records: Vec<Record>) -> (Report, Vec<u64>, Vec<Interval>) {
+    let runs = records.clone();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut observers = Observers::default();
+    let seen_ref = &seen;
+    observers.requests =
+        Some(Box::new(move |r: &ssdlab_core::stats::RequestRecord| seen_ref.borrow_mut().push((r.id, r.latency_ns))));
+    let mut config = config.clone();
+    config.output.check_every = 1;
+    let mut sim = Simulator::new(config, factory, observers).expect("valid setup");
+    sim.record_occupancy();
+    sim.set_verify(true);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    let log = sim.occupancy_log().expect("log kept").to_vec();
+    drop(sim);
+    let mut lat = seen.into_inner();
+    lat.sort();
+    (report, lat.into_iter().map(|(_, l)| l).collect(), log)
+}
+
+/// Die commands as (start, end, kind, die), in start order.
+fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
+    let mut out: Vec<_> = log
+        .iter()
+        .filter_map(|i| match (i.resource, i.activity) {
+            (Resource::Die(d), Activity::Command(k)) => Some((i.start_ns, i.end_ns, k, d)),
+            _ => None,
+        })
+        .collect();
+    out.sort_by_key(|c| (c.0, c.3));
+    out
+}
+
+#[test]
+fn enhanced_multi_plane_read_senses_pages_at_different_addresses_once() {
+    // One die, two planes, page p of a block has type p % 3 (sequential layout); logical
+    // page k lives on plane k % 2. Page 4 is the MSB page 2 of plane 0, page 1 the LSB
+    // page 0 of plane 1: different addresses.
+    let mut c = tiny(1, 1, 1, 2);
+    c.ftl.allocation_order = "pcwd".into();
+    c.flash.layout = LayoutKind::Sequential;
+    let writes = [0u64, 2, 4, 1].iter().enumerate().map(|(i, &p)| rec(i as u64 * 10_000_000, Op::Write, p, 1, 4096));
+    let mut records: Vec<Record> = writes.collect();
+    // A read of page 2 (the CSB page 1 of plane 0) starts at once; the reads of pages 4
+    // and 1 queue behind it.
+    let t = 100_000_000;
+    records.extend([2, 4, 1].map(|p| rec(t, Op::Read, p, 1, 4096)));
+    let x2 = (2.0f64 * 4096.0 * 0.01).ceil() as u64;
+    let first = 70_000 + X;
+    // Conventional: different addresses do not pair; the MSB read, then the LSB read.
+    let (report, lat, _) = run_logged(&c, records.clone());
+    assert_eq!(lat[4..], [first, first + 90_000 + X, first + 90_000 + X + 50_000 + X]);
+    assert_eq!(report.flash.multi_plane_commands, 0);
+    // Enhanced: one command, one sense of the slowest (MSB) page, both pages transferred.
+    c.flash.multi_plane_any_address = true;
+    let (report, lat, log) = run_logged(&c, records);
+    assert_eq!(lat[4..], [first, first + 90_000 + x2, first + 90_000 + x2]);
+    assert_eq!(report.flash.multi_plane_commands, 1);
+    let reads: Vec<_> = commands(&log).into_iter().filter(|c| c.2 == CommandKind::Read).map(|c| (c.0, c.1)).collect();
+    assert_eq!(reads, vec![(t, t + first), (t + first, t + first + 90_000 + x2)]);
+}
+
+#[test]
+fn each_read_retry_adds_a_decode_a_sense_and_a_transfer() {
+    let mut c = tiny(1, 1, 1, 1);
+    slc_like(&mut c);
+    c.flash.ecc_decode_ns = 5_000;
+    let records = vec![rec(0, Op::Write, 0, 1, 4096), rec(10_000_000, Op::Read, 0, 1, 4096)];
+    let (report, lat, _) = run_logged(&c, records.clone());
+    let base = 50_000 + X + 5_000;
+    assert_eq!(lat[1], base);
+    assert_eq!(report.flash.read_retries, 0);
+    for n in [1u64, 3] {
+        c.flash.read_retries = n as u32;
+        // A soft sense of its own length.
+        c.flash.retry_sense_latency_ns = 24_000;
+        let (report, lat, log) = run_logged(&c, records.clone());
+        assert_eq!(lat[1], base + n * (5_000 + 24_000 + X), "{n} retries");
+        assert_eq!(report.flash.read_retries, n);
+        // The die is held for all of it but the final decode.
+        let read = commands(&log).into_iter().find(|c| c.2 == CommandKind::Read).expect("a read");
+        assert_eq!(read.1 - read.0, 50_000 + X + n * (5_000 + 24_000 + X));
+        // Without a soft-sense time a retry senses the page again at its read latency.
+        c.flash.retry_sense_latency_ns = 0;
+        let (_, lat, _) = run_logged(&c, records.clone());
+        assert_eq!(lat[1], base + n * (5_000 + 50_000 + X), "{n} retries at the read latency");
+    }
+}
+
+#[test]
+fn gc_moves_to_another_chip_occupy_both_dies_and_both_channels_for_their_steps() {
+    // Two channels with one single-plane chip each: a page moved off chip 0 is sensed by
+    // die 0 and carried out over channel 0, then carried in over channel 1 and programmed
+    // by die 1 (and the other way round).
+    let mut c = tiny(2, 1, 1, 1);
+    slc_like(&mut c);
+    c.geometry.blocks_per_plane = 32;
+    c.geometry.pages_per_block = 16;
+    c.ftl.gc_destination = GcDestination::OtherChip;
+    // Overwrites of a small working set, spaced so that each finishes before the next.
+    let pages = c.logical_pages() / 2;
+    let records: Vec<Record> = random_requests(3_000, 1, pages, Op::Write, 4096, 7)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut r)| {
+            r.arrival_ns = i as u64 * 2_000_000;
+            r
+        })
+        .collect();
+    let (report, _, log) = run_logged(&c, records);
+    let cmds = commands(&log);
+    let outs: Vec<_> = cmds.iter().filter(|c| c.2 == CommandKind::MoveOut).collect();
+    assert!(outs.len() > 50, "GC moved pages off chip: {:?}", report.gc);
+    assert_eq!(report.gc.moved_pages, outs.len() as u64, "every move crossed chips (one page each)");
+    assert_eq!(report.flash.copybacks, 0);
+    for &&(start, end, _, die) in &outs {
+        // Sense, then the transfer out on the die's own channel (nobody else on it).
+        assert_eq!(end - start, 50_000 + X, "move out of die {die} at {start}");
+        let channel_busy =
+            log.iter().any(|i| i.resource == Resource::Channel(die) && i.start_ns == start + 50_000 && i.end_ns == end);
+        assert!(channel_busy, "channel {die} carries the page out at {}", start + 50_000);
+        // The other die transfers it in and programs it, after the move out ended.
+        let other = 1 - die;
+        let program = cmds
+            .iter()
+            .find(|c| c.3 == other && c.2 == CommandKind::GcMove && c.0 >= end)
+            .unwrap_or_else(|| panic!("die {other} programs the page moved out at {end}"));
+        assert_eq!(program.1 - program.0, X + 500_000, "transfer in + program on die {other}");
+        let channel_in = log
+            .iter()
+            .any(|i| i.resource == Resource::Channel(other) && i.start_ns == program.0 && i.end_ns == program.0 + X);
+        assert!(channel_in, "channel {other} carries the page in at {}", program.0);
+    }
+}
