@@ -531,8 +531,12 @@ mod tests {
             sort_window: 10,
             time_window_ns: Some((0, 2_000_000_000)),
             time_unit: Some(TimeUnit::Us),
+            max_records: Some(5),
         };
-        assert_eq!(o.describe(), "device 3, lenient, sort window 10 records, time window [0 s, 2 s), time unit us");
+        assert_eq!(
+            o.describe(),
+            "device 3, lenient, sort window 10 records, time window [0 s, 2 s), time unit us, first 5 records"
+        );
     }
 
     #[test]
