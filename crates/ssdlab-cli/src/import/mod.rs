@@ -3,9 +3,10 @@
 //! reading bytes as the original simulators do (byte-order marks, CRLF, comments in any
 //! encoding), the record of what became of every source parameter ([`ImportReport`]), and
 //! turning the mapped keys into an ssdlab [`Config`] or a commented TOML file. The
-//! per-format rules live in [`mqsim`] and [`ssdsim`].
+//! per-format rules live in [`mqsim`], [`mqsim_workload`] and [`ssdsim`].
 
 pub mod mqsim;
+pub mod mqsim_workload;
 pub mod ssdsim;
 
 use anyhow::{anyhow, bail, Result};
