@@ -495,7 +495,7 @@ pub struct Loaded {
 
 /// Reads a config file of any supported kind, recognised by its content.
 pub fn load(path: &Path) -> Result<Loaded> {
-    let bytes = read_file(path)?;
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read config {}: {e}", path.display()))?;
     let name = path.display().to_string();
     match detect(&bytes) {
         Kind::Toml => {
