@@ -112,7 +112,7 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
             let mut c = mqsim_default_config()?;
             closed(&mut c, 16);
             let logical = c.logical_bytes();
-            Prepared { workload: synthetic(0.5, 4096, 1_000_000, logical), config: c }
+            Prepared { workload: synthetic(0.5, 4096, 1_000_000, logical), config: c, import: None }
         }
         "pa-ssd-aged" => {
             let mut c = preset("pa-ssd-tlc").map_err(|e| anyhow!("{e}"))?;
@@ -120,7 +120,7 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
             closed(&mut c, 32);
             c.output.series_interval_ns = 0;
             let logical = c.logical_bytes();
-            Prepared { workload: synthetic(0.0, 8192, 2_000_000, logical), config: c }
+            Prepared { workload: synthetic(0.0, 8192, 2_000_000, logical), config: c, import: None }
         }
         "trace-fin" => {
             let mut c = preset("pa-ssd-tlc").map_err(|e| anyhow!("{e}"))?;
@@ -139,6 +139,7 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
                     options: Default::default(),
                 },
                 config: c,
+                import: None,
             }
         }
         "large-device" => {
@@ -160,7 +161,7 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
             c.output.series_interval_ns = 0;
             closed(&mut c, 32);
             let logical = c.logical_bytes();
-            Prepared { workload: synthetic(0.5, 16384, 1_000_000, logical), config: c }
+            Prepared { workload: synthetic(0.5, 16384, 1_000_000, logical), config: c, import: None }
         }
         other => {
             let names: Vec<&str> = SCENARIOS.iter().map(|(n, _)| *n).collect();

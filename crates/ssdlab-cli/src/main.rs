@@ -4,13 +4,14 @@
 
 mod bench;
 mod compare;
+mod import;
 mod output;
 mod reproduce;
 mod reproduce_spa;
 mod setup;
 mod trace_stats;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -107,9 +108,28 @@ enum Command {
         #[arg(long, value_name = "UNIT")]
         time_unit: Option<ssdlab_trace::TimeUnit>,
     },
+    /// Convert another simulator's configuration into an ssdlab TOML config, each key
+    /// commented with the parameter it came from (see docs/import.md).
+    Import {
+        /// The simulator the files come from: mqsim or ssdsim.
+        simulator: String,
+        /// mqsim: the device file (ssdconfig.xml) and optionally the workload
+        /// (workload.xml); ssdsim: page.parameters.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the config here (default: stdout). The parameter report goes to stderr.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// With an MQSim workload of several scenarios: the scenario (from 1) to include.
+        #[arg(long)]
+        scenario: Option<usize>,
+        /// Folder to look for an MQSim trace flow's file in (after the workload's folder).
+        #[arg(long)]
+        trace_dir: Option<PathBuf>,
+    },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
-        /// TOML config file.
+        /// Config file: ssdlab TOML, or MQSim / SSDSim, recognised by content.
         file: PathBuf,
         /// Overrides applied on top, as key.path=value.
         #[arg(long = "set")]
@@ -123,9 +143,20 @@ pub struct SetupArgs {
     /// Built-in device preset (see `ssdlab presets`). Default: small-tlc.
     #[arg(long, conflicts_with = "config")]
     pub preset: Option<String>,
-    /// TOML config file (see docs/config.md).
+    /// Config file: ssdlab TOML (see docs/config.md), MQSim's ssdconfig.xml or SSDSim's
+    /// page.parameters (recognised by content; see docs/import.md).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// MQSim workload file (workload.xml): every IO_Scenario is a run (one with
+    /// --scenario N).
+    #[arg(long, conflicts_with_all = ["trace", "job"])]
+    pub workload: Option<PathBuf>,
+    /// Run only this scenario (from 1) of the --workload file.
+    #[arg(long, requires = "workload")]
+    pub scenario: Option<usize>,
+    /// Folder to look for an MQSim trace flow's file in, after the workload file's folder.
+    #[arg(long)]
+    pub trace_dir: Option<PathBuf>,
     /// Override any config key, e.g. --set ftl.gc_victim=fifo (repeatable).
     #[arg(long = "set")]
     pub set: Vec<String>,
@@ -316,6 +347,9 @@ fn main() -> ExitCode {
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
         Command::CheckConfig { file, set } => check_config(&file, &set),
+        Command::Import { simulator, files, output, scenario, trace_dir } => {
+            import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref())
+        }
         Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
         Command::TraceStats { trace, format, device, lenient, time_unit } => (|| {
             let format = format
@@ -340,7 +374,46 @@ fn main() -> ExitCode {
 
 fn run(mut args: RunArgs) -> Result<()> {
     args.setup.quiet = args.quiet;
-    let mut prepared = setup::prepare(&args.setup)?;
+    let scenarios = match (&args.setup.workload, args.setup.scenario) {
+        (Some(path), None) => import::mqsim::scenario_count(path)?,
+        _ => 0,
+    };
+    if scenarios <= 1 {
+        return run_one(&args, &args.setup, None);
+    }
+    // Every IO_Scenario of an MQSim workload is a run of its own.
+    let workload = args.setup.workload.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    if args.series.is_some() || args.requests.is_some() {
+        bail!("{workload}: {scenarios} scenarios: --series and --requests write one run's data; choose one with --scenario N");
+    }
+    let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
+    let mut reports = Vec::new();
+    for k in 1..=scenarios {
+        if !args.quiet {
+            println!("== {workload}: scenario {k} of {scenarios}");
+        }
+        let mut setup = args.setup.clone();
+        setup.scenario = Some(k);
+        run_one(&args, &setup, Some(&mut reports)).inspect_err(|_| {
+            if let Some(path) = &args.json {
+                let _ = std::fs::remove_file(path);
+            }
+        })?;
+        if !args.quiet && k < scenarios {
+            println!();
+        }
+    }
+    if let (Some(mut file), Some(path)) = (json, &args.json) {
+        use std::io::Write;
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "scenarios": reports }))?;
+        file.write_all((text + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One run. With `collect`, the JSON report is pushed there instead of written to `--json`.
+fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_json::Value>>) -> Result<()> {
+    let mut prepared = setup::prepare(setup)?;
     if let Some(ms) = args.interval_ms {
         if !(ms.is_finite() && ms > 0.0) {
             anyhow::bail!("--interval-ms {ms}: the interval must be a positive number of milliseconds");
@@ -367,7 +440,7 @@ fn run(mut args: RunArgs) -> Result<()> {
     if let Some(n) = args.check_every {
         prepared.config.output.check_every = n;
     }
-    setup::check_memory(&prepared.config, args.check || args.verify, args.setup.max_memory.as_deref())?;
+    setup::check_memory(&prepared.config, args.check || args.verify, setup.max_memory.as_deref())?;
     let mut warnings = Vec::new();
     let mut total_requests = None;
     let runs = u64::from(prepared.config.host.runs.max(1));
@@ -388,7 +461,7 @@ fn run(mut args: RunArgs) -> Result<()> {
                     at as f64 / 1e9,
                     ((scan.span_ns - gap) as f64 / 1e9).ceil().max(1.0)
                 );
-                if let Some(max) = args.setup.max_gap {
+                if let Some(max) = setup.max_gap {
                     if gap as f64 > max * 1e9 {
                         anyhow::bail!("--max-gap {max}: {text}");
                     }
@@ -421,7 +494,10 @@ fn run(mut args: RunArgs) -> Result<()> {
         }
     }
     // Every output is opened before the simulation, so a bad path costs nothing.
-    let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
+    let json = match &collect {
+        Some(_) => None,
+        None => args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?,
+    };
     let series = args.series.as_ref().map(|p| output::create_output(p, "time series")).transpose()?;
     let requests = args.requests.as_deref().map(output::RequestSink::open).transpose()?;
     let requests_to_stdout = matches!(requests, Some(output::RequestSink::Stdout));
@@ -434,6 +510,25 @@ fn run(mut args: RunArgs) -> Result<()> {
         }
     })?;
     outcome.report.warnings.extend(warnings);
+    let h = &outcome.report.host;
+    if h.out_of_order > 0 {
+        // Otherwise only the JSON's host.out_of_order would say so.
+        let window = prepared_sort_window(setup);
+        outcome.report.warnings.push(format!(
+            "{} of {} requests arrived earlier than a request before them in the workload and were replayed when \
+             read, out of time order; {}",
+            h.out_of_order,
+            h.requests,
+            if window == 0 {
+                "if the trace is only locally unsorted, --sort-window N reorders it through a window of N records (e.g. --sort-window 1000)".to_string()
+            } else {
+                format!("the sort window of {window} records did not reorder them all: a larger --sort-window may")
+            }
+        ));
+    }
+    if let Some(values) = collect {
+        values.push(output::json_value(&outcome, !args.no_wall_clock));
+    }
     if let (Some(file), Some(path)) = (json, &args.json) {
         output::write_json(file, path, &outcome, !args.no_wall_clock)?;
     }
@@ -443,6 +538,111 @@ fn run(mut args: RunArgs) -> Result<()> {
     }
     if !args.quiet {
         output::print_summary(&outcome, requests_to_stdout);
+    }
+    Ok(())
+}
+
+fn prepared_sort_window(setup: &SetupArgs) -> usize {
+    setup.sort_window
+}
+
+/// `ssdlab import`: another simulator's files → a commented ssdlab TOML config.
+fn import_command(
+    simulator: &str,
+    files: &[PathBuf],
+    output: Option<&std::path::Path>,
+    scenario: Option<usize>,
+    trace_dir: Option<&std::path::Path>,
+) -> Result<()> {
+    use import::Kind;
+    let expected = match simulator {
+        "mqsim" => Kind::MqsimDevice,
+        "ssdsim" => Kind::Ssdsim,
+        other => bail!("import: unknown simulator '{other}' (mqsim or ssdsim)"),
+    };
+    let device = &files[0];
+    let kind = import::detect(&import::read_file(device)?);
+    if kind != expected {
+        bail!("{}: not {} (it reads as {:?}); `ssdlab import mqsim ssdconfig.xml [workload.xml]` or `ssdlab import ssdsim page.parameters`", device.display(), if simulator == "mqsim" { "an MQSim device file" } else { "an SSDSim parameter file" }, kind);
+    }
+    let loaded = import::load(device)?;
+    let mut report = loaded.import.unwrap_or_default();
+    let mut assigns = loaded.assigns;
+    let mut notes = Vec::new();
+    match (simulator, &files[1..]) {
+        (_, []) => {}
+        ("mqsim", [workload]) => {
+            let n = import::mqsim::scenario_count(workload)?;
+            let k = match (scenario, n) {
+                (Some(k), _) => Some(k),
+                (None, 1) => Some(1),
+                (None, _) => {
+                    notes.push(format!(
+                        "{} has {n} scenarios; this config holds the device only (--scenario N adds one; `ssdlab run \
+                         --config {} --workload {}` runs them all)",
+                        workload.display(),
+                        device.display(),
+                        workload.display()
+                    ));
+                    None
+                }
+            };
+            if let Some(k) = k {
+                let context = import::mqsim::Context {
+                    device: &loaded.config,
+                    preconditioning: loaded.preconditioning,
+                    trace_dir,
+                };
+                let s = import::mqsim::scenario(workload, k, &context)?;
+                if let Some(t) = &s.trace {
+                    notes.push(format!(
+                        "scenario {k} replays a trace, which is not part of a config: run with --trace {} --format mqsim \
+                         --time-unit {}{}",
+                        t.path.display(),
+                        t.time_unit,
+                        if t.percent < 100 { format!(" (MQSim replayed its first {}% only)", t.percent) } else { String::new() }
+                    ));
+                }
+                for a in s.mapping.assigns {
+                    match assigns.iter_mut().find(|x| x.key == a.key) {
+                        Some(x) => *x = a,
+                        None => assigns.push(a),
+                    }
+                }
+                report.merge(s.mapping.report);
+            }
+        }
+        _ => bail!(
+            "import {simulator}: expected {}",
+            if simulator == "mqsim" { "ssdconfig.xml [workload.xml]" } else { "one page.parameters file" }
+        ),
+    }
+    let config = import::apply_assigns(&ssdlab_core::Config::default(), &assigns)?;
+    setup::validate(&config, &device.display().to_string())?;
+    let mut header = format!(
+        "ssdlab config imported from {} by `ssdlab import {simulator}` (docs/import.md).\nEvery key says which \
+         parameter it came from; parameters not listed here were not modelled or need no key:\n",
+        report.files.join(", ")
+    );
+    let c = &report.counts;
+    header.push_str(&format!(
+        "{} mapped, {} approximated, {} not modelled, {} unknown (`ssdlab run --config` on the original lists them).\n",
+        c.mapped, c.approximated, c.not_modelled, c.unknown
+    ));
+    for n in &notes {
+        header.push_str(&format!("NOTE: {n}\n"));
+    }
+    let text = import::to_toml(&header, &assigns);
+    eprint!("{}", report.listing());
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    match output {
+        Some(path) => {
+            std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("wrote {} ({})", path.display(), config.name);
+        }
+        None => print!("{text}"),
     }
     Ok(())
 }

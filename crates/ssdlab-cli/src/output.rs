@@ -35,6 +35,8 @@ pub struct Outcome {
     pub config: Config,
     /// What `--check` / `--verify` checked, for the summary (empty when neither ran).
     pub checked: Vec<String>,
+    /// What became of an MQSim or SSDSim file's parameters.
+    pub import: Option<crate::import::ImportReport>,
 }
 
 /// Where the per-request CSV goes: a file, or stdout (`--requests -`).
@@ -145,7 +147,7 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
 /// As [`execute`], with every option of `ssdlab run` (outputs opened by the caller).
 pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> {
     let RunOptions { requests, check, verify, quiet, total_requests } = options;
-    let Prepared { config, workload } = prepared;
+    let Prepared { config, workload, import } = prepared;
     let resolved = config.clone();
     let describe = crate::setup::user_paths(workload.describe());
     let started = Instant::now();
@@ -220,7 +222,7 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
         requests_per_second: report.host.requests as f64 / wall,
         events_per_second: report.events as f64 / wall,
     };
-    Ok(Outcome { report, series, speed, workload: describe, config: resolved, checked })
+    Ok(Outcome { report, series, speed, workload: describe, config: resolved, checked, import })
 }
 
 #[derive(Serialize)]
@@ -236,6 +238,10 @@ struct JsonOut<'a> {
     config: &'a Config,
     #[serde(skip_serializing_if = "Option::is_none")]
     simulator: Option<&'a SimulatorSpeed>,
+    /// Every parameter of an imported MQSim / SSDSim file and its fate (docs/import.md).
+    /// Added here, not in the core's Report: the import is the CLI's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    import: Option<&'a crate::import::ImportReport>,
 }
 
 pub fn json_value(outcome: &Outcome, wall_clock: bool) -> serde_json::Value {
@@ -245,6 +251,7 @@ pub fn json_value(outcome: &Outcome, wall_clock: bool) -> serde_json::Value {
         command_line: wall_clock.then(|| std::env::args().collect()),
         config: &outcome.config,
         simulator: wall_clock.then_some(&outcome.speed),
+        import: outcome.import.as_ref(),
     })
     .expect("report serialises")
 }
@@ -353,6 +360,13 @@ pub fn summary_text(o: &Outcome) -> String {
         d.logical_bytes as f64 / gib
     );
     out!(w, "workload: {}", o.workload);
+    if let Some(import) = &o.import {
+        out!(
+            w,
+            "{} (each parameter is listed on stderr before the run and in the JSON's import)",
+            import.counts_line()
+        );
+    }
     out!(
         w,
         "replay: {}, runs: {}, requests: {}, sub-requests: {}, simulated {:.6} s",

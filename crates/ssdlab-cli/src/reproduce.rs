@@ -161,7 +161,7 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
                 Workload::Synthetic(spec) => Workload::Synthetic(spec.resolve_address_space(config.logical_bytes())),
                 other => other.clone(),
             };
-            let outcome = execute(Prepared { config, workload }, None, false, true)
+            let outcome = execute(Prepared { config, workload, import: None }, None, false, true)
                 .with_context(|| format!("{} under {}", w.name, PA_SCHEMES[si].0))?;
             let series = outcome.series.clone();
             Ok(Cell { outcome, series })

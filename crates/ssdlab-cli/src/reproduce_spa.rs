@@ -214,7 +214,7 @@ fn run_job(job: &Job, traces_dir: &std::path::Path) -> Result<Outcome> {
         },
         (None, None) => bail!("job without a workload"),
     };
-    execute(Prepared { config, workload }, None, false, true)
+    execute(Prepared { config, workload, import: None }, None, false, true)
 }
 
 /// Write throughput (MiB/s) over a set of series rows.

@@ -2,7 +2,7 @@
 
 use crate::SetupArgs;
 use anyhow::{anyhow, bail, Context, Result};
-use ssdlab_core::config::{apply_overrides, parse_config, AddressOverflow, Config, ReplayMode};
+use ssdlab_core::config::{apply_overrides, AddressOverflow, Config, ReplayMode};
 use ssdlab_core::presets::preset;
 use ssdlab_trace::{
     detect_format, open_trace_with, parse_device_selector, scan_span_with, FioJob, Format, RecordSource,
@@ -17,6 +17,8 @@ pub const DEFAULT_PRESET: &str = "small-tlc";
 pub struct Prepared {
     pub config: Config,
     pub workload: Workload,
+    /// What became of every parameter of an MQSim or SSDSim file (None for ssdlab TOML).
+    pub import: Option<crate::import::ImportReport>,
 }
 
 #[derive(Clone)]
@@ -70,9 +72,9 @@ impl Workload {
     }
 }
 
+/// A config file of any supported kind (ssdlab TOML, MQSim, SSDSim), recognised by content.
 pub fn load_config_file(path: &Path) -> Result<Config> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config {}", path.display()))?;
-    parse_config(&text, &path.display().to_string()).map_err(|e| anyhow!("{e}"))
+    Ok(crate::import::load(path)?.config)
 }
 
 pub fn apply_set(config: Config, set: &[String]) -> Result<Config> {
@@ -97,11 +99,48 @@ pub fn default_synthetic() -> SyntheticSpec {
 }
 
 pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
+    let mut import = None;
+    let mut preconditioning = None;
+    let mut kind = crate::import::Kind::Toml;
     let (mut config, origin) = match (&args.config, &args.preset) {
-        (Some(path), _) => (load_config_file(path)?, path.display().to_string()),
+        (Some(path), _) => {
+            let loaded = crate::import::load(path)?;
+            import = loaded.import;
+            preconditioning = loaded.preconditioning;
+            kind = loaded.kind;
+            (loaded.config, path.display().to_string())
+        }
         (None, Some(name)) => (preset(name).map_err(|e| anyhow!("{e}"))?, format!("preset {name}")),
         (None, None) => (preset(DEFAULT_PRESET).map_err(|e| anyhow!("{e}"))?, format!("preset {DEFAULT_PRESET}")),
     };
+    // An MQSim workload scenario sets the host, the synthetic workload and preconditioning
+    // on top of the device, before --set and the flags.
+    let mut trace_flow = None;
+    if let Some(path) = &args.workload {
+        let index = match args.scenario {
+            Some(k) => k,
+            None => match crate::import::mqsim::scenario_count(path)? {
+                1 => 1,
+                n => bail!(
+                    "{}: {n} scenarios: choose one with --scenario N (`ssdlab run` runs them all)",
+                    path.display()
+                ),
+            },
+        };
+        let context =
+            crate::import::mqsim::Context { device: &config, preconditioning, trace_dir: args.trace_dir.as_deref() };
+        let scenario = crate::import::mqsim::scenario(path, index, &context)?;
+        config = crate::import::apply_assigns(&config, &scenario.mapping.assigns)
+            .map_err(|e| anyhow!("{}: scenario {index}: {e}", path.display()))?;
+        match &mut import {
+            Some(report) => report.merge(scenario.mapping.report),
+            None => import = Some(scenario.mapping.report),
+        }
+        trace_flow = scenario.trace;
+    }
+    if let (Some(report), false) = (&import, args.quiet) {
+        eprint!("{}", report.listing());
+    }
     config = apply_set(config, &args.set)?;
     // Values given as flags are checked here, so an error blames the flag, not the preset.
     if args.runs == Some(0) {
@@ -176,14 +215,31 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         return Ok(Prepared {
             config,
             workload: Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes },
+            import,
         });
     }
-    let workload = match &args.trace {
+    let trace = args.trace.clone().or_else(|| trace_flow.as_ref().map(|t| t.path.clone()));
+    if let Some(flow) = &trace_flow {
+        // MQSim's Time_Unit; an explicit --time-unit still wins.
+        if options.time_unit.is_none() {
+            options.time_unit = Some(flow.time_unit);
+        }
+    }
+    let workload = match &trace {
         Some(given) => {
             let path = &readable_again(given)?;
-            let (format, note) = match &args.format {
-                Some(name) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
-                None => {
+            let implied = match (&trace_flow, kind) {
+                (Some(_), _) => Some((Format::Mqsim, ", an MQSim trace flow".to_string())),
+                (None, crate::import::Kind::Ssdsim) => Some((
+                    Format::Ssdsim,
+                    ", SSDSim's trace format (the config is an SSDSim parameter file)".to_string(),
+                )),
+                _ => None,
+            };
+            let (format, note) = match (&args.format, implied) {
+                (Some(name), _) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
+                (None, Some(implied)) => implied,
+                (None, None) => {
                     let (format, reason) = detect_format(path).map_err(|e| anyhow!("{}", user_paths(e.to_string())))?;
                     if !args.quiet {
                         eprintln!("format: {reason}");
@@ -191,6 +247,11 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                     (format, format!(", detected: {reason}"))
                 }
             };
+            if let Some(flow) = trace_flow.as_ref().filter(|f| f.percent < 100) {
+                // Percentage_To_Be_Executed: the first share of the trace's requests.
+                let all = scan_trace(path, format, &options).map_err(|e| anyhow!(user_paths(format!("{e:#}"))))?;
+                options.max_records = Some((all.records * u64::from(flow.percent) / 100).max(1));
+            }
             if !format.has_timestamps() && config.host.replay != ReplayMode::ClosedLoop {
                 bail!(
                     "{}: the {} format has no timestamps; replay it closed loop (--closed-loop DEPTH)",
@@ -261,9 +322,9 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 resolved.start_offset_bytes + resolved.address_space_bytes
             );
         }
-        return Ok(Prepared { config, workload: Workload::Synthetic(resolved) });
+        return Ok(Prepared { config, workload: Workload::Synthetic(resolved), import });
     }
-    Ok(Prepared { config, workload })
+    Ok(Prepared { config, workload, import })
 }
 
 /// The region a synthetic or fio workload addresses: the first

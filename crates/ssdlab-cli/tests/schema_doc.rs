@@ -155,6 +155,23 @@ fn optional_power_object_is_documented() {
     assert!(missing.is_empty(), "JSON key path(s) of a power-loss run not documented:\n  {}", missing.join("\n  "));
 }
 
+/// The optional `import` object (MQSim / SSDSim files) is documented.
+#[test]
+fn optional_import_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("import.json");
+    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/configs/mqsim/");
+    let (device, workload) = (format!("{shared}ssdconfig.xml"), format!("{shared}workload.xml"));
+    let args = ["run", "--quiet", "--config", &device, "--workload", &workload, "--scenario", "2"];
+    run_ssdlab(&[&args[..], &["--synthetic", "count=200", "--json", json.to_str().unwrap()]].concat());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["import"]["parameters"].as_array().is_some_and(|p| !p.is_empty()));
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    let missing = undocumented(&paths, &doc());
+    assert!(missing.is_empty(), "JSON key path(s) of an imported run not documented:\n  {}", missing.join("\n  "));
+}
+
 /// The optional `hybrid` object (drives with SLC-mode blocks) is documented.
 #[test]
 fn optional_hybrid_object_is_documented() {

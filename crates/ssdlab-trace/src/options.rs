@@ -43,6 +43,9 @@ pub struct TraceOptions {
     /// (digits below 1 ns dropped). Formats without a time column (`arc`, `fio-v2`)
     /// reject it.
     pub time_unit: Option<TimeUnit>,
+    /// Replay only the first this many records (after every other filter): MQSim's
+    /// `Percentage_To_Be_Executed`.
+    pub max_records: Option<u64>,
 }
 
 /// A unit of a trace's time column, for [`TraceOptions::time_unit`].
@@ -145,6 +148,9 @@ impl TraceOptions {
         if let Some(u) = self.time_unit {
             parts.push(format!("time unit {u}"));
         }
+        if let Some(n) = self.max_records {
+            parts.push(format!("first {n} records"));
+        }
         if parts.is_empty() {
             "none".to_string()
         } else {
@@ -185,7 +191,43 @@ pub(crate) fn apply_options(mut source: Box<dyn RecordSource>, o: &TraceOptions)
     if let Some((start, end)) = o.time_window_ns {
         source = Box::new(TimeWindow { inner: source, start, end, first: None, dropped: 0 });
     }
+    if let Some(limit) = o.max_records {
+        source = Box::new(FirstRecords { inner: source, left: limit });
+    }
     source
+}
+
+/// Ends the stream after a number of records (errors pass through).
+struct FirstRecords {
+    inner: Box<dyn RecordSource>,
+    left: u64,
+}
+
+impl Iterator for FirstRecords {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        let item = self.inner.next()?;
+        if item.is_ok() {
+            self.left -= 1;
+        }
+        Some(item)
+    }
+}
+
+impl RecordSource for FirstRecords {
+    fn format_name(&self) -> &'static str {
+        self.inner.format_name()
+    }
+    fn skipped(&self) -> u64 {
+        self.inner.skipped()
+    }
+    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+        self.inner.skip_reasons()
+    }
 }
 
 /// Ends a stream that yields nothing with an error: an empty file, one of only headers,
@@ -489,8 +531,12 @@ mod tests {
             sort_window: 10,
             time_window_ns: Some((0, 2_000_000_000)),
             time_unit: Some(TimeUnit::Us),
+            max_records: Some(5),
         };
-        assert_eq!(o.describe(), "device 3, lenient, sort window 10 records, time window [0 s, 2 s), time unit us");
+        assert_eq!(
+            o.describe(),
+            "device 3, lenient, sort window 10 records, time window [0 s, 2 s), time unit us, first 5 records"
+        );
     }
 
     #[test]

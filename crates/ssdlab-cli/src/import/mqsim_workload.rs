@@ -1,0 +1,612 @@
+//! MQSim's workload file (`workload.xml`: `<MQSim_IO_Scenarios>`, one run per
+//! `<IO_Scenario>`): a scenario's flow becomes ssdlab's synthetic workload or trace replay,
+//! host and preconditioning keys, with every element's fate recorded. A scenario with
+//! several flows runs merged when the flows differ only in what merging keeps (seed, queue
+//! depth or intensity, priority class), else it is refused until the multi-queue host.
+
+use super::mqsim::{elements, leaves, line_of, parse_xml};
+use super::{boolean, count, origin, whole, Fate, Item, Items, Mapping};
+use anyhow::{anyhow, bail, Result};
+use ssdlab_core::Config;
+use ssdlab_trace::TimeUnit;
+use std::path::{Path, PathBuf};
+
+const SECTOR: u64 = 512;
+
+/// A trace-based flow: the trace and how to read it (the rest is in the mapping).
+#[derive(Clone, Debug)]
+pub struct TraceFlow {
+    pub path: PathBuf,
+    pub time_unit: TimeUnit,
+    /// `Percentage_To_Be_Executed`: replay this share of the trace's requests.
+    pub percent: u32,
+}
+
+/// One `<IO_Scenario>` as an ssdlab run.
+pub struct Scenario {
+    pub mapping: Mapping,
+    pub trace: Option<TraceFlow>,
+}
+
+/// What a scenario needs to know about the run it becomes.
+pub struct Context<'a> {
+    pub device: &'a Config,
+    /// MQSim's `Enabled_Preconditioning` when the device came from an MQSim file.
+    pub preconditioning: Option<bool>,
+    pub trace_dir: Option<&'a Path>,
+}
+
+fn workload_doc<'a>(text: &'a str, file: &str) -> Result<roxmltree::Document<'a>> {
+    let doc = parse_xml(text, file)?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "MQSim_IO_Scenarios" {
+        bail!(
+            "{file}:{}: the root element is <{}>; an MQSim workload has <MQSim_IO_Scenarios>",
+            line_of(&doc, root),
+            root.tag_name().name()
+        );
+    }
+    Ok(doc)
+}
+
+/// The number of `<IO_Scenario>` elements.
+pub fn scenario_count(path: &Path) -> Result<usize> {
+    let text = super::decode_text(&super::read_file(path)?);
+    let file = path.display().to_string();
+    let doc = workload_doc(&text, &file)?;
+    let n = elements(doc.root_element()).filter(|n| n.tag_name().name() == "IO_Scenario").count();
+    if n == 0 {
+        bail!("{file}: no <IO_Scenario> element: nothing to run");
+    }
+    Ok(n)
+}
+
+struct Flow {
+    trace: bool,
+    line: u32,
+    items: Items,
+}
+
+/// Scenario `index` (from 1) of a workload file.
+pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
+    let text = super::decode_text(&super::read_file(path)?);
+    let file = path.display().to_string();
+    let doc = workload_doc(&text, &file)?;
+    let mut m = Mapping::default();
+    m.report.format = "mqsim".into();
+    m.report.files.push(file.clone());
+    let mut other = Items::new(&file);
+    let mut scenarios = Vec::new();
+    for node in elements(doc.root_element()) {
+        if node.tag_name().name() == "IO_Scenario" {
+            scenarios.push(node);
+        } else {
+            other.push(line_of(&doc, node), node.tag_name().name(), node.text().unwrap_or("").trim());
+        }
+    }
+    other.finish(&mut m, "MQSim", |_| false)?;
+    let total = scenarios.len();
+    let node = *scenarios
+        .get(index.wrapping_sub(1))
+        .ok_or_else(|| anyhow!("--scenario {index}: {file} has {total} scenario(s), numbered from 1"))?;
+    m.report.scenario = Some(format!("{index} of {total}"));
+    let mut flows = Vec::new();
+    for flow in elements(node) {
+        let kind = flow.tag_name().name();
+        let trace = match kind {
+            "IO_Flow_Parameter_Set_Synthetic" => false,
+            "IO_Flow_Parameter_Set_Trace_Based" => true,
+            other => bail!(
+                "{file}:{}: <{other}> in an IO_Scenario: MQSim's flows are IO_Flow_Parameter_Set_Synthetic and \
+                 IO_Flow_Parameter_Set_Trace_Based",
+                line_of(&doc, flow)
+            ),
+        };
+        let mut items = Items::new(&file);
+        leaves(&doc, flow, &mut items);
+        flows.push(Flow { trace, line: line_of(&doc, flow), items });
+    }
+    if flows.is_empty() {
+        bail!("{file}:{}: scenario {index} has no flow", line_of(&doc, node));
+    }
+    check_mergeable(&mut flows, &file, index)?;
+    let merged = flows.len();
+    let mut trace = None;
+    let (depth, intensity) = if flows[0].trace {
+        (0, 0)
+    } else {
+        let mut depth = 0u64;
+        let mut intensity = 0u64;
+        for f in &mut flows {
+            if let Some(i) = f.items.all().filter(|i| i.key == "Average_No_of_Reqs_in_Queue").last() {
+                depth += whole(i)?;
+            }
+            if let Some(i) = f.items.all().filter(|i| i.key == "Intensity").last() {
+                intensity += whole(i)?;
+            }
+        }
+        (depth, intensity)
+    };
+    for (k, flow) in flows.iter_mut().enumerate() {
+        let start = m.report.parameters.len();
+        if k == 0 {
+            common(&mut flow.items, &mut m, ctx)?;
+            if flow.trace {
+                trace = Some(trace_flow(&mut flow.items, &mut m, path, ctx)?);
+            } else {
+                synthetic(&mut flow.items, &mut m, ctx, depth, intensity, merged)?;
+            }
+        } else {
+            merged_flow(&mut flow.items, &mut m, k)?;
+        }
+        let items = std::mem::replace(&mut flow.items, Items::new(&file));
+        items.finish(&mut m, "MQSim", |_| false)?;
+        if merged > 1 {
+            for p in &mut m.report.parameters[start..] {
+                p.source = format!("flow {} (line {}): {}", k + 1, flow.line, p.source);
+            }
+        }
+    }
+    m.report.recount();
+    Ok(Scenario { mapping: m, trace })
+}
+
+/// Several flows run as one when they differ only in seed, queue depth or intensity and
+/// priority class; otherwise they need the multi-queue host.
+fn check_mergeable(flows: &mut [Flow], file: &str, index: usize) -> Result<()> {
+    if flows.len() == 1 {
+        return Ok(());
+    }
+    let refuse = |why: String| -> anyhow::Error {
+        anyhow!(
+            "{file}: scenario {index} has {} flows and {why}: ssdlab's host runs one flow until the multi-queue host \
+             (issue 19); flows that differ only in seed, queue depth / intensity and priority class run merged. Split \
+             the scenario, or make the flows alike",
+            flows.len()
+        )
+    };
+    if flows.iter().any(|f| f.trace) {
+        return Err(refuse("one of them replays a trace".into()));
+    }
+    let keep = ["Seed", "Average_No_of_Reqs_in_Queue", "Intensity", "Priority_Class"];
+    let first: Vec<(String, String, u32)> = flows[0]
+        .items
+        .all()
+        .filter(|i| !keep.contains(&i.key.as_str()))
+        .map(|i| (i.key.clone(), i.value.clone(), i.line))
+        .collect();
+    for f in &flows[1..] {
+        for (key, value, line) in &first {
+            let theirs = f.items.all().filter(|i| &i.key == key).last();
+            match theirs {
+                Some(i) if &i.value == value => {}
+                Some(i) => {
+                    return Err(refuse(format!(
+                        "their {key} differ ('{value}' on line {line}, '{}' on line {})",
+                        i.value, i.line
+                    )))
+                }
+                None => return Err(refuse(format!("the flow on line {} has no {key}", f.line))),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The parameters of a second or later merged flow.
+fn merged_flow(items: &mut Items, m: &mut Mapping, k: usize) -> Result<()> {
+    for item in items.take_all() {
+        let note = match item.key.as_str() {
+            "Seed" => (Fate::Approximated, "the merged flow draws from flow 1's seed".to_string()),
+            "Average_No_of_Reqs_in_Queue" | "Intensity" => {
+                (Fate::Mapped, "added to flow 1's (the flows run merged)".to_string())
+            }
+            "Priority_Class" => {
+                (Fate::NotModelled, "priority classes need the multi-queue host (issue 19)".to_string())
+            }
+            _ => (Fate::Mapped, format!("equal to flow 1's: flow {} runs merged with it", k + 1)),
+        };
+        m.param(&item, note.0, &[], note.1);
+    }
+    Ok(())
+}
+
+fn percent(item: &Item) -> Result<u64> {
+    let v = whole(item)?;
+    if v > 100 {
+        bail!("{}:{}: {}: {v} is not a percentage (0 to 100)", item.file, item.line, item.key);
+    }
+    Ok(v)
+}
+
+fn id_list(item: &Item, size: u32, what: &str) -> Result<bool> {
+    let mut seen = vec![false; size as usize];
+    for part in item.value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let id: u32 = part
+            .parse()
+            .map_err(|_| anyhow!("{}:{}: {}: '{part}' is not a {what} number", item.file, item.line, item.key))?;
+        let slot = seen.get_mut(id as usize).ok_or_else(|| {
+            anyhow!("{}:{}: {}: {what} {id} does not exist (the device has {size})", item.file, item.line, item.key)
+        })?;
+        *slot = true;
+    }
+    Ok(seen.iter().all(|&s| s))
+}
+
+/// Parameters every flow has.
+fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
+    if let Some(item) = items.take("Priority_Class") {
+        if !["URGENT", "HIGH", "MEDIUM", "LOW"].contains(&item.value.as_str()) {
+            bail!(
+                "{}:{}: Priority_Class: unknown value '{}' (MQSim: URGENT, HIGH, MEDIUM, LOW)",
+                item.file,
+                item.line,
+                item.value
+            );
+        }
+        m.param(&item, Fate::NotModelled, &[], "priority classes need the multi-queue host (issue 19)");
+    }
+    if let Some(item) = items.take("Device_Level_Data_Caching_Mode") {
+        m.param(&item, Fate::NotModelled, &[], "the device's data cache is not modelled yet (issue 19)");
+    }
+    let g = &ctx.device.geometry;
+    for (key, size, what) in [
+        ("Channel_IDs", g.channels, "channel"),
+        ("Chip_IDs", g.chips_per_channel, "chip"),
+        ("Die_IDs", g.dies_per_chip, "die"),
+        ("Plane_IDs", g.planes_per_die, "plane"),
+    ] {
+        if let Some(item) = items.take(key) {
+            if id_list(&item, size, what)? {
+                m.param(&item, Fate::Mapped, &[], format!("every {what} of the device"));
+            } else {
+                m.report.warnings.push(format!(
+                    "{}:{}: {key} confines the flow to some {what}s; ssdlab's flow uses the whole device until the \
+                     multi-queue host (issue 19)",
+                    item.file, item.line
+                ));
+                m.param(&item, Fate::NotModelled, &[], "flows confined to part of the device need the multi-queue host (issue 19): the flow uses every one");
+            }
+        }
+    }
+    if let Some(item) = items.take("Initial_Occupancy_Percentage") {
+        let p = percent(&item)?;
+        if ctx.preconditioning == Some(false) {
+            m.set(
+                "precondition.used_fraction",
+                0.0,
+                &format!("{} unused: Enabled_Preconditioning is false", origin(&item)),
+            );
+            m.param(
+                &item,
+                Fate::Mapped,
+                &["precondition.used_fraction"],
+                "unused: the device file turns preconditioning off, as in MQSim",
+            );
+        } else {
+            m.set("precondition.used_fraction", p as f64 / 100.0, &origin(&item));
+            m.set("precondition.fill_invalid_to_gc_threshold", true, "MQSim's preconditioning also ages the drive");
+            m.param(&item, Fate::Approximated, &["precondition.used_fraction", "precondition.fill_invalid_to_gc_threshold"], "this share of the logical space holds valid data before the run; ssdlab then rewrites pages until every plane is just above its GC threshold (MQSim derives its aged state from the workload's statistics)");
+        }
+    }
+    Ok(())
+}
+
+fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ctx: &Context) -> Result<TraceFlow> {
+    let file = items.file.clone();
+    let given = items.take("File_Path").ok_or_else(|| anyhow!("{file}: a trace-based flow without <File_Path>"))?;
+    // MQSim runs on Windows and Linux: either separator.
+    let relative = PathBuf::from(given.value.replace('\\', "/"));
+    let base = workload.parent().unwrap_or(Path::new("."));
+    let mut candidates = vec![if relative.is_absolute() { relative.clone() } else { base.join(&relative) }];
+    if let Some(dir) = ctx.trace_dir {
+        candidates.push(dir.join(&relative));
+        if let Some(name) = relative.file_name() {
+            candidates.push(dir.join(name));
+        }
+    }
+    let path = candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+        let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+        anyhow!(
+            "{}:{}: File_Path: '{}' not found (looked for {}){}",
+            given.file,
+            given.line,
+            given.value,
+            looked.join(", "),
+            if ctx.trace_dir.is_none() { "; give the trace's folder with --trace-dir DIR" } else { "" }
+        )
+    })?;
+    m.param(&given, Fate::Mapped, &[], format!("{} (MQSim's ASCII trace format)", path.display()));
+    m.set("host.replay", "open-loop", "a trace flow replays its timestamps");
+    let unit = match items.take("Time_Unit") {
+        Some(item) => {
+            let unit: TimeUnit =
+                item.value.parse().map_err(|e| anyhow!("{}:{}: Time_Unit: {e}", item.file, item.line))?;
+            m.param(&item, Fate::Mapped, &[], format!("the trace's time column in {unit} (--time-unit {unit})"));
+            unit
+        }
+        None => TimeUnit::Ns,
+    };
+    let mut pct = 100;
+    if let Some(item) = items.take("Percentage_To_Be_Executed") {
+        pct = percent(&item)? as u32;
+        if pct == 0 {
+            bail!("{}:{}: Percentage_To_Be_Executed: 0% of the trace replays nothing", item.file, item.line);
+        }
+        m.param(&item, Fate::Mapped, &[], format!("the first {pct}% of the trace's requests"));
+    }
+    if let Some(item) = items.take("Relay_Count") {
+        let n = count(&item)?;
+        m.set("host.runs", n, &origin(&item));
+        m.param(&item, Fate::Approximated, &["host.runs"], "the trace replays this many times; each replay starts one mean inter-arrival gap after the previous one's last arrival");
+    }
+    Ok(TraceFlow { path, time_unit: unit, percent: pct })
+}
+
+fn synthetic(
+    items: &mut Items,
+    m: &mut Mapping,
+    ctx: &Context,
+    depth: u64,
+    intensity: u64,
+    flows: usize,
+) -> Result<()> {
+    let file = items.file.clone();
+    let get = |items: &mut Items, key: &str| -> Result<Item> {
+        items.take(key).ok_or_else(|| anyhow!("{file}: a synthetic flow without <{key}>"))
+    };
+    let reads = get(items, "Read_Percentage")?;
+    let read_fraction = percent(&reads)? as f64 / 100.0;
+    m.set("workload.read_fraction", read_fraction, &origin(&reads));
+    m.param(&reads, Fate::Mapped, &["workload.read_fraction"], "");
+
+    let size = get(items, "Average_Request_Size")?;
+    let block = u64::from(count(&size)?) * SECTOR;
+    m.set("workload.block_size_bytes", block as i64, &origin(&size));
+    let sizes = items.take("Request_Size_Distribution");
+    let variance = items.take("Variance_Request_Size");
+    let fixed = match sizes.as_ref().map(|i| i.value.as_str()) {
+        None | Some("FIXED") => true,
+        Some("NORMAL") => false,
+        Some(other) => {
+            let i = sizes.as_ref().expect("matched Some");
+            bail!("{}:{}: Request_Size_Distribution: unknown value '{other}' (MQSim: FIXED, NORMAL)", i.file, i.line)
+        }
+    };
+    m.param(&size, Fate::Mapped, &["workload.block_size_bytes"], "sectors of 512 bytes");
+    if let Some(i) = &sizes {
+        if fixed {
+            m.param(i, Fate::Mapped, &["workload.block_size_bytes"], "every request has the average size");
+        } else {
+            m.param(
+                i,
+                Fate::Approximated,
+                &["workload.block_size_bytes"],
+                "ssdlab's synthetic requests all have the average size",
+            );
+        }
+    }
+    if let Some(i) = &variance {
+        whole(i)?;
+        let (fate, note) = if fixed {
+            (Fate::Mapped, "unused with FIXED sizes")
+        } else {
+            (Fate::Approximated, "no size variance: every request has the average size")
+        };
+        m.param(i, fate, &[], note);
+    }
+
+    let dist = get(items, "Address_Distribution")?;
+    let hot = items.take("Percentage_of_Hot_Region");
+    let streaming = dist.value == "STREAMING";
+    match dist.value.as_str() {
+        "RANDOM_UNIFORM" => {
+            m.set("workload.pattern", "random", &origin(&dist));
+            m.set("workload.distribution", "uniform", &origin(&dist));
+            m.param(&dist, Fate::Mapped, &["workload.pattern", "workload.distribution"], "");
+            if let Some(h) = &hot {
+                percent(h)?;
+                m.param(h, Fate::Mapped, &[], "unused with RANDOM_UNIFORM");
+            }
+        }
+        "RANDOM_HOTCOLD" => {
+            let h = hot.as_ref().map(percent).transpose()?.unwrap_or(0);
+            let zoned = if h == 0 || h == 100 {
+                "uniform".to_string()
+            } else {
+                format!("zoned:{}/{h}:{h}/{}", 100 - h, 100 - h)
+            };
+            m.set("workload.pattern", "random", &origin(&dist));
+            m.set(
+                "workload.distribution",
+                zoned.as_str(),
+                &format!("{} with Percentage_of_Hot_Region {h}", origin(&dist)),
+            );
+            m.param(
+                &dist,
+                Fate::Mapped,
+                &["workload.distribution"],
+                format!("{zoned}: (100 - H)% of requests fall in the first H% of the working set"),
+            );
+            if let Some(i) = &hot {
+                m.param(i, Fate::Mapped, &["workload.distribution"], "");
+            }
+        }
+        "STREAMING" => {
+            m.set("workload.pattern", "sequential", &origin(&dist));
+            m.param(
+                &dist,
+                Fate::Mapped,
+                &["workload.pattern"],
+                "consecutive requests from the start of the working set",
+            );
+            if let Some(h) = &hot {
+                m.param(h, Fate::Mapped, &[], "unused with STREAMING");
+            }
+        }
+        other => bail!(
+            "{}:{}: Address_Distribution: unknown value '{other}' (MQSim: STREAMING, RANDOM_UNIFORM, RANDOM_HOTCOLD)",
+            dist.file,
+            dist.line
+        ),
+    }
+    let aligned = items.take("Generated_Aligned_Addresses");
+    let unit = items.take("Address_Alignment_Unit");
+    let is_aligned = aligned.as_ref().map(boolean).transpose()?.unwrap_or(false);
+    if streaming {
+        for i in aligned.iter().chain(&unit) {
+            m.param(i, Fate::Approximated, &[], "a streaming flow steps by the request size from an aligned start");
+        }
+    } else if is_aligned {
+        let u = unit.as_ref().map(count).transpose()?.unwrap_or(1);
+        m.set(
+            "workload.align_bytes",
+            (u64::from(u) * SECTOR) as i64,
+            &format!("Address_Alignment_Unit = {u} sectors ({file})"),
+        );
+        for i in aligned.iter().chain(&unit) {
+            m.param(i, Fate::Mapped, &["workload.align_bytes"], "start addresses are multiples of the unit (sectors)");
+        }
+    } else {
+        m.set("workload.align_bytes", SECTOR as i64, "Generated_Aligned_Addresses = false: any sector");
+        for i in aligned.iter().chain(&unit) {
+            m.param(i, Fate::Mapped, &["workload.align_bytes"], "unaligned: any sector");
+        }
+    }
+    if let Some(i) = items.take("Seed") {
+        m.set("workload.seed", whole(&i)? as i64, &origin(&i));
+        m.param(&i, Fate::Mapped, &["workload.seed"], "seeds ssdlab's generator (its stream differs from MQSim's)");
+    }
+    if let Some(i) = items.take("Working_Set_Percentage") {
+        let p = percent(&i)?;
+        if p == 0 {
+            bail!("{}:{}: Working_Set_Percentage: 0% leaves nothing to address", i.file, i.line);
+        }
+        m.set("precondition.working_set_fraction", p as f64 / 100.0, &origin(&i));
+        m.param(
+            &i,
+            Fate::Mapped,
+            &["precondition.working_set_fraction"],
+            "requests address the first this share of the logical space",
+        );
+    }
+
+    // Generator: a closed loop at the flow's queue depth, or arrivals at its bandwidth.
+    let generator = get(items, "Synthetic_Generator_Type")?;
+    let merged = if flows > 1 { format!(" (the sum over the {flows} merged flows)") } else { String::new() };
+    let depth_item = items.take("Average_No_of_Reqs_in_Queue");
+    let intensity_item = items.take("Intensity");
+    let interarrival = match generator.value.as_str() {
+        "QUEUE_DEPTH" => {
+            if let Some(i) = &depth_item {
+                m.param(i, Fate::Mapped, &["host.queue_depth"], "");
+            }
+            if let Some(i) = &intensity_item {
+                m.param(i, Fate::Mapped, &[], "unused by a QUEUE_DEPTH generator, as in MQSim");
+            }
+            if depth == 0 {
+                bail!(
+                    "{}:{}: QUEUE_DEPTH needs Average_No_of_Reqs_in_Queue of at least 1",
+                    generator.file,
+                    generator.line
+                );
+            }
+            m.set("host.replay", "closed-loop", &origin(&generator));
+            m.set("host.queue_depth", depth as i64, &format!("Average_No_of_Reqs_in_Queue{merged}"));
+            m.set("workload.interarrival_ns", 0, "closed loop");
+            m.param(
+                &generator,
+                Fate::Mapped,
+                &["host.replay", "host.queue_depth"],
+                format!("closed loop keeping {depth} requests outstanding{merged}"),
+            );
+            None
+        }
+        "BANDWIDTH" => {
+            if let Some(i) = &intensity_item {
+                m.param(
+                    i,
+                    Fate::Approximated,
+                    &["workload.interarrival_ns"],
+                    "bytes per second: one request every request size / intensity, evenly spaced",
+                );
+            }
+            if let Some(i) = &depth_item {
+                m.param(i, Fate::Mapped, &[], "unused by a BANDWIDTH generator, as in MQSim");
+            }
+            if intensity == 0 {
+                bail!("{}:{}: BANDWIDTH needs an Intensity (bytes per second) above 0", generator.file, generator.line);
+            }
+            let gap = ((block as f64 / intensity as f64) * 1e9).round().max(1.0) as u64;
+            m.set("host.replay", "open-loop", &origin(&generator));
+            m.set("workload.interarrival_ns", gap as i64, &format!("request size / Intensity {intensity} B/s{merged}"));
+            m.param(
+                &generator,
+                Fate::Approximated,
+                &["host.replay", "workload.interarrival_ns"],
+                format!("arrivals every {gap} ns (request size / Intensity{merged}), evenly spaced"),
+            );
+            Some(gap)
+        }
+        other => bail!(
+            "{}:{}: Synthetic_Generator_Type: unknown value '{other}' (MQSim: QUEUE_DEPTH, BANDWIDTH)",
+            generator.file,
+            generator.line
+        ),
+    };
+
+    // Length: MQSim stops at Stop_Time, or after Total_Requests_To_Generate when it is 0.
+    let stop = items.take("Stop_Time");
+    let total = items.take("Total_Requests_To_Generate");
+    let stop_ns = stop.as_ref().map(whole).transpose()?.unwrap_or(0);
+    if stop_ns == 0 {
+        let t = total.as_ref().ok_or_else(|| {
+            anyhow!("{file}: a synthetic flow with neither Stop_Time nor Total_Requests_To_Generate never ends")
+        })?;
+        let n = whole(t)?;
+        if n == 0 {
+            bail!("{}:{}: Total_Requests_To_Generate: 0 with Stop_Time 0: the flow never ends", t.file, t.line);
+        }
+        m.set("workload.count", n as i64, &origin(t));
+        m.param(t, Fate::Mapped, &["workload.count"], "");
+        if let Some(s) = &stop {
+            m.param(s, Fate::Mapped, &[], "0: the request count decides, as in MQSim");
+        }
+    } else {
+        let s = stop.as_ref().expect("stop_ns > 0 was read from it");
+        let (n, how) = match interarrival {
+            Some(gap) => (stop_ns / gap + 1, format!("{stop_ns} ns / {gap} ns between arrivals")),
+            None => {
+                let iops = closed_loop_iops(ctx.device, read_fraction, block, depth);
+                (((stop_ns as f64 / 1e9) * iops).ceil().max(1.0) as u64, format!("{} s x an estimated {iops:.0} IOPS (queue depth / unloaded latency, capped by the device's peak)", stop_ns as f64 / 1e9))
+            }
+        };
+        m.set("workload.count", n as i64, &format!("Stop_Time {stop_ns} ns: {how}"));
+        m.param(s, Fate::Approximated, &["workload.count"], format!("ssdlab stops after a request count, not at a time: {n} requests = {how}; --synthetic count=N sets another"));
+        if let Some(t) = &total {
+            whole(t)?;
+            m.param(t, Fate::Mapped, &[], "unused: Stop_Time is set, as in MQSim");
+        }
+    }
+    Ok(())
+}
+
+/// Requests per second a closed loop of `depth` sustains: depth over one request's unloaded
+/// latency, capped by the planes' and the channels' rates.
+fn closed_loop_iops(c: &Config, read_fraction: f64, block: u64, depth: u64) -> f64 {
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+    let f = &c.flash;
+    let g = &c.geometry;
+    let page = u64::from(g.page_size_bytes).max(1);
+    let transfer = block.min(page) as f64 * f.transfer_ns_per_byte + f.command_overhead_ns as f64;
+    let array = read_fraction * mean(&f.read_latency_ns) + (1.0 - read_fraction) * mean(&f.program_latency_ns);
+    let latency = (array + transfer).max(1.0);
+    let pages = block.div_ceil(page) as f64;
+    let planes = f64::from(g.channels)
+        * f64::from(g.chips_per_channel)
+        * f64::from(g.dies_per_chip)
+        * f64::from(g.planes_per_die);
+    let plane_rate = planes * 1e9 / array.max(1.0) / pages;
+    let channel_rate = f64::from(g.channels) * 1e9 / (block as f64 * f.transfer_ns_per_byte).max(1.0);
+    (depth as f64 * 1e9 / latency).min(plane_rate).min(channel_rate)
+}

@@ -1,0 +1,427 @@
+//! Importing MQSim's and SSDSim's configuration files (issue 24, items 1-4): the shipped
+//! files of ../shared/configs map to the right device, every parameter is accounted for,
+//! runs finish, messy files are read as the original simulators read them, broken ones
+//! fail with file and line, and `ssdlab import -o` writes a config that runs the same.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn shared(rel: &str) -> PathBuf {
+    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).join(rel);
+    assert!(path.exists(), "{} missing: the tests need ../shared beside the repository", path.display());
+    path
+}
+
+fn mqsim_device() -> String {
+    shared("configs/mqsim/ssdconfig.xml").display().to_string()
+}
+fn mqsim_workload() -> String {
+    shared("configs/mqsim/workload.xml").display().to_string()
+}
+fn ssdsim_file() -> String {
+    shared("configs/ssdsim/page.parameters").display().to_string()
+}
+fn trace_dir() -> String {
+    shared("traces/ms_production").display().to_string()
+}
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
+}
+
+fn ok(args: &[&str]) -> (String, String) {
+    let out = ssdlab(args);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "ssdlab {args:?} failed:\n{stdout}\n{stderr}");
+    (stdout.into_owned(), stderr.into_owned())
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = ssdlab(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "ssdlab {args:?} should fail:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
+    stderr
+}
+
+fn json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// (line, key) of every `key = value` line SSDSim reads (not a comment, not indented).
+fn ssdsim_lines(bytes: &[u8]) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let content = line.split(|&b| b == b'#').next().unwrap();
+        let text = String::from_utf8_lossy(content);
+        if let Some((key, _)) = text.split_once('=') {
+            out.push((i as u64 + 1, key.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// (line, element) of every `<X>value</X>` line of an MQSim file.
+fn xml_leaves(text: &str) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix('<') {
+            if let Some((name, tail)) = rest.split_once('>') {
+                if tail.ends_with(&format!("</{name}>")) {
+                    out.push((i as u64 + 1, name.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn params(report: &Value) -> &Vec<Value> {
+    report["import"]["parameters"].as_array().expect("import.parameters")
+}
+
+fn has_param(report: &Value, file_end: &str, line: u64, name: &str) -> bool {
+    params(report).iter().any(|p| {
+        p["file"].as_str().unwrap().ends_with(file_end)
+            && p["line"].as_u64() == Some(line)
+            && p["source"].as_str().unwrap().ends_with(name)
+    })
+}
+
+#[test]
+fn mqsim_device_imports_with_its_shape_latencies_and_every_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mqsim.toml");
+    let (_, stderr) = ok(&["import", "mqsim", &mqsim_device(), "-o", out.to_str().unwrap()]);
+    assert!(stderr.contains("not modelled:") && stderr.contains("PCIe_Lane_Count"), "{stderr}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    for line in [
+        "channels = 8",
+        "chips_per_channel = 4",
+        "dies_per_chip = 2",
+        "planes_per_die = 2",
+        "blocks_per_plane = 2048",
+        "pages_per_block = 256",
+        "page_size_bytes = 8192",
+        "cell = \"mlc\"",
+        "read_latency_ns = [75000, 75000]",
+        "program_latency_ns = [750000, 750000]",
+        "erase_latency_ns = 3800000",
+        "over_provisioning = 0.07",
+        "allocation_order = \"cwdp\"",
+        "seed = 321",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(line)), "{line} missing in:\n{text}");
+    }
+    assert!(text.contains("# Flash_Channel_Count = 8 (ssdconfig.xml:44)"), "keys say where they came from:\n{text}");
+    let (stdout, _) = ok(&["check-config", out.to_str().unwrap()]);
+    assert!(stdout.contains("ok (mqsim-ssdconfig)"), "{stdout}");
+    // The XML itself is a config too, recognised by content under any name.
+    let renamed = dir.path().join("device.cfg");
+    std::fs::copy(mqsim_device(), &renamed).unwrap();
+    ok(&["check-config", renamed.to_str().unwrap()]);
+
+    // Every element of the file is in the run's JSON with a fate.
+    let report = dir.path().join("r.json");
+    let wl = mqsim_workload();
+    let args = ["run", "--config", &mqsim_device(), "--workload", &wl, "--scenario", "1"];
+    let (stdout, stderr) =
+        ok(&[&args[..], &["--synthetic", "count=300", "--json", report.to_str().unwrap(), "--no-wall-clock"]].concat());
+    assert!(stdout.contains("import: ") && stdout.contains("scenario 1 of 3"), "{stdout}");
+    assert!(stderr.contains("  approximated:"), "the listing goes to stderr: {stderr}");
+    let r = json(&report);
+    let device = std::fs::read_to_string(mqsim_device()).unwrap();
+    for (line, name) in xml_leaves(&device) {
+        assert!(has_param(&r, "ssdconfig.xml", line, &name), "{name} (line {line}) missing from the import report");
+    }
+    let workload = std::fs::read_to_string(mqsim_workload()).unwrap();
+    // Scenario 1: the two flows of lines 4-53.
+    for (line, name) in xml_leaves(&workload).into_iter().filter(|(l, _)| *l < 54) {
+        assert!(has_param(&r, "workload.xml", line, &name), "{name} (line {line}) missing from the import report");
+    }
+    let counts = &r["import"]["counts"];
+    assert!(counts["not_modelled"].as_u64().unwrap() > 10 && counts["unknown"].as_u64() == Some(0), "{counts}");
+    let c = &r["config"];
+    assert_eq!(c["host"]["replay"], "closed-loop");
+    assert_eq!(c["host"]["queue_depth"], 18, "the two flows' queue depths 16 + 2, merged");
+    assert_eq!(c["precondition"]["used_fraction"], 0.0, "Enabled_Preconditioning is false");
+    assert_eq!(c["precondition"]["working_set_fraction"], 0.5);
+    assert_eq!(r["host"]["requests"], 300);
+}
+
+#[test]
+fn mqsim_run_of_every_scenario_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("all.json");
+    let (stdout, _) = ok(&[
+        "run",
+        "--config",
+        &mqsim_device(),
+        "--workload",
+        &mqsim_workload(),
+        "--trace-dir",
+        &trace_dir(),
+        "--synthetic",
+        "count=500",
+        "--json",
+        report.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(stdout.is_empty(), "--quiet: {stdout}");
+    let r = json(&report);
+    let runs = r["scenarios"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[0]["write"]["requests"], 500);
+    assert_eq!(runs[1]["read"]["requests"], 500);
+    // tpcc-small, Windows or Unix separator, found through --trace-dir.
+    assert_eq!(runs[2]["host"]["requests"], 6999, "{}", runs[2]["host"]);
+    assert!(runs[2]["workload_description"].as_str().unwrap().contains("tpcc-small.trace"));
+    assert_eq!(runs[2]["import"]["scenario"], "3 of 3");
+}
+
+#[test]
+fn mqsim_trace_flows_take_the_unit_share_replays_and_either_separator() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("traces")).unwrap();
+    std::fs::write(dir.path().join("traces/t.trace"), "0 0 0 8 1\n1 0 8 8 0\n2 0 16 8 0\n3 0 24 8 1\n").unwrap();
+    let workload = dir.path().join("w.xml");
+    std::fs::write(
+        &workload,
+        "<?xml version=\"1.0\"?>\r\n<MQSim_IO_Scenarios><IO_Scenario><IO_Flow_Parameter_Set_Trace_Based>\r\n\
+         <File_Path>traces\\t.trace</File_Path>\r\n<Percentage_To_Be_Executed>50</Percentage_To_Be_Executed>\r\n\
+         <Relay_Count>2</Relay_Count>\r\n<Time_Unit>MICROSECOND</Time_Unit>\r\n<Odd_Fork_Element>1</Odd_Fork_Element>\r\n\
+         </IO_Flow_Parameter_Set_Trace_Based></IO_Scenario></MQSim_IO_Scenarios>\r\n",
+    )
+    .unwrap();
+    let report = dir.path().join("r.json");
+    ok(&["run", "--workload", workload.to_str().unwrap(), "--json", report.to_str().unwrap()]);
+    let r = json(&report);
+    assert_eq!(r["host"]["runs"], 2);
+    assert_eq!(r["host"]["requests"], 4, "half of 4 records, twice");
+    assert!(r["workload_description"].as_str().unwrap().contains("time unit us"), "{}", r["workload_description"]);
+    let unknown: Vec<&Value> = params(&r).iter().filter(|p| p["fate"] == "unknown").collect();
+    assert_eq!(unknown.len(), 1, "the fork's element is listed: {unknown:?}");
+    assert_eq!(unknown[0]["line"], 7);
+}
+
+#[test]
+fn ssdsim_file_imports_runs_with_a_trace_and_lists_every_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.toml");
+    ok(&["import", "ssdsim", &ssdsim_file(), "-o", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    for line in [
+        "channels = 2",
+        "chips_per_channel = 2",
+        "dies_per_chip = 2",
+        "planes_per_die = 2",
+        "blocks_per_plane = 2048",
+        "pages_per_block = 64",
+        "page_size_bytes = 2048",
+        "read_latency_ns = [20000]",
+        "program_latency_ns = [200000]",
+        "erase_latency_ns = 1500000",
+        "transfer_ns_per_byte = 25.0",
+        "over_provisioning = 0.1",
+        "gc_background_free_fraction = 0.3",
+        "plane_allocation = \"round-robin\"",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(line)), "{line} missing in:\n{text}");
+    }
+    ok(&["check-config", out.to_str().unwrap()]);
+    let report = dir.path().join("r.json");
+    let trace = shared("traces/umass_spc/example.ascii").display().to_string();
+    let (stdout, _) =
+        ok(&["run", "--config", &ssdsim_file(), "--trace", &trace, "--json", report.to_str().unwrap(), "--quiet"]);
+    assert!(stdout.is_empty());
+    let r = json(&report);
+    assert_eq!(r["host"]["requests"], 10000);
+    assert!(r["workload_description"].as_str().unwrap().contains("format ssdsim"), "SSDSim's own trace format");
+    // Every key line of the file (GBK comments and all) has a fate.
+    let bytes = std::fs::read(ssdsim_file()).unwrap();
+    let lines = ssdsim_lines(&bytes);
+    assert!(lines.len() > 80);
+    for (line, key) in lines {
+        assert!(has_param(&r, "page.parameters", line, &key), "{key} (line {line}) missing from the import report");
+    }
+}
+
+#[test]
+fn import_output_runs_like_the_original_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+        (
+            vec!["mqsim".into(), mqsim_device(), mqsim_workload(), "--scenario".into(), "2".into()],
+            vec![
+                "--config".into(),
+                mqsim_device(),
+                "--workload".into(),
+                mqsim_workload(),
+                "--scenario".into(),
+                "2".into(),
+            ],
+        ),
+        (vec!["ssdsim".into(), ssdsim_file()], vec!["--config".into(), ssdsim_file()]),
+    ];
+    for (i, (import, run)) in cases.into_iter().enumerate() {
+        let toml = dir.path().join(format!("c{i}.toml"));
+        let import: Vec<&str> = import.iter().map(String::as_str).collect();
+        ok(&[&["import"][..], &import, &["-o", toml.to_str().unwrap()]].concat());
+        let common = ["--synthetic", "count=400", "--no-wall-clock", "--quiet", "--json"];
+        let (a, b) = (dir.path().join(format!("a{i}.json")), dir.path().join(format!("b{i}.json")));
+        let run: Vec<&str> = run.iter().map(String::as_str).collect();
+        ok(&[&["run"][..], &run, &common, &[a.to_str().unwrap()]].concat());
+        ok(&[&["run", "--config", toml.to_str().unwrap()][..], &common, &[b.to_str().unwrap()]].concat());
+        let (mut a, mut b) = (json(&a), json(&b));
+        assert!(a["import"].is_object() && b["import"].is_null());
+        a.as_object_mut().unwrap().remove("import");
+        b.as_object_mut().unwrap().remove("import");
+        assert_eq!(a, b, "case {i}: the imported TOML runs exactly as the original file");
+    }
+}
+
+#[test]
+fn messy_ssdsim_files_are_read_as_ssdsim_reads_them() {
+    let original = std::fs::read(ssdsim_file()).unwrap();
+    let mut bytes = vec![0xEF, 0xBB, 0xBF];
+    for line in original.split(|&b| b == b'\n') {
+        let mut line = line.to_vec();
+        if line.starts_with(b"overprovide") {
+            // No ';' and spaces around '=' are both fine.
+            line = b"overprovide   =   0.12   #no semicolon".to_vec();
+        }
+        bytes.extend_from_slice(&line);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes.extend_from_slice(b"gc threshold=0.25;\r\n   t_R = 1;  # indented: SSDSim skips it\r\nfork knob = 3;\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("messy.parameters");
+    std::fs::write(&file, &bytes).unwrap();
+    let report = dir.path().join("r.json");
+    let (_, stderr) = ok(&[
+        "run",
+        "--config",
+        file.to_str().unwrap(),
+        "--synthetic",
+        "count=200",
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    assert!(stderr.contains("gc threshold is set again on line 89"), "{stderr}");
+    assert!(stderr.contains("starts with a space"), "{stderr}");
+    let r = json(&report);
+    let c = &r["config"];
+    assert_eq!(c["ftl"]["gc_background_free_fraction"], 0.25, "the last value wins");
+    assert_eq!(c["ftl"]["over_provisioning"], 0.12);
+    assert_eq!(c["flash"]["read_latency_ns"][0], 20000, "the indented line is skipped");
+    let fates = |fate: &str| params(&r).iter().filter(|p| p["fate"] == fate).count();
+    assert_eq!(fates("overridden"), 1);
+    assert_eq!(fates("unknown"), 1, "fork knob is listed");
+
+    // Broken values name file, line and key.
+    for (bad, what) in [
+        ("page number = abc;", "page number: 'abc' is not a whole number"),
+        ("channel number = -2;", "channel number: '-2' must not be negative"),
+        ("overprovide = 1.5;", "overprovide: 1.5 must be a fraction"),
+        ("die number = ;", "die number: no value"),
+        ("lun number = 4;", "lun number: unknown parameter that would change the device's shape"),
+    ] {
+        let mut text = original.clone();
+        text.extend_from_slice(format!("\n{bad}\n").as_bytes());
+        std::fs::write(&file, &text).unwrap();
+        let e = fails(&["check-config", file.to_str().unwrap()]);
+        assert!(e.contains(&format!("messy.parameters:89: {what}")), "{bad}: {e}");
+    }
+    // Channels of different sizes cannot be imported.
+    let text = String::from_utf8_lossy(&original).replace("chip number[1] = 2;", "chip number[1] = 3;");
+    std::fs::write(&file, text.as_bytes()).unwrap();
+    let e = fails(&["check-config", file.to_str().unwrap()]);
+    assert!(e.contains("messy.parameters:4: chip number[1] = 3") && e.contains("same number of chips"), "{e}");
+}
+
+#[test]
+fn broken_mqsim_files_fail_with_file_line_and_cause() {
+    let device = std::fs::read_to_string(mqsim_device()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.xml");
+    let conflict = device.replacen(
+        "\t\t<Seed>321</Seed>\n",
+        "<<<<<<< HEAD\n\t\t<Seed>321</Seed>\n=======\n\t\t<Seed>7</Seed>\n>>>>>>> theirs\n",
+        1,
+    );
+    std::fs::write(&file, conflict).unwrap();
+    let e = fails(&["run", "--config", file.to_str().unwrap()]);
+    assert!(e.contains("broken.xml:11: a merge-conflict marker ('<<<<<<< HEAD')"), "{e}");
+    std::fs::write(&file, device.replacen("</Flash_Parameter_Set>", "</Flash_Parameter_St>", 1)).unwrap();
+    let e = fails(&["check-config", file.to_str().unwrap()]);
+    assert!(e.contains("broken.xml:68:") && e.contains("malformed XML"), "{e}");
+    std::fs::write(&file, &device[..device.len() / 2]).unwrap();
+    let e = fails(&["check-config", file.to_str().unwrap()]);
+    assert!(e.contains("broken.xml:") && e.contains("malformed XML"), "truncated: {e}");
+    for (from, to, what) in [
+        ("RGA", "SMARTEST", "broken.xml:34: GC_Block_Selection_Policy: unknown value 'SMARTEST'"),
+        (
+            "<Flash_Channel_Count>8",
+            "<Flash_Channel_Count>-8",
+            "broken.xml:44: Flash_Channel_Count: '-8' must not be negative",
+        ),
+        ("<Plane_Allocation_Scheme>CWDP", "<Plane_Allocation_Scheme>CWXP", "broken.xml:30: Plane_Allocation_Scheme"),
+        (
+            "<Seed>321</Seed>",
+            "<Seed>321</Seed><Die_No_Per_Package>4</Die_No_Per_Package>",
+            "Die_No_Per_Package: unknown parameter that would change the device's shape",
+        ),
+    ] {
+        std::fs::write(&file, device.replacen(from, to, 1)).unwrap();
+        let e = fails(&["check-config", file.to_str().unwrap()]);
+        assert!(e.contains(what), "{to}: {e}");
+    }
+    // A binary file is neither XML nor TOML.
+    std::fs::write(&file, [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
+    fails(&["check-config", file.to_str().unwrap()]);
+    // An MQSim workload given as the device is named as such.
+    let e = fails(&["run", "--config", &mqsim_workload()]);
+    assert!(e.contains("MQSim workload file") && e.contains("--workload"), "{e}");
+}
+
+#[test]
+fn unlike_flows_are_refused_until_the_multi_queue_host() {
+    let workload = std::fs::read_to_string(mqsim_workload()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.xml");
+    // The second flow of scenario 1 reads instead of writing.
+    let mut parts: Vec<&str> = workload.splitn(3, "<Read_Percentage>0</Read_Percentage>").collect();
+    assert_eq!(parts.len(), 3);
+    let changed = format!(
+        "{}<Read_Percentage>0</Read_Percentage>{}<Read_Percentage>70</Read_Percentage>{}",
+        parts[0], parts[1], parts[2]
+    );
+    parts.clear();
+    std::fs::write(&file, changed).unwrap();
+    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "1"]);
+    assert!(
+        e.contains("scenario 1 has 2 flows and their Read_Percentage differ") && e.contains("multi-queue host"),
+        "{e}"
+    );
+    // Scenario 3 alone still runs.
+    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "3"]);
+    assert!(e.contains("File_Path: 'traces/tpcc-small.trace' not found") && e.contains("--trace-dir"), "{e}");
+    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "4"]);
+    assert!(e.contains("--scenario 4") && e.contains("3 scenario(s)"), "{e}");
+}
+
+#[test]
+fn out_of_order_arrivals_are_named_in_the_summary_with_the_sort_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.trace");
+    std::fs::write(&trace, "0 0 100 8 1\n5000 0 200 8 0\n3000 0 300 8 1\n9000 0 50 8 1\n").unwrap();
+    let (stdout, _) = ok(&["run", "--trace", trace.to_str().unwrap(), "--format", "ssdsim"]);
+    assert!(
+        stdout.contains("WARNING: 1 of 4 requests arrived earlier") && stdout.contains("--sort-window"),
+        "{stdout}"
+    );
+    let (stdout, _) = ok(&["run", "--trace", trace.to_str().unwrap(), "--format", "ssdsim", "--sort-window", "4"]);
+    assert!(!stdout.contains("arrived earlier"), "{stdout}");
+}
