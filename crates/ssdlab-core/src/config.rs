@@ -291,6 +291,18 @@ pub enum GcDestination {
     OtherChip,
 }
 
+/// Which of a plane's user write points takes the next user page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePointChoice {
+    /// In turn, skipping write points that cannot take a page.
+    RoundRobin,
+    /// The write point whose next page is of the fastest type (lowest page type; a fresh
+    /// block starts with its first page's type), ties to the lowest number: Harey
+    /// Tortoise's write points chosen by the type of their next page (thesis §7.3).
+    FastestPage,
+}
+
 /// The kinds of flash transaction queues, for the per-die scheduler's priority order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -336,6 +348,13 @@ pub struct Ftl {
     pub partial_program_updates: bool,
     /// Where GC moves valid pages (the conventional FTL; designs choose their own).
     pub gc_destination: GcDestination,
+    /// User write points (open blocks taking user writes) per plane.
+    pub user_write_points: u32,
+    /// Which user write point takes the next user page.
+    pub write_point_choice: WritePointChoice,
+    /// GC writes through the user write points (chosen the same way) instead of a GC
+    /// write point of its own (thesis §7.3: GC writes may land in user write points).
+    pub gc_through_user_write_points: bool,
 }
 
 impl Default for Ftl {
@@ -355,6 +374,9 @@ impl Default for Ftl {
             partial_page_writes: PartialPageWrites::ReadModifyWrite,
             partial_program_updates: false,
             gc_destination: GcDestination::SamePlane,
+            user_write_points: 1,
+            write_point_choice: WritePointChoice::RoundRobin,
+            gc_through_user_write_points: false,
         }
     }
 }
@@ -779,6 +801,9 @@ pub const MAX_STEP_NS: u64 = 1_000_000_000;
 /// Smallest and largest `geometry.page_size_bytes` accepted (powers of two between).
 pub const MIN_PAGE_BYTES: u32 = 512;
 pub const MAX_PAGE_BYTES: u32 = 65536;
+
+/// Harey Tortoise's largest configuration (thesis §7.3: 1–32 write points per chip).
+const MAX_USER_WRITE_POINTS: u32 = 32;
 
 /// Read-retry tables of real LDPC controllers stop well before this.
 const MAX_READ_RETRIES: u32 = 64;
@@ -1250,6 +1275,33 @@ impl Config {
             if g.pages_per_block <= self.summary_pages_per_block() || (self.uses_slc() && f.slc_pages_per_block < 2) {
                 errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));
             }
+        }
+        let wps = self.ftl.user_write_points;
+        if !(1..=MAX_USER_WRITE_POINTS).contains(&wps) {
+            errors.push(err("ftl.user_write_points", format!("must be 1 to {MAX_USER_WRITE_POINTS}")));
+        } else if wps > 1 {
+            if g.blocks_per_plane < 4 * wps + 8 {
+                errors.push(err(
+                    "ftl.user_write_points",
+                    format!(
+                        "{wps} open user blocks per plane leave GC too few closed blocks: geometry.blocks_per_plane \
+                         must be at least {}",
+                        4 * wps + 8
+                    ),
+                ));
+            }
+            if self.pa.enabled() {
+                errors.push(err("ftl.user_write_points", "PA-SSD keeps its own open blocks: use 1"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err(
+                    "ftl.user_write_points",
+                    "one-shot page sets are not modelled over several write points: use 1",
+                ));
+            }
+        }
+        if self.ftl.gc_through_user_write_points && self.pa.enabled() {
+            errors.push(err("ftl.gc_through_user_write_points", "PA-SSD places GC writes itself"));
         }
         if self.ftl.gc_destination != GcDestination::SamePlane {
             if !pw.loss_at_ns.is_empty() {

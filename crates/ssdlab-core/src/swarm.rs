@@ -228,6 +228,15 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
     if conventional && chips > 1 && c.power.loss_at_ns.is_empty() && !c.power.block_summary && rng.random_bool(0.3) {
         c.ftl.gc_destination = crate::config::GcDestination::OtherChip;
     }
+    if !c.pa.enabled() && c.flash.program_scheme != ProgramScheme::OneShot {
+        let wps = pick(rng, &[1, 1, 2, 4, 8]);
+        if c.geometry.blocks_per_plane >= 4 * wps + 8 {
+            c.ftl.user_write_points = wps;
+        }
+        c.ftl.write_point_choice =
+            pick(rng, &[crate::config::WritePointChoice::RoundRobin, crate::config::WritePointChoice::FastestPage]);
+        c.ftl.gc_through_user_write_points = rng.random_bool(0.25);
+    }
     c.output.check_every = 211;
     c
 }
@@ -305,7 +314,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, victim={:?}, \
-         gc_dest={:?}, any_address={}, retries={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -325,6 +334,9 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,
         c.flash.read_retries,
+        c.ftl.user_write_points,
+        c.ftl.write_point_choice,
+        c.ftl.gc_through_user_write_points,
         c.ftl.plane_allocation,
         c.ftl.over_provisioning,
         c.precondition.used_fraction,

@@ -480,7 +480,9 @@ impl Simulator<'_> {
                 let plane = self.txns[t as usize].plane;
                 let plane_bit = 1u64 << (plane % 64);
                 let is_write = self.txns[t as usize].kind == TxnKind::Write;
-                if is_write && used_planes & plane_bit == 0 && (any_address || self.ftl.peek_user(plane) == key) {
+                // (With any addresses the partner's plane must still have room of its own.)
+                let pairs = if any_address { self.write_has_room(t) } else { self.ftl.peek_user(plane) == key };
+                if is_write && used_planes & plane_bit == 0 && pairs {
                     used_planes |= plane_bit;
                     cmd.txns.push(t);
                     self.dies[die as usize].writes.remove(i);

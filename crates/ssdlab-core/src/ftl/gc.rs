@@ -259,7 +259,8 @@ impl Ftl {
             Some(r) => {
                 r.open[plane as usize].iter().map(|&b| self.pages_in_block(b) - self.blocks[b as usize].write_ptr).sum()
             }
-            None => self.active_room(plane, super::Stream::Gc),
+            None if self.gc_through_user => self.user_active_room(plane),
+            None => self.active_room(plane, super::Stream::GC),
         };
         let data_pages = self.layout.pages() - self.summary_pages;
         open + p.free.len() as u32 * data_pages

@@ -60,20 +60,39 @@ pub struct BlockInfo {
     pub last_write_ns: u64,
 }
 
-/// Which write point of a plane a page is taken from.
+/// Which write point of a plane a page is taken from: an index into the plane's active
+/// blocks. 0, 1 and 2 are the user, GC and SLC write points; user write points beyond the
+/// first (`ftl.user_write_points`) follow from 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    User = 0,
-    Gc = 1,
-    Slc = 2,
+pub struct Stream(pub u16);
+
+impl Stream {
+    pub const USER: Stream = Stream(0);
+    pub const GC: Stream = Stream(1);
+    pub const SLC: Stream = Stream(2);
+
+    /// User write point `k` (0 = `USER`).
+    pub fn user(k: u32) -> Stream {
+        if k == 0 {
+            Stream::USER
+        } else {
+            Stream(2 + k as u16)
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct PlaneState {
     pub free: VecDeque<u32>,
     pub free_slc: VecDeque<u32>,
-    /// Active block per stream (NO_PAGE = none), indexed by `Stream as usize`.
-    pub active: [u32; 3],
+    /// Active block per stream (NO_PAGE = none), indexed by `Stream::index`.
+    pub active: Vec<u32>,
+    /// Round-robin user write points: the next one to take a page.
+    pub wp_cursor: u32,
     /// Block being cleaned (NO_PAGE = none) and the next page to examine in it.
     pub victim: u32,
     pub victim_cursor: u32,
@@ -143,6 +162,11 @@ pub struct Ftl {
     pub victim_policy: VictimPolicy,
     pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
+    /// User write points per plane (`ftl.user_write_points`), how the next is chosen, and
+    /// whether GC writes through them.
+    pub user_write_points: u32,
+    pub write_point_choice: crate::config::WritePointChoice,
+    pub gc_through_user: bool,
     /// Pages GC programs at once into a normal block: a wordline's page set for one-shot
     /// flash, else 1.
     pub gc_page_set: u32,
@@ -215,11 +239,13 @@ impl Ftl {
         let mut planes = Vec::with_capacity(addr.planes() as usize);
         let mut free_pages_by_type = vec![0u64; bits];
         let per_type = layout.pages_per_type(bits);
+        let user_write_points = config.ftl.user_write_points;
         for plane in 0..addr.planes() {
             let mut state = PlaneState {
                 free: VecDeque::with_capacity(addr.blocks_per_plane as usize),
                 free_slc: VecDeque::new(),
-                active: [NO_PAGE; 3],
+                active: vec![NO_PAGE; 2 + user_write_points.max(1) as usize],
+                wp_cursor: 0,
                 victim: NO_PAGE,
                 victim_cursor: 0,
                 next_victim: NO_PAGE,
@@ -277,6 +303,9 @@ impl Ftl {
             victim_policy: config.ftl.gc_victim,
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
+            user_write_points: user_write_points.max(1),
+            write_point_choice: config.ftl.write_point_choice,
+            gc_through_user: config.ftl.gc_through_user_write_points,
             gc_page_set: if config.flash.program_scheme == crate::config::ProgramScheme::OneShot {
                 bits as u32
             } else {
@@ -390,12 +419,59 @@ impl Ftl {
 
     /// Free pages the stream could still program in the plane's active block.
     fn active_room(&self, plane: u32, stream: Stream) -> u32 {
-        let block = self.planes[plane as usize].active[stream as usize];
+        let block = self.planes[plane as usize].active[stream.index()];
         if block == NO_PAGE {
             0
         } else {
             self.pages_in_block(block) - self.blocks[block as usize].write_ptr
         }
+    }
+
+    /// Pages left in the active blocks of all user write points of `plane`.
+    fn user_active_room(&self, plane: u32) -> u32 {
+        (0..self.user_write_points).map(|k| self.active_room(plane, Stream::user(k))).sum()
+    }
+
+    /// The user write point of `plane` that takes the next user page (`ftl.
+    /// write_point_choice`), among those that can: room in their block, or more than
+    /// `reserve` free blocks to open one. `USER` when none can (the allocation fails).
+    pub fn user_stream(&self, plane: u32, reserve: usize) -> Stream {
+        let n = self.user_write_points;
+        if n == 1 {
+            return Stream::USER;
+        }
+        let p = &self.planes[plane as usize];
+        let can_open = p.free.len() > reserve;
+        let usable = |k: u32| self.active_room(plane, Stream::user(k)) > 0 || can_open;
+        match self.write_point_choice {
+            crate::config::WritePointChoice::RoundRobin => {
+                (0..n).map(|i| (p.wp_cursor + i) % n).find(|&k| usable(k)).map_or(Stream::USER, Stream::user)
+            }
+            crate::config::WritePointChoice::FastestPage => (0..n)
+                .filter(|&k| usable(k))
+                .min_by_key(|&k| {
+                    let block = p.active[Stream::user(k).index()];
+                    let next = if self.active_room(plane, Stream::user(k)) > 0 {
+                        self.blocks[block as usize].write_ptr
+                    } else {
+                        0
+                    };
+                    (self.layout.types[next as usize], k)
+                })
+                .map_or(Stream::USER, Stream::user),
+        }
+    }
+
+    /// Takes the next page of a user write point (chosen by `user_stream`) and advances
+    /// the round-robin cursor past it.
+    fn allocate_user_stream(&mut self, plane: u32, now_ns: u64, reserve: usize) -> Option<Allocated> {
+        let stream = self.user_stream(plane, reserve);
+        let a = self.allocate_in(plane, stream, now_ns, reserve)?;
+        if self.user_write_points > 1 {
+            let k = if stream == Stream::USER { 0 } else { stream.0 as u32 - 2 };
+            self.planes[plane as usize].wp_cursor = (k + 1) % self.user_write_points;
+        }
+        Some(a)
     }
 
     /// Whether a user write could get a page in `plane` now. User writes never take the
@@ -405,9 +481,9 @@ impl Ftl {
             return self.can_allocate_relaxed(plane, 1);
         }
         let p = &self.planes[plane as usize];
-        self.active_room(plane, Stream::Slc) > 0
+        self.active_room(plane, Stream::SLC) > 0
             || !p.free_slc.is_empty()
-            || self.active_room(plane, Stream::User) > 0
+            || self.user_active_room(plane) > 0
             || p.free.len() > 1
     }
 
@@ -422,7 +498,7 @@ impl Ftl {
                 .iter()
                 .map(|&b| (self.pages_in_block(b) - self.blocks[b as usize].write_ptr) as u64)
                 .sum(),
-            None => (self.active_room(plane, Stream::User) + self.active_room(plane, Stream::Slc)) as u64,
+            None => (self.user_active_room(plane) + self.active_room(plane, Stream::SLC)) as u64,
         };
         free + slc + open
     }
@@ -432,8 +508,8 @@ impl Ftl {
     /// wordline if a user write may open one, else 0.
     pub fn user_page_set(&self, plane: u32) -> u32 {
         let p = &self.planes[plane as usize];
-        let (start, wordline) = if self.active_room(plane, Stream::User) > 0 {
-            let wp = self.blocks[p.active[Stream::User as usize] as usize].write_ptr as usize;
+        let (start, wordline) = if self.active_room(plane, Stream::USER) > 0 {
+            let wp = self.blocks[p.active[Stream::USER.index()] as usize].write_ptr as usize;
             (wp, self.layout.wordlines[wp])
         } else if p.free.len() > 1 {
             (0, self.layout.wordlines[0])
@@ -446,45 +522,43 @@ impl Ftl {
     /// SLC-mode pages `plane` can still program without an erase.
     pub fn slc_room(&self, plane: u32) -> u64 {
         let p = &self.planes[plane as usize];
-        self.active_room(plane, Stream::Slc) as u64 + p.free_slc.len() as u64 * self.slc_layout.pages() as u64
+        self.active_room(plane, Stream::SLC) as u64 + p.free_slc.len() as u64 * self.slc_layout.pages() as u64
     }
 
     /// Whether a user write could get a normal-mode page in `plane` now.
     pub fn can_allocate_normal(&self, plane: u32) -> bool {
-        self.active_room(plane, Stream::User) > 0 || self.planes[plane as usize].free.len() > 1
+        self.user_active_room(plane) > 0 || self.planes[plane as usize].free.len() > 1
     }
 
     /// Takes the next normal-mode page of a user write in `plane`.
     pub fn allocate_normal(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
-        self.allocate_in(plane, Stream::User, now_ns, 1)
+        self.allocate_user_stream(plane, now_ns, 1)
     }
 
     /// Takes the next page of a user write in `plane` (SLC-mode blocks first when the
     /// drive has them). `None` when the plane has no room until GC frees a block.
     pub fn allocate_user(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.slc_blocks[plane as usize] > 0 {
-            if let Some(a) = self.allocate_in(plane, Stream::Slc, now_ns, 0) {
+            if let Some(a) = self.allocate_in(plane, Stream::SLC, now_ns, 0) {
                 return Some(a);
             }
         }
-        self.allocate_in(plane, Stream::User, now_ns, 1)
+        self.allocate_user_stream(plane, now_ns, 1)
     }
 
     /// The (block-in-plane, page) a user write in `plane` would get next, without taking
     /// it: multi-plane commands need equal addresses in every plane (DIR §2.3).
     pub fn peek_user(&self, plane: u32) -> Option<(u32, u32)> {
         let p = &self.planes[plane as usize];
-        let streams: &[(Stream, usize)] = if self.slc_blocks[plane as usize] > 0 {
-            &[(Stream::Slc, 0), (Stream::User, 1)]
-        } else {
-            &[(Stream::User, 1)]
-        };
+        let user = self.user_stream(plane, 1);
+        let both = [(Stream::SLC, 0), (user, 1)];
+        let streams: &[(Stream, usize)] = if self.slc_blocks[plane as usize] > 0 { &both } else { &both[1..] };
         for &(stream, reserve) in streams {
             if self.active_room(plane, stream) > 0 {
-                let b = p.active[stream as usize];
+                let b = p.active[stream.index()];
                 return Some((self.addr.block_in_plane(b), self.blocks[b as usize].write_ptr));
             }
-            let pool = if stream == Stream::Slc { &p.free_slc } else { &p.free };
+            let pool = if stream == Stream::SLC { &p.free_slc } else { &p.free };
             if pool.len() > reserve {
                 return Some((self.addr.block_in_plane(pool[0]), 0));
             }
@@ -494,7 +568,10 @@ impl Ftl {
 
     /// Takes the next page for a GC move into normal blocks of `plane`.
     pub fn allocate_gc(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
-        self.allocate_in(plane, Stream::Gc, now_ns, 0)
+        if self.gc_through_user {
+            return self.allocate_user_stream(plane, now_ns, 0);
+        }
+        self.allocate_in(plane, Stream::GC, now_ns, 0)
     }
 
     /// Takes the next page of `stream`'s active block, opening a new block from the free
@@ -502,18 +579,18 @@ impl Ftl {
     fn allocate_in(&mut self, plane: u32, stream: Stream, now_ns: u64, reserve: usize) -> Option<Allocated> {
         if self.active_room(plane, stream) == 0 {
             let p = &mut self.planes[plane as usize];
-            let pool = if stream == Stream::Slc { &mut p.free_slc } else { &mut p.free };
+            let pool = if stream == Stream::SLC { &mut p.free_slc } else { &mut p.free };
             if pool.len() <= reserve {
                 return None;
             }
             let block = pool.pop_front().expect("checked non-empty");
-            p.active[stream as usize] = block;
+            p.active[stream.index()] = block;
             self.blocks[block as usize].state = BlockState::Open;
-            if stream != Stream::Slc {
+            if stream != Stream::SLC {
                 self.note_block_opened(plane);
             }
         }
-        let block = self.planes[plane as usize].active[stream as usize];
+        let block = self.planes[plane as usize].active[stream.index()];
         Some(self.take_page(block, now_ns))
     }
 

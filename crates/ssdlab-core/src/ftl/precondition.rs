@@ -206,7 +206,7 @@ impl Ftl {
                             - report.footprint_placed.min(self.logical_pages as u64 - first_lpn)
                     ));
                 }
-                if let Some(a) = self.allocate_in(plane, Stream::Slc, 0, 0) {
+                if let Some(a) = self.allocate_in(plane, Stream::SLC, 0, 0) {
                     self.commit_write(lpn as u32, a.ppn);
                     lpn += 1;
                     report.valid_pages += 1;
@@ -397,7 +397,7 @@ impl Ftl {
                 continue;
             }
             self.settle_gc(plane, now);
-            if let Some(a) = self.allocate_in(plane, Stream::User, now, 1) {
+            if let Some(a) = self.allocate_in(plane, Stream::USER, now, 1) {
                 self.commit_write(lpn, a.ppn);
                 self.settle_gc(plane, now);
                 return Ok(());
@@ -442,10 +442,10 @@ impl Ftl {
 
     /// Writes `lpn` into `plane` unless that would take the plane to `limit` free blocks.
     fn place_in(&mut self, lpn: u32, plane: u32, limit: u32) -> bool {
-        if self.free_blocks(plane) <= limit && self.active_room(plane, Stream::User) == 0 {
+        if self.free_blocks(plane) <= limit && self.active_room(plane, Stream::USER) == 0 {
             return false;
         }
-        match self.allocate_in(plane, Stream::User, 0, 1) {
+        match self.allocate_in(plane, Stream::USER, 0, 1) {
             Some(a) => {
                 self.commit_write(lpn, a.ppn);
                 true
@@ -479,7 +479,7 @@ impl Ftl {
                 continue;
             }
             // Preconditioned data lives in normal blocks, never in the SLC cache.
-            if let Some(a) = self.allocate_in(plane, Stream::User, 0, 1) {
+            if let Some(a) = self.allocate_in(plane, Stream::USER, 0, 1) {
                 self.commit_write(lpn, a.ppn);
                 return Ok(());
             }
@@ -488,7 +488,7 @@ impl Ftl {
     }
 
     fn active_user_full(&self, plane: u32) -> bool {
-        let b = self.planes[plane as usize].active[Stream::User as usize];
+        let b = self.planes[plane as usize].active[Stream::USER.index()];
         b == crate::flash::NO_PAGE
     }
 }

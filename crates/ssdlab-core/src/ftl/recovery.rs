@@ -244,7 +244,8 @@ impl Ftl {
             let p = &mut self.planes[plane as usize];
             p.free.clear();
             p.free_slc.clear();
-            p.active = [NO_PAGE; 3];
+            p.active.fill(NO_PAGE);
+            p.wp_cursor = 0;
             p.victim = NO_PAGE;
             p.victim_cursor = 0;
             p.next_victim = NO_PAGE;
@@ -256,7 +257,8 @@ impl Ftl {
             // GC must always find room to finish a victim); any beyond the plane's write
             // points are closed. Abandoning them would take from GC the pages it had left
             // in its open block and can leave it without a destination.
-            let mut slots: Vec<Stream> = vec![Stream::Slc, Stream::Gc, Stream::User];
+            let mut slots: Vec<Stream> = vec![Stream::SLC, Stream::GC, Stream::USER];
+            slots.extend((1..self.user_write_points).map(Stream::user));
             for block in first..first + self.addr.blocks_per_plane {
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {
@@ -278,10 +280,10 @@ impl Ftl {
                         continue;
                     }
                 }
-                let wanted = |s: &Stream| (*s == Stream::Slc) == info.slc;
+                let wanted = |s: &Stream| (*s == Stream::SLC) == info.slc;
                 if let Some(i) = slots.iter().position(wanted) {
                     info.state = BlockState::Open;
-                    self.planes[plane as usize].active[slots.remove(i) as usize] = block;
+                    self.planes[plane as usize].active[slots.remove(i).index()] = block;
                     continue;
                 }
                 abandoned += self.abandon_rest(block);

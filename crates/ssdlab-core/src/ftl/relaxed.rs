@@ -51,11 +51,11 @@ impl Ftl {
         }
         let mut open = vec![Vec::new(); self.planes.len()];
         for (plane, p) in self.planes.iter_mut().enumerate() {
-            for stream in [Stream::User, Stream::Gc] {
-                let b = p.active[stream as usize];
+            for stream in [Stream::USER, Stream::GC] {
+                let b = p.active[stream.index()];
                 if b != NO_PAGE && !self.blocks[b as usize].slc {
                     open[plane].push(b);
-                    p.active[stream as usize] = NO_PAGE;
+                    p.active[stream.index()] = NO_PAGE;
                 }
             }
         }

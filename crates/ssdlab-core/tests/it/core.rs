@@ -146,3 +146,78 @@ fn gc_moves_to_another_chip_occupy_both_dies_and_both_channels_for_their_steps()
         assert!(channel_in, "channel {other} carries the page in at {}", program.0);
     }
 }
+
+/// Block (within its plane) and page of the page `lpn` is mapped to after the run.
+fn placed(sim: &Simulator, lpn: u32) -> (u32, u32) {
+    let ppn = sim.ftl.lookup(lpn).expect("written");
+    let a = &sim.ftl.addr;
+    (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn))
+}
+
+/// Runs writes of the given logical pages one at a time, with checks and `--verify`, and
+/// returns the simulator for inspection.
+fn run_writes(c: &Config, lpns: &[u64]) -> Simulator<'static> {
+    let records: Vec<Record> =
+        lpns.iter().enumerate().map(|(i, &p)| rec(i as u64 * 10_000_000, Op::Write, p, 1, 4096)).collect();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+    let mut sim = Simulator::new(c.clone(), factory, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    sim.run_to_end().expect("run succeeds");
+    sim
+}
+
+#[test]
+fn thirty_two_write_points_take_writes_in_turn() {
+    // One chip of one plane, empty: each user write point opens the next free block.
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.blocks_per_plane = 4 * 32 + 8;
+    c.precondition.used_fraction = 0.0;
+    c.ftl.user_write_points = 32;
+    let lpns: Vec<u64> = (0..65).collect();
+    let sim = run_writes(&c, &lpns);
+    // Round robin: write k goes to write point k mod 32, whose block is the k-th opened.
+    for k in 0..65u32 {
+        assert_eq!(placed(&sim, k), (k % 32, k / 32), "write {k}");
+    }
+}
+
+#[test]
+fn fastest_page_write_points_take_the_write_point_whose_next_page_is_fastest() {
+    // Sequential TLC layout: page p of a block is of type p % 3. With two write points
+    // and the fastest-page choice, a write goes where the next page has the lowest type
+    // (ties to write point 0), as (write point 0's next type, write point 1's): (0, 0)
+    // → wp 0; (1, 0) → wp 1; (1, 1) → wp 0; (2, 1) → wp 1; (2, 2) → wp 0; (0, 2) → wp 0
+    // (its page 3 is LSB again); (1, 2) → wp 0.
+    let mut c = tiny(1, 1, 1, 1);
+    c.flash.layout = LayoutKind::Sequential;
+    c.precondition.used_fraction = 0.0;
+    c.ftl.user_write_points = 2;
+    c.ftl.write_point_choice = ssdlab_core::config::WritePointChoice::FastestPage;
+    let sim = run_writes(&c, &[0, 1, 2, 3, 4, 5, 6]);
+    let got: Vec<(u32, u32)> = (0..7).map(|k| placed(&sim, k)).collect();
+    assert_eq!(got, vec![(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (0, 3), (0, 4)]);
+    // Round robin alternates whatever the page types.
+    c.ftl.write_point_choice = ssdlab_core::config::WritePointChoice::RoundRobin;
+    let sim = run_writes(&c, &[0, 1, 2, 3]);
+    let got: Vec<(u32, u32)> = (0..4).map(|k| placed(&sim, k)).collect();
+    assert_eq!(got, vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
+}
+
+#[test]
+fn gc_through_user_write_points_keeps_the_invariants_and_never_opens_a_gc_block() {
+    let mut c = tiny(1, 1, 1, 2);
+    slc_like(&mut c);
+    c.geometry.blocks_per_plane = 32;
+    c.geometry.pages_per_block = 16;
+    c.ftl.user_write_points = 4;
+    c.ftl.gc_through_user_write_points = true;
+    let pages = c.logical_pages();
+    let lpns: Vec<u64> = random_requests(4_000, 1, pages, Op::Write, 4096, 11).iter().map(|r| r.offset_bytes / 4096).collect();
+    // Checks (every completion) and --verify are on.
+    let sim = run_writes(&c, &lpns);
+    assert!(sim.ftl.counters.gc_moved_pages > 100, "GC moved pages: {:?}", sim.ftl.counters);
+    for p in 0..2 {
+        assert_eq!(sim.ftl.planes[p].active[ssdlab_core::ftl::Stream::GC.index()], ssdlab_core::flash::NO_PAGE);
+    }
+}
