@@ -8,6 +8,9 @@
 //!
 //! At the end, a property test feeds arbitrary TOML-ish text and `--set` overrides to the
 //! config loader and validation.
+//!
+//! (Over 1,000 lines on purpose: one file mirrors one document, `docs/input-errors.md`,
+//! row for row, and its property tests share the fuzz dictionary of every config key.)
 
 use proptest::prelude::*;
 use std::io::{Read, Write};

@@ -213,7 +213,8 @@ fn gc_through_user_write_points_keeps_the_invariants_and_never_opens_a_gc_block(
     c.ftl.user_write_points = 4;
     c.ftl.gc_through_user_write_points = true;
     let pages = c.logical_pages();
-    let lpns: Vec<u64> = random_requests(4_000, 1, pages, Op::Write, 4096, 11).iter().map(|r| r.offset_bytes / 4096).collect();
+    let lpns: Vec<u64> =
+        random_requests(4_000, 1, pages, Op::Write, 4096, 11).iter().map(|r| r.offset_bytes / 4096).collect();
     // Checks (every completion) and --verify are on.
     let sim = run_writes(&c, &lpns);
     assert!(sim.ftl.counters.gc_moved_pages > 100, "GC moved pages: {:?}", sim.ftl.counters);

@@ -3,6 +3,7 @@
 //! (`ftl::relaxed`, under the relaxed program constraints) picks a page of that type, and
 //! GC moves take a type from UBS. Config: `[pa]` (`PaConfig`); report: `pa`.
 
+pub mod config;
 pub mod scheme;
 
 use crate::config::Config;

@@ -4,6 +4,7 @@
 //! the report's `hybrid` object. The moves themselves are GC steps (`start_gc_step`);
 //! a plane wholly in SLC mode moves its pages to another plane over the channels.
 
+pub mod config;
 pub mod policy;
 
 use super::MoveTarget;

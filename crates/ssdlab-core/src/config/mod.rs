@@ -1,0 +1,584 @@
+//! The typed run configuration (TOML), its defaults and its validation.
+//!
+//! Every field carries its unit in its name. `validate()` checks cross-field consistency
+//! and returns errors naming the dotted key (`geometry.pages_per_block`) and the problem.
+//! Unknown keys are rejected at parse time with a did-you-mean suggestion (see
+//! [`parse_config`]).
+//!
+//! Where things are: `sections.rs` the device, FTL, host, output and power sections;
+//! `parse.rs` TOML parsing, `--set` overrides and error positions; each design's section
+//! next to its module (`designs/pa_ssd/config.rs`, `designs/spa_hybrid/config.rs`),
+//! re-exported here; this file the `Config` itself and its validation.
+
+mod parse;
+mod sections;
+
+pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
+pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
+pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
+pub use sections::*;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A whole simulation configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub name: String,
+    pub description: String,
+    /// Source of the numbers (paper, table), shown by `ssdlab presets`.
+    pub source: String,
+    /// Root seed; every random component derives its own stream from it.
+    pub seed: u64,
+    pub geometry: Geometry,
+    pub flash: Flash,
+    pub energy: Energy,
+    pub ftl: Ftl,
+    pub precondition: Precondition,
+    pub host: Host,
+    pub output: Output,
+    pub pa: PaConfig,
+    pub power: Power,
+    pub hybrid: Hybrid,
+    /// A built-in synthetic workload, used when no trace is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<ssdlab_trace::SyntheticSpec>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            name: "default".to_string(),
+            description: String::new(),
+            source: String::new(),
+            seed: 1,
+            geometry: Geometry::default(),
+            flash: Flash::default(),
+            energy: Energy::default(),
+            ftl: Ftl::default(),
+            precondition: Precondition::default(),
+            host: Host::default(),
+            output: Output::default(),
+            pa: PaConfig::default(),
+            power: Power::default(),
+            hybrid: Hybrid::default(),
+            workload: None,
+        }
+    }
+}
+
+/// A configuration problem, naming the dotted key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Longest time one flash step, command overhead or host overhead may take: one second.
+/// Real NAND needs microseconds to milliseconds; larger values are typos (or units mixed
+/// up) and would overflow the simulated clock.
+pub const MAX_STEP_NS: u64 = 1_000_000_000;
+
+/// Smallest and largest `geometry.page_size_bytes` accepted (powers of two between).
+pub const MIN_PAGE_BYTES: u32 = 512;
+pub const MAX_PAGE_BYTES: u32 = 65536;
+
+/// Harey Tortoise's largest configuration (thesis §7.3: 1–32 write points per chip).
+const MAX_USER_WRITE_POINTS: u32 = 32;
+
+/// Read-retry tables of real LDPC controllers stop well before this.
+const MAX_READ_RETRIES: u32 = 64;
+
+/// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
+pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
+
+/// Longest power outage accepted: one hour of simulated time.
+pub const MAX_POWER_OFF_NS: u64 = 3_600_000_000_000;
+
+pub(crate) fn err(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError { key: key.to_string(), message: message.into() }
+}
+
+impl Config {
+    pub fn bits_per_cell(&self) -> usize {
+        self.flash.cell.bits_per_cell()
+    }
+
+    /// Pages the host can address: normal-mode (non-SLC) pages less over-provisioning.
+    pub fn logical_pages(&self) -> u64 {
+        let g = &self.geometry;
+        let normal_blocks: u64 =
+            self.slc_blocks_by_plane().iter().map(|&slc| g.blocks_per_plane.saturating_sub(slc) as u64).sum();
+        let pages = normal_blocks * (g.pages_per_block as u64).saturating_sub(self.summary_pages_per_block() as u64);
+        ((pages as f64) * (1.0 - self.ftl.over_provisioning)).floor() as u64
+    }
+
+    /// Whether the drive has SLC-mode blocks (a static SLC cache or a hybrid layout).
+    pub fn uses_slc(&self) -> bool {
+        self.ftl.slc_blocks_per_plane > 0 || self.hybrid.layout != SlcLayout::Plane
+    }
+
+    /// SLC-mode blocks of every plane, by plane number, as `hybrid.layout` places them:
+    /// the first blocks of a plane with some, every block of a plane in SLC mode.
+    pub fn slc_blocks_by_plane(&self) -> Vec<u32> {
+        let g = &self.geometry;
+        let planes = (g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64)
+            .min(1 << 24) as u32;
+        let h = &self.hybrid;
+        let whole = |units: u32| -> u32 { ((units as f64 * h.slc_share).round() as u32).clamp(1, units.max(2) - 1) };
+        (0..planes)
+            .map(|p| {
+                let die = p / g.planes_per_die.max(1);
+                let chip = die / g.dies_per_chip.max(1);
+                let slc_whole = match h.layout {
+                    SlcLayout::Plane => {
+                        let n = if h.slc_planes == 0 { planes } else { h.slc_planes.min(planes) } as u64;
+                        let p = p as u64;
+                        // Evenly spread from plane 0: every (planes/n)-th plane.
+                        let has = (p * n) % (planes as u64) < n;
+                        return if has { self.ftl.slc_blocks_per_plane.min(g.blocks_per_plane) } else { 0 };
+                    }
+                    SlcLayout::Die => p % g.planes_per_die.max(1) < whole(g.planes_per_die),
+                    SlcLayout::Chip => die % g.dies_per_chip.max(1) < whole(g.dies_per_chip),
+                    SlcLayout::Channel => chip % g.chips_per_channel.max(1) < whole(g.chips_per_channel),
+                };
+                if slc_whole {
+                    g.blocks_per_plane
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+
+    /// Pages at the end of every normal-mode block that hold its summary
+    /// (`power.block_summary`): one, or a whole wordline under one-shot programming.
+    pub fn summary_pages_per_block(&self) -> u32 {
+        match (self.power.block_summary, self.flash.program_scheme) {
+            (false, _) => 0,
+            (true, ProgramScheme::OneShot) => self.bits_per_cell() as u32,
+            (true, ProgramScheme::PageByPage) => 1,
+        }
+    }
+
+    /// Raw capacity: normal blocks at full page count plus SLC-mode blocks at theirs.
+    pub fn physical_bytes(&self) -> u64 {
+        let g = &self.geometry;
+        let pages: u64 = self
+            .slc_blocks_by_plane()
+            .iter()
+            .map(|&slc| {
+                (g.blocks_per_plane - slc) as u64 * g.pages_per_block as u64
+                    + slc as u64 * self.flash.slc_pages_per_block as u64
+            })
+            .sum();
+        pages * g.page_size_bytes as u64
+    }
+
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages() * self.geometry.page_size_bytes as u64
+    }
+
+    /// Checks every cross-field constraint; returns all problems found, not just the first.
+    pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let g = &self.geometry;
+        for (key, value) in [
+            ("geometry.channels", g.channels),
+            ("geometry.chips_per_channel", g.chips_per_channel),
+            ("geometry.dies_per_chip", g.dies_per_chip),
+            ("geometry.planes_per_die", g.planes_per_die),
+            ("geometry.blocks_per_plane", g.blocks_per_plane),
+            ("geometry.pages_per_block", g.pages_per_block),
+            ("geometry.page_size_bytes", g.page_size_bytes),
+            ("geometry.subpages_per_page", g.subpages_per_page),
+        ] {
+            if value == 0 {
+                errors.push(err(key, "must be at least 1"));
+            }
+        }
+        // In u128, saturating: six u32 factors would overflow u64 and panic.
+        let pages =
+            [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+                .iter()
+                .fold(1u128, |total, &n| total.saturating_mul(n as u128));
+        if pages >= u32::MAX as u128 {
+            errors.push(err("geometry", format!("{pages} physical pages exceed the 2^32-1 addressable by the model")));
+        }
+        // NAND pages are a power of two of data bytes (the spare area is not modelled): 512 B
+        // (early SLC) to 64 KiB; a subpage is at least one 512-B sector.
+        let page_ok =
+            (MIN_PAGE_BYTES..=MAX_PAGE_BYTES).contains(&g.page_size_bytes) && g.page_size_bytes.is_power_of_two();
+        if g.page_size_bytes != 0 && !page_ok {
+            errors.push(err(
+                "geometry.page_size_bytes",
+                format!(
+                    "{} is not a flash page size: must be a power of two from {MIN_PAGE_BYTES} to {MAX_PAGE_BYTES} bytes \
+                     (e.g. 4096, 8192, 16384)",
+                    g.page_size_bytes
+                ),
+            ));
+        }
+        if g.subpages_per_page > 1 && !g.page_size_bytes.is_multiple_of(g.subpages_per_page) {
+            errors.push(err("geometry.subpages_per_page", "must divide geometry.page_size_bytes"));
+        } else if page_ok && g.subpages_per_page > 1 && g.page_size_bytes / g.subpages_per_page < MIN_PAGE_BYTES {
+            errors.push(err(
+                "geometry.subpages_per_page",
+                format!(
+                    "{} subpages of a {}-byte page are {} bytes each; a subpage must hold at least one \
+                     {MIN_PAGE_BYTES}-byte sector",
+                    g.subpages_per_page,
+                    g.page_size_bytes,
+                    g.page_size_bytes / g.subpages_per_page
+                ),
+            ));
+        }
+        let bits = self.bits_per_cell();
+        let f = &self.flash;
+        if f.read_latency_ns.len() != bits {
+            errors.push(err(
+                "flash.read_latency_ns",
+                format!("needs {bits} entries (one per page type of {:?}), has {}", f.cell, f.read_latency_ns.len()),
+            ));
+        }
+        if f.program_latency_ns.len() != bits {
+            errors.push(err(
+                "flash.program_latency_ns",
+                format!("needs {bits} entries (one per page type of {:?}), has {}", f.cell, f.program_latency_ns.len()),
+            ));
+        }
+        if f.read_latency_ns.contains(&0) {
+            errors.push(err("flash.read_latency_ns", "latencies must be positive"));
+        }
+        if f.program_latency_ns.contains(&0) {
+            errors.push(err("flash.program_latency_ns", "latencies must be positive"));
+        }
+        if f.erase_latency_ns == 0 {
+            errors.push(err("flash.erase_latency_ns", "must be positive"));
+        }
+        if !(f.transfer_ns_per_byte.is_finite() && f.transfer_ns_per_byte >= 0.0) {
+            errors.push(err("flash.transfer_ns_per_byte", "must be a finite number >= 0"));
+        } else if f.transfer_ns_per_byte > MAX_TRANSFER_NS_PER_BYTE {
+            errors.push(err(
+                "flash.transfer_ns_per_byte",
+                format!(
+                    "{} ns per byte is implausible (at most {MAX_TRANSFER_NS_PER_BYTE}, a 1 MB/s channel)",
+                    if f.transfer_ns_per_byte < 1e9 {
+                        f.transfer_ns_per_byte.to_string()
+                    } else {
+                        format!("{:e}", f.transfer_ns_per_byte)
+                    }
+                ),
+            ));
+        }
+        // Absurd times overflow the simulated clock or make a run last forever (one
+        // time-series row per simulated second): no single step may take over a second.
+        let single = [
+            ("flash.erase_latency_ns", f.erase_latency_ns),
+            ("flash.slc_read_latency_ns", f.slc_read_latency_ns),
+            ("flash.slc_program_latency_ns", f.slc_program_latency_ns),
+            ("flash.one_shot_program_latency_ns", f.one_shot_program_latency_ns),
+            ("flash.command_overhead_ns", f.command_overhead_ns),
+            ("flash.ecc_decode_ns", f.ecc_decode_ns),
+            ("flash.retry_sense_latency_ns", f.retry_sense_latency_ns),
+            ("host.request_overhead_ns", self.host.request_overhead_ns),
+        ];
+        if f.multi_plane_any_address && !f.multi_plane {
+            errors.push(err("flash.multi_plane_any_address", "needs flash.multi_plane = true"));
+        }
+        if f.read_retries > MAX_READ_RETRIES {
+            errors.push(err(
+                "flash.read_retries",
+                format!("{} retries per read is implausible (at most {MAX_READ_RETRIES})", f.read_retries),
+            ));
+        }
+        let longest = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
+        let lists = [
+            ("flash.read_latency_ns", longest(&f.read_latency_ns)),
+            ("flash.program_latency_ns", longest(&f.program_latency_ns)),
+        ];
+        for (key, value) in lists.into_iter().chain(single).filter(|&(_, v)| v > MAX_STEP_NS) {
+            errors.push(err(key, format!("{value} ns is implausible (at most {MAX_STEP_NS} ns, one second)")));
+        }
+        if self.uses_slc() {
+            if f.slc_read_latency_ns == 0 {
+                errors.push(err("flash.slc_read_latency_ns", "must be positive when SLC-mode blocks are used"));
+            }
+            if f.slc_program_latency_ns == 0 {
+                errors.push(err("flash.slc_program_latency_ns", "must be positive when SLC-mode blocks are used"));
+            }
+        }
+        if !(g.pages_per_block as usize).is_multiple_of(bits) {
+            errors.push(err(
+                "geometry.pages_per_block",
+                format!("must be a multiple of the {bits} bits per cell (whole wordlines)"),
+            ));
+        }
+        if f.layout == LayoutKind::Pairs && !(g.pages_per_block as usize).is_multiple_of(2 * bits) {
+            errors
+                .push(err("flash.layout", format!("\"pairs\" needs pages_per_block to be a multiple of {}", 2 * bits)));
+        }
+        if f.layout == LayoutKind::Custom {
+            if f.custom_types.len() != g.pages_per_block as usize {
+                errors.push(err("flash.custom_types", "needs one entry per page of a block"));
+            }
+            if f.custom_wordlines.len() != g.pages_per_block as usize {
+                errors.push(err("flash.custom_wordlines", "needs one entry per page of a block"));
+            }
+            if f.custom_types.iter().any(|&t| t as usize >= bits) {
+                errors.push(err("flash.custom_types", format!("page types must be below {bits}")));
+            }
+        }
+        if f.program_scheme == ProgramScheme::OneShot {
+            if f.layout != LayoutKind::Sequential {
+                errors.push(err("flash.layout", "one-shot programming needs layout = \"sequential\""));
+            }
+            if f.program_delay_ns == 0 {
+                errors.push(err("flash.program_delay_ns", "one-shot programming needs a positive program delay"));
+            }
+        }
+        if f.slc_pages_per_block > g.pages_per_block {
+            errors.push(err("flash.slc_pages_per_block", "cannot exceed geometry.pages_per_block"));
+        }
+        if f.partial_programs_max == 0 {
+            errors.push(err("flash.partial_programs_max", "must be at least 1"));
+        }
+        let e = &self.energy;
+        if e.read_nj.len() < bits {
+            errors.push(err("energy.read_nj", format!("needs at least {bits} entries")));
+        }
+        if e.program_nj.len() < bits {
+            errors.push(err("energy.program_nj", format!("needs at least {bits} entries")));
+        }
+        let t = &self.ftl;
+        if !(0.0..0.95).contains(&t.over_provisioning) {
+            errors.push(err("ftl.over_provisioning", "must be in [0, 0.95)"));
+        }
+        let mut order: Vec<char> = t.allocation_order.chars().collect();
+        order.sort_unstable();
+        if order != ['c', 'd', 'p', 'w'] {
+            errors.push(err(
+                "ftl.allocation_order",
+                format!("\"{}\" is not a permutation of the letters c, w, d, p", t.allocation_order),
+            ));
+        }
+        if !(0.0..1.0).contains(&t.gc_background_free_fraction) {
+            errors.push(err("ftl.gc_background_free_fraction", "must be in [0, 1)"));
+        }
+        if !(0.0..1.0).contains(&t.gc_emergency_free_fraction) {
+            errors.push(err("ftl.gc_emergency_free_fraction", "must be in [0, 1)"));
+        }
+        if t.gc_emergency_free_fraction > t.gc_background_free_fraction {
+            errors.push(err("ftl.gc_emergency_free_fraction", "must not exceed ftl.gc_background_free_fraction"));
+        }
+        let mut seen = t.queue_priority.clone();
+        seen.sort_unstable();
+        if seen != [QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc] {
+            errors.push(err(
+                "ftl.queue_priority",
+                "must list each of \"user-read\", \"user-write\", \"gc\" exactly once",
+            ));
+        }
+        // GC needs room: the spare blocks hidden by over-provisioning must exceed the free
+        // blocks emergency GC keeps, or the drive fills with valid data and deadlocks. A
+        // background threshold above the spare space is allowed: background GC then
+        // cleans whenever a die is idle (SSDSim-style thresholds, as PA-SSD uses).
+        let normal_blocks = g.blocks_per_plane.saturating_sub(t.slc_blocks_per_plane) as f64;
+        let spare_blocks = normal_blocks * t.over_provisioning;
+        let reserve = (normal_blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
+        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 {
+            errors.push(err(
+                "ftl.over_provisioning",
+                format!(
+                    "{spare_blocks:.1} spare blocks per plane cannot cover the {reserve:.0} free blocks \
+                     emergency GC keeps (gc_emergency_free_fraction, at least 2) plus two write points; \
+                     raise over_provisioning or blocks_per_plane, or lower the emergency threshold"
+                ),
+            ));
+        }
+        if self.uses_slc() && f.slc_pages_per_block == 0 {
+            errors.push(err("flash.slc_pages_per_block", "SLC blocks need their page count"));
+        }
+        if t.slc_blocks_per_plane > 0 && t.slc_blocks_per_plane.saturating_add(2) >= g.blocks_per_plane {
+            errors.push(err("ftl.slc_blocks_per_plane", "leaves too few normal blocks per plane"));
+        }
+        errors.extend(self.validate_hybrid());
+        if t.partial_program_updates {
+            if g.subpages_per_page < 2 || g.subpages_per_page > 8 {
+                errors.push(err("geometry.subpages_per_page", "partial programming needs 2 to 8 subpages per page"));
+            }
+            if f.partial_programs_max < 2 {
+                errors.push(err("flash.partial_programs_max", "partial programming needs NOP of at least 2"));
+            }
+            if t.slc_blocks_per_plane == 0 {
+                errors.push(err("ftl.slc_blocks_per_plane", "partial programming works in SLC-mode blocks: set some"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err("ftl.partial_program_updates", "is not supported with one-shot programming"));
+            }
+        }
+        if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
+            errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
+        }
+        if !(0.0..=1.0).contains(&self.precondition.used_fraction) {
+            errors.push(err("precondition.used_fraction", "must be in [0, 1]"));
+        }
+        let pc = &self.precondition;
+        if !(pc.working_set_fraction > 0.0 && pc.working_set_fraction <= 1.0) {
+            errors.push(err("precondition.working_set_fraction", "must be in (0, 1]"));
+        }
+        if pc.steady_state {
+            let window = crate::ftl::precondition::PTS_WINDOW as u32;
+            if !(window..=1000).contains(&pc.steady_state_max_rounds) {
+                errors.push(err(
+                    "precondition.steady_state_max_rounds",
+                    format!(
+                        "must be in [{window}, 1000] (at least the SNIA PTS measurement window of {window} rounds)"
+                    ),
+                ));
+            }
+            if !(pc.steady_state_round_fraction > 0.0 && pc.steady_state_round_fraction <= 10.0) {
+                errors.push(err("precondition.steady_state_round_fraction", "must be in (0, 10]"));
+            }
+            if pc.aged_invalid_fraction > 0.0 {
+                errors.push(err(
+                    "precondition.steady_state",
+                    "cannot be combined with precondition.aged_invalid_fraction (two different models of a used \
+                     drive: choose one)",
+                ));
+            }
+        }
+        let h = &self.host;
+        if h.replay == ReplayMode::ClosedLoop && h.queue_depth == 0 {
+            errors.push(err("host.queue_depth", "closed-loop replay needs a queue depth of at least 1"));
+        }
+        if !(h.speed_factor.is_finite() && h.speed_factor > 0.0) {
+            errors.push(err("host.speed_factor", "must be a positive number"));
+        }
+        if h.replay == ReplayMode::Burst && h.burst_gap_ns == 0 {
+            errors.push(err(
+                "host.burst_gap_ns",
+                "burst replay needs the gap threshold (the CLI sets it to the trace's mean inter-arrival time)",
+            ));
+        }
+        if h.runs == 0 {
+            errors.push(err("host.runs", "must be at least 1"));
+        }
+        if h.address_overflow == AddressOverflow::Scale && h.trace_span_bytes == 0 {
+            // The CLI fills this in with a first pass over the trace; a library user must.
+            errors.push(err("host.trace_span_bytes", "address_overflow = \"scale\" needs the trace's span"));
+        }
+        if self.pa.enabled() {
+            if let Err(message) = self.pa.parse() {
+                errors.push(err("pa.scheme", format!("\"{}\": {message}", self.pa.scheme)));
+            }
+            if bits < 2 {
+                errors.push(err("pa.scheme", "page-type aware allocation needs MLC, TLC or QLC cells"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err("pa.scheme", "PA-SSD programs page by page; it cannot run with one-shot programming"));
+            }
+            if !matches!(f.layout, LayoutKind::Staircase | LayoutKind::Pairs) {
+                errors.push(err("flash.layout", "PA-SSD's relaxed constraints need a staircase or pairs layout"));
+            }
+            if self.uses_slc() {
+                errors.push(err("pa.scheme", "PA-SSD with SLC-mode blocks is not modelled"));
+            }
+        }
+        let pw = &self.power;
+        if pw.write_acknowledge == WriteAcknowledge::Buffer && pw.write_buffer_pages == 0 {
+            errors.push(err(
+                "power.write_buffer_pages",
+                "write_acknowledge = \"buffer\" needs a buffer of at least 1 page",
+            ));
+        }
+        if pw.off_ns > MAX_POWER_OFF_NS {
+            errors.push(err("power.off_ns", format!("at most {MAX_POWER_OFF_NS} ns (one hour)")));
+        }
+        if page_ok && pw.oob_bytes > g.page_size_bytes {
+            errors.push(err("power.oob_bytes", "cannot exceed geometry.page_size_bytes"));
+        }
+        if pw.block_summary {
+            if self.pa.enabled() {
+                errors.push(err("power.block_summary", "is not modelled with PA-SSD's relaxed program order"));
+            }
+            if g.pages_per_block <= self.summary_pages_per_block() || (self.uses_slc() && f.slc_pages_per_block < 2) {
+                errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));
+            }
+        }
+        let wps = self.ftl.user_write_points;
+        if !(1..=MAX_USER_WRITE_POINTS).contains(&wps) {
+            errors.push(err("ftl.user_write_points", format!("must be 1 to {MAX_USER_WRITE_POINTS}")));
+        } else if wps > 1 {
+            if g.blocks_per_plane < 4 * wps + 8 {
+                errors.push(err(
+                    "ftl.user_write_points",
+                    format!(
+                        "{wps} open user blocks per plane leave GC too few closed blocks: geometry.blocks_per_plane \
+                         must be at least {}",
+                        4 * wps + 8
+                    ),
+                ));
+            }
+            if self.pa.enabled() {
+                errors.push(err("ftl.user_write_points", "PA-SSD keeps its own open blocks: use 1"));
+            }
+            if f.program_scheme == ProgramScheme::OneShot {
+                errors.push(err(
+                    "ftl.user_write_points",
+                    "one-shot page sets are not modelled over several write points: use 1",
+                ));
+            }
+        }
+        if self.ftl.gc_through_user_write_points && self.pa.enabled() {
+            errors.push(err("ftl.gc_through_user_write_points", "PA-SSD places GC writes itself"));
+        }
+        if self.ftl.gc_destination != GcDestination::SamePlane {
+            if !pw.loss_at_ns.is_empty() {
+                errors.push(err(
+                    "ftl.gc_destination",
+                    "power losses are not modelled with GC moves to other planes (pages in flight between dies)",
+                ));
+            }
+            if pw.block_summary {
+                errors
+                    .push(err("ftl.gc_destination", "block summaries are not modelled with GC moves to other planes"));
+            }
+            if self.pa.enabled() || self.uses_slc() || self.hybrid.allocation != HybridAllocation::Pf {
+                errors.push(err(
+                    "ftl.gc_destination",
+                    "applies to the conventional FTL; the configured design places GC data itself",
+                ));
+            }
+        }
+        if pw.loss_at_ns.windows(2).any(|w| w[0] >= w[1]) {
+            errors.push(err("power.loss_at_ns", "times must be strictly increasing"));
+        }
+        if let Some(w) = &self.workload {
+            if let Err(problems) = w.validate() {
+                errors.extend(problems.into_iter().map(|p| err(&format!("workload.{}", p.field), p.message)));
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+//! TOML parsing with did-you-mean for unknown keys, `key=value` overrides, and error
+//! positions (file, line, key).
+
+use super::{err, Config, ConfigError};
+
+/// Parses a TOML configuration. `origin` names the file in error messages. Unknown keys
+/// get a did-you-mean suggestion drawn from the keys valid at that place.
+pub fn parse_config(text: &str, origin: &str) -> Result<Config, ConfigError> {
+    toml::from_str::<Config>(text).map_err(|e| toml_error(e, text, origin))
+}
+
+/// Applies `key=value` overrides (TOML values; bare words are taken as strings) on top of
+/// a base config given as TOML text.
+pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, ConfigError> {
+    let mut value = toml::Value::try_from(base).map_err(|e| err("", format!("cannot re-serialise config: {e}")))?;
+    for item in overrides {
+        let (key, raw) = item.split_once('=').ok_or_else(|| err(item, "an override must look like key.path=value"))?;
+        let key = key.trim();
+        let raw = raw.trim();
+        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+        let mut cursor = &mut value;
+        let parts: Vec<&str> = key.split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let table = cursor
+                .as_table_mut()
+                .ok_or_else(|| err(key, format!("'{}' is not a section", parts[..i].join("."))))?;
+            if i + 1 == parts.len() {
+                if !table.contains_key(*part) {
+                    let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+                    return Err(err(key, unknown_key_message(part, &keys)));
+                }
+                table.insert(part.to_string(), parsed.clone());
+                break;
+            }
+            if !table.contains_key(*part) {
+                let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+                return Err(err(key, unknown_key_message(part, &keys)));
+            }
+            cursor = table.get_mut(*part).expect("checked above");
+        }
+    }
+    let text = toml::to_string(&value).map_err(|e| err("", e.to_string()))?;
+    // A wrong type or enum value: name the key, not a line of the re-serialised text.
+    toml::from_str::<Config>(&text).map_err(|e| {
+        let key = error_offset(&e, &text).and_then(|at| key_at(&text, at)).unwrap_or_default();
+        err(&key, e.message())
+    })
+}
+
+fn unknown_key_message(key: &str, valid: &[&str]) -> String {
+    match did_you_mean(key, valid) {
+        Some(s) => format!("unknown key '{key}' (did you mean '{s}'?)"),
+        None => format!("unknown key '{key}'; valid keys here: {}", valid.join(", ")),
+    }
+}
+
+/// The closest valid key by edit distance, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
+    valid
+        .iter()
+        .map(|v| (edit_distance(key, v), *v))
+        .filter(|(d, v)| *d <= (v.len().max(key.len()) / 3).max(2))
+        .min()
+        .map(|(_, v)| v)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {
+    let message = e.message().to_string();
+    let offset = error_offset(&e, text);
+    let location = offset.map(|at| {
+        let line = text[..at].matches('\n').count() + 1;
+        format!("{origin}:{line}")
+    });
+    // serde's unknown-field message lists the expected names; turn it into a suggestion.
+    let mut friendly = message.clone();
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((field, tail)) = rest.split_once('`') {
+            let expected: Vec<&str> = tail.split('`').enumerate().filter(|(i, _)| i % 2 == 1).map(|(_, s)| s).collect();
+            friendly = unknown_key_message(field, &expected);
+        }
+    } else if let Some(key) = offset.and_then(|at| key_at(text, at)) {
+        // Type and enum errors do not name the key: name it from the line they point at.
+        friendly = format!("{key}: {message}");
+    }
+    ConfigError { key: location.unwrap_or_else(|| origin.to_string()), message: friendly }
+}
+
+/// The 1-based line of `text` (a config file) that sets the dotted `key`
+/// (`"geometry.channels"`, or `"seed"` at the top level), if the file sets it: lets a
+/// caller add the line to a [`Config::validate`] error, whose key may also come from a
+/// default or an override.
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (section, name) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut current = "";
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            current = header.split(']').next().unwrap_or("").trim();
+        } else if current == section {
+            if let Some((k, _)) = line.split_once('=') {
+                if k.trim().trim_matches('"') == name {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Byte offset of a parse error in `text`, on a char boundary (slicing must not panic).
+fn error_offset(e: &toml::de::Error, text: &str) -> Option<usize> {
+    e.span().map(|span| {
+        let mut at = span.start.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    })
+}
+
+/// The dotted key (`section.key`) assigned on the line holding byte `at`, if that line is
+/// a plain `key = value` line: a best-effort reading for error messages.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let mut start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let mut line = &text[start..end];
+    // Inside a multi-line array or inline table: the key is on the line that opens it.
+    while !line.contains('=') && start > 0 && !line.trim_start().starts_with('[') {
+        let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        line = &text[prev..start - 1];
+        start = prev;
+        if line.split_once('=').is_some_and(|(_, v)| !v.trim_start().starts_with(['[', '{'])) {
+            return None;
+        }
+    }
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    let plain = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    if !plain(key) {
+        return None;
+    }
+    let section = text[..start].lines().rev().map(str::trim).find(|l| l.starts_with('['));
+    let section = section.and_then(|l| l.trim_start_matches('[').split(']').next()).map(str::trim).filter(|s| plain(s));
+    Some(match section {
+        Some(section) => format!("{section}.{key}"),
+        None => key.to_string(),
+    })
+}

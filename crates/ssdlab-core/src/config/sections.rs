@@ -1,0 +1,544 @@
+//! The configuration's sections for the device (geometry, flash, energy), the FTL,
+//! preconditioning, the host, output and power.
+
+use serde::{Deserialize, Serialize};
+
+/// Cell technology: how many bits each cell stores, hence how many page types exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    pub fn bits_per_cell(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+/// How page types and wordlines are laid out along a block's page IDs.
+/// Pages are always programmed in ID order under the strict constraint, so the layout
+/// also fixes the program order (SPEC §1.2, thesis Fig. 7.2, PA Fig. 4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutKind {
+    /// Staircase with one page per step: WL k's LSB, then WL k-1's CSB, WL k-2's MSB.
+    /// For TLC this is PA-SSD's strict order: WL0 = pages (0,2,5), WL1 = (1,4,8), …
+    /// For MLC it is the thesis' "single-page alternating" pattern (Fig. 7.2B).
+    Staircase,
+    /// Staircase with pairs of pages (even/odd chains) per step: thesis Fig. 7.2A
+    /// (MLC: first four pages fast, last four slow, mid-block pairs alternate).
+    Pairs,
+    /// Wordline after wordline: page p has type p % bits and wordline p / bits.
+    /// This is the layout of 3D one-shot programming (a page set per wordline).
+    Sequential,
+    /// Explicit per-page types (0 = LSB …) in program order; wordlines in `custom_wordlines`.
+    Custom,
+}
+
+/// How data reaches the cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProgramScheme {
+    /// 2D: every page is programmed on its own with its own latency.
+    PageByPage,
+    /// 3D: all pages of a wordline (a page set) are programmed together with one latency;
+    /// data waits in DRAM per plane until a full set is gathered or the program delay
+    /// expires (SPA §II-A).
+    OneShot,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: u32,
+    /// Subpages per page for partial programming / subpage mapping (1 = none).
+    pub subpages_per_page: u32,
+}
+
+impl Default for Geometry {
+    fn default() -> Self {
+        Geometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 512,
+            pages_per_block: 384,
+            page_size_bytes: 8192,
+            subpages_per_page: 1,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Flash {
+    pub cell: CellType,
+    pub layout: LayoutKind,
+    /// With `layout = "custom"`: page type of every page of a block, in program order.
+    pub custom_types: Vec<u8>,
+    /// With `layout = "custom"`: wordline of every page of a block.
+    pub custom_wordlines: Vec<u32>,
+    /// Array read (sense) latency per page type, LSB first. One entry per bit per cell.
+    pub read_latency_ns: Vec<u64>,
+    /// Program latency per page type, LSB first (for one-shot: only entry 0 is used as
+    /// the latency of a whole page set unless `one_shot_program_latency_ns` is set).
+    pub program_latency_ns: Vec<u64>,
+    pub erase_latency_ns: u64,
+    pub program_scheme: ProgramScheme,
+    /// Latency of programming a whole page set in one shot (3D TLC); 0 = max of
+    /// `program_latency_ns`.
+    pub one_shot_program_latency_ns: u64,
+    /// One-shot: longest time data may wait in DRAM for its page set to fill.
+    pub program_delay_ns: u64,
+    /// 2D page-by-page: the controller buffers LSB/CSB data of not-fully-programmed
+    /// wordlines in DRAM. Without it a CSB program reads one page first, an MSB two
+    /// (PA §5.1).
+    pub wordline_buffer: bool,
+    /// SLC mode of this part's blocks: pages per block when a block is used as SLC.
+    pub slc_pages_per_block: u32,
+    pub slc_read_latency_ns: u64,
+    pub slc_program_latency_ns: u64,
+    /// Maximum number of (partial) programs of one page (NOP); 1 = no partial programming.
+    pub partial_programs_max: u32,
+    /// Channel transfer time in nanoseconds per byte (3 ns/B ≈ 333 MB/s).
+    pub transfer_ns_per_byte: f64,
+    /// Fixed cost of issuing one flash command on the channel (address/command cycles).
+    pub command_overhead_ns: u64,
+    /// ECC decode time added to every page read's completion.
+    pub ecc_decode_ns: u64,
+    /// Copyback: a page moved within one plane never crosses the channel.
+    pub copyback: bool,
+    /// Multi-plane commands (conventional restriction: same die, same block and page
+    /// address in each plane).
+    pub multi_plane: bool,
+    /// Enhanced multi-plane commands: the planes of one command may use different block
+    /// and page addresses (DIR §3's enhanced multi-plane read). Needs `multi_plane`.
+    pub multi_plane_any_address: bool,
+    /// Soft-sensing retries every page read takes. A fixed count, the simplest error
+    /// model, for sensitivity studies; each retry holds the die (and the channel) for a
+    /// failed decode, a sense and a transfer out, as a real retry does.
+    pub read_retries: u32,
+    /// Sense time of one retry; 0 = the page's own read latency (DIR §2.4: a soft sense
+    /// of 24 µs).
+    pub retry_sense_latency_ns: u64,
+}
+
+impl Default for Flash {
+    fn default() -> Self {
+        Flash {
+            cell: CellType::Tlc,
+            layout: LayoutKind::Staircase,
+            custom_types: Vec::new(),
+            custom_wordlines: Vec::new(),
+            read_latency_ns: vec![60_000, 90_000, 120_000],
+            program_latency_ns: vec![500_000, 2_000_000, 5_500_000],
+            erase_latency_ns: 3_000_000,
+            program_scheme: ProgramScheme::PageByPage,
+            one_shot_program_latency_ns: 0,
+            program_delay_ns: 100_000_000,
+            wordline_buffer: true,
+            slc_pages_per_block: 0,
+            slc_read_latency_ns: 25_000,
+            slc_program_latency_ns: 300_000,
+            partial_programs_max: 1,
+            transfer_ns_per_byte: 3.0,
+            command_overhead_ns: 0,
+            ecc_decode_ns: 0,
+            copyback: true,
+            multi_plane: true,
+            multi_plane_any_address: false,
+            read_retries: 0,
+            retry_sense_latency_ns: 0,
+        }
+    }
+}
+
+/// Energy per operation and idle power (thesis Table 2.3). Energies in nanojoules.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Energy {
+    /// Per page type, LSB first.
+    pub read_nj: Vec<f64>,
+    pub program_nj: Vec<f64>,
+    pub erase_nj: f64,
+    /// Energy of a page read / program in an SLC-mode block; 0 = the LSB entry.
+    pub slc_read_nj: f64,
+    pub slc_program_nj: f64,
+    pub transfer_nj_per_byte: f64,
+    /// Idle power of one chip in milliwatts, charged over the whole simulated interval.
+    pub idle_power_mw_per_chip: f64,
+}
+
+impl Default for Energy {
+    fn default() -> Self {
+        // Thesis Table 2.3 (MLC, fast/slow pages); extended by repetition for more bits.
+        Energy {
+            read_nj: vec![1_850.0, 1_850.0, 1_850.0],
+            program_nj: vec![7_300.0, 34_000.0, 34_000.0],
+            erase_nj: 183_000.0,
+            slc_read_nj: 0.0,
+            slc_program_nj: 0.0,
+            transfer_nj_per_byte: 0.0,
+            idle_power_mw_per_chip: 0.0,
+        }
+    }
+}
+
+/// How a write's target plane is chosen (PA §2.1 "PLAlloc").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaneAllocation {
+    /// The plane is a fixed function of the logical page number, striped in `order`.
+    Static,
+    /// Planes are taken in `order` by a running counter of written pages.
+    RoundRobin,
+    /// The plane whose die has the fewest queued transactions (ties: lowest index).
+    LeastBusy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Max (1 - u) / 2u × age (Kawaguchi et al.).
+    CostBenefit,
+    /// Oldest closed block first.
+    Fifo,
+    /// Uniformly random closed block (seeded).
+    Random,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WhatIfUnwritten {
+    /// The page is placed on flash by preconditioning, before the run: a pre-pass over
+    /// the workload finds every page read before it is written. A read of a page still
+    /// unmapped during the run (trimmed earlier, or read again in a later run of a
+    /// multi-run after a trim) is answered by the controller, as with `Controller`.
+    Precondition,
+    /// The controller answers without a flash access (zero data).
+    Controller,
+    /// The run stops with an error.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressOverflow {
+    /// Logical page number modulo the logical capacity.
+    Modulo,
+    /// Offsets scaled by capacity / trace address span (needs the span: set
+    /// `host.trace_span_bytes`, or the CLI measures it with a first pass).
+    Scale,
+    /// The run stops with an error naming the request.
+    Error,
+}
+
+/// How much background GC cleans once a plane is at or below its background threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackgroundGc {
+    /// Clean (while idle) until the plane is above the threshold again.
+    UntilAboveThreshold,
+    /// Clean one victim for every block the plane opens while at or below the threshold
+    /// (SSDSim's rule, which the PA-SSD and DIR experiments ran with): GC keeps pace with
+    /// consumption instead of restoring the threshold.
+    OneVictimPerBlock,
+}
+
+/// What a write that covers only part of a page does with the rest of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartialPageWrites {
+    /// Read the old page first (if the page holds data), then program the merged page.
+    ReadModifyWrite,
+    /// Program the page without reading the old data (as if the host wrote whole pages).
+    Overwrite,
+}
+
+/// Where a GC step of the conventional FTL (no design) moves valid pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    /// Into the victim's own plane (copyback when `flash.copyback`).
+    SamePlane,
+    /// To a plane of another chip: the one whose die has the least queued work among
+    /// those with free blocks to spare (thesis §4.2: GC writes placed "on or off chip");
+    /// the source die senses and transfers out, the destination die transfers in and
+    /// programs. Falls back to the same plane when no other plane has room.
+    OtherChip,
+}
+
+/// Which of a plane's user write points takes the next user page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePointChoice {
+    /// In turn, skipping write points that cannot take a page.
+    RoundRobin,
+    /// The write point whose next page is of the fastest type (lowest page type; a fresh
+    /// block starts with its first page's type), ties to the lowest number: Harey
+    /// Tortoise's write points chosen by the type of their next page (thesis §7.3).
+    FastestPage,
+}
+
+/// The kinds of flash transaction queues, for the per-die scheduler's priority order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    UserRead,
+    UserWrite,
+    Gc,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ftl {
+    /// Fraction of physical pages hidden from the host.
+    pub over_provisioning: f64,
+    pub plane_allocation: PlaneAllocation,
+    /// Striping order for static/round-robin allocation, fastest-varying first:
+    /// a permutation of the letters c (channel), w (way = chip), d (die), p (plane).
+    pub allocation_order: String,
+    pub gc_victim: VictimPolicy,
+    /// Background GC runs on a plane when it is idle and its free blocks are at most this
+    /// fraction of its blocks.
+    pub gc_background_free_fraction: f64,
+    /// Emergency GC runs before further user writes on a plane whose free blocks are at
+    /// most this fraction of its blocks.
+    pub gc_emergency_free_fraction: f64,
+    /// Background GC only starts after the die has been idle this long.
+    pub gc_idle_ns: u64,
+    /// How much background GC cleans below the background threshold.
+    pub gc_background: BackgroundGc,
+    /// Priority order of the per-die queues; emergency GC always comes first.
+    pub queue_priority: Vec<QueueKind>,
+    /// Bytes per mapping-table entry (for the reported mapping memory).
+    pub mapping_entry_bytes: u32,
+    /// Blocks per plane used in SLC mode (a static SLC write cache; 0 = none). User
+    /// writes go to SLC blocks while any are free; GC of an SLC block moves its valid
+    /// data into normal blocks. Needs `flash.slc_pages_per_block`.
+    pub slc_blocks_per_plane: u32,
+    /// Partial-page writes: read-modify-write (default) or plain overwrite.
+    pub partial_page_writes: PartialPageWrites,
+    /// Partial programming (IPU §1): a write smaller than a page whose data lives in an
+    /// SLC-mode page with enough unprogrammed subpages is programmed into that page, up
+    /// to `flash.partial_programs_max` programs per page. Needs subpages and SLC blocks.
+    pub partial_program_updates: bool,
+    /// Where GC moves valid pages (the conventional FTL; designs choose their own).
+    pub gc_destination: GcDestination,
+    /// User write points (open blocks taking user writes) per plane.
+    pub user_write_points: u32,
+    /// Which user write point takes the next user page.
+    pub write_point_choice: WritePointChoice,
+    /// GC writes through the user write points (chosen the same way) instead of a GC
+    /// write point of its own (thesis §7.3: GC writes may land in user write points).
+    pub gc_through_user_write_points: bool,
+}
+
+impl Default for Ftl {
+    fn default() -> Self {
+        Ftl {
+            over_provisioning: 0.15,
+            plane_allocation: PlaneAllocation::Static,
+            allocation_order: "cwdp".to_string(),
+            gc_victim: VictimPolicy::Greedy,
+            gc_background_free_fraction: 0.10,
+            gc_emergency_free_fraction: 0.05,
+            gc_idle_ns: 1_000_000,
+            gc_background: BackgroundGc::UntilAboveThreshold,
+            queue_priority: vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc],
+            mapping_entry_bytes: 4,
+            slc_blocks_per_plane: 0,
+            partial_page_writes: PartialPageWrites::ReadModifyWrite,
+            partial_program_updates: false,
+            gc_destination: GcDestination::SamePlane,
+            user_write_points: 1,
+            write_point_choice: WritePointChoice::RoundRobin,
+            gc_through_user_write_points: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Precondition {
+    /// Fraction of the logical capacity holding valid data before the run (0 = fresh).
+    pub used_fraction: f64,
+    /// After the fill, random overwrites make invalid pages until the free blocks of
+    /// every plane are just above the background GC threshold.
+    pub fill_invalid_to_gc_threshold: bool,
+    /// Program/erase cycles every block has already seen.
+    pub pe_cycles: u32,
+    /// SSDSim-style aging (`make_aged`, used by PA-SSD and DIR): after the valid fill,
+    /// whole blocks of each plane are marked programmed with only invalid data until this
+    /// fraction of the plane's normal blocks is used. GC then reclaims them without moves.
+    pub aged_invalid_fraction: f64,
+    /// Hybrid drives: every SLC-mode block starts full of valid data (logical pages after
+    /// the `used_fraction` fill), so a run starts with the SLC cache exhausted (SPA Fig. 6).
+    pub slc_filled: bool,
+    /// MQSim's `Working_Set_Percentage`: the region the workload addresses, the first
+    /// this fraction of the logical capacity. A synthetic workload without an explicit
+    /// `address_space_bytes` is confined to it (the CLI resolves it); preconditioning
+    /// writes the lowest logical pages first, so `used_fraction` ≥ this covers it all.
+    pub working_set_fraction: f64,
+    /// SNIA-PTS-style steady state: after the fill, the workload's own write stream runs
+    /// through the FTL without timing, round after round, until WAF and the per-block
+    /// valid-page distribution stop changing (or `steady_state_max_rounds`).
+    pub steady_state: bool,
+    /// Round limit of the steady-state preconditioning (SNIA PTS: 25).
+    pub steady_state_max_rounds: u32,
+    /// Pages written per steady-state round, as a fraction of the logical capacity (the
+    /// workload's write stream is replayed as often as needed to write that many).
+    pub steady_state_round_fraction: f64,
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition {
+            used_fraction: 0.0,
+            fill_invalid_to_gc_threshold: true,
+            pe_cycles: 0,
+            aged_invalid_fraction: 0.0,
+            slc_filled: false,
+            working_set_fraction: 1.0,
+            steady_state: false,
+            steady_state_max_rounds: 25,
+            steady_state_round_fraction: 0.5,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayMode {
+    /// Requests arrive at their trace timestamps (divided by `speed_factor`).
+    OpenLoop,
+    /// Keep `queue_depth` requests outstanding; timestamps are ignored.
+    ClosedLoop,
+    /// Burst/delta replay (thesis §7.3.4): gaps shorter than `host.burst_gap_ns`
+    /// collapse to zero, so a burst is issued at once (up to `queue_depth`); a longer gap
+    /// is enforced after the previous burst has completed.
+    Burst,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Host {
+    pub replay: ReplayMode,
+    /// Closed loop: requests kept outstanding. Open loop: 0 = unlimited device queue,
+    /// else requests beyond this wait in the host.
+    pub queue_depth: u32,
+    /// Open loop: trace time is divided by this (2.0 replays twice as fast).
+    pub speed_factor: f64,
+    /// Replay the workload this many times back to back (PA §5.1 multi-run).
+    pub runs: u32,
+    pub address_overflow: AddressOverflow,
+    /// For `address_overflow = "scale"`: the trace's address span in bytes.
+    pub trace_span_bytes: u64,
+    pub unwritten_reads: WhatIfUnwritten,
+    /// Fixed host-interface/firmware overhead added to every request's latency.
+    pub request_overhead_ns: u64,
+    /// Burst replay: gaps (in trace time) below this separate requests of one burst.
+    /// The thesis' default is the trace's mean inter-arrival time, which the CLI
+    /// measures when this is 0.
+    pub burst_gap_ns: u64,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host {
+            replay: ReplayMode::OpenLoop,
+            queue_depth: 0,
+            speed_factor: 1.0,
+            runs: 1,
+            address_overflow: AddressOverflow::Modulo,
+            trace_span_bytes: 0,
+            unwritten_reads: WhatIfUnwritten::Precondition,
+            request_overhead_ns: 0,
+            burst_gap_ns: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Time-series interval in simulated ns (0 = no time series).
+    pub series_interval_ns: u64,
+    /// Check FTL invariants every this many completed sub-requests (0 = only at the end
+    /// when `--check` is on).
+    pub check_every: u64,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output { series_interval_ns: 1_000_000_000, check_every: 0 }
+    }
+}
+
+/// When a write is reported complete to the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAcknowledge {
+    /// When its data is programmed into the cell array (PA §2.1): nothing acknowledged
+    /// can be lost at a power failure.
+    Program,
+    /// When its data is in the controller's DRAM write buffer (`power.write_buffer_pages`
+    /// pages); a full buffer holds further writes until a buffered page is programmed.
+    /// Power-loss protection is modelled: capacitors keep the drive up long enough to
+    /// program every buffered page when power fails.
+    Buffer,
+}
+
+/// Power failures, recovery and write durability (SPEC §2 crash consistency).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Power {
+    /// Simulated times at which power is lost. Volatile state (mapping table, queues,
+    /// DRAM buffers) is dropped, programs in flight are torn, and the FTL rebuilds its
+    /// map from the pages' out-of-band areas before the run continues.
+    pub loss_at_ns: Vec<u64>,
+    /// How long power stays off before the drive starts recovering.
+    pub off_ns: u64,
+    pub write_acknowledge: WriteAcknowledge,
+    /// DRAM write-buffer capacity in pages (`write_acknowledge = "buffer"`).
+    pub write_buffer_pages: u32,
+    /// Bytes of a page's out-of-band area read per page by a recovery scan (logical
+    /// page and sequence number; the whole page is still sensed).
+    pub oob_bytes: u32,
+    /// The last page of every block (the last wordline under one-shot programming) holds
+    /// a summary of the block's OOB areas (thesis §4.1.4), programmed when the block
+    /// fills: recovery reads one page per full block instead of all of them, at the cost
+    /// of that page's capacity and program time.
+    pub block_summary: bool,
+}
+
+impl Default for Power {
+    fn default() -> Self {
+        Power {
+            loss_at_ns: Vec::new(),
+            off_ns: 0,
+            write_acknowledge: WriteAcknowledge::Program,
+            write_buffer_pages: 256,
+            oob_bytes: 64,
+            block_summary: false,
+        }
+    }
+}

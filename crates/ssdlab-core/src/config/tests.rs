@@ -1,0 +1,80 @@
+use super::*;
+
+#[test]
+fn default_config_is_valid() {
+    Config::default().validate().unwrap();
+}
+
+#[test]
+fn unknown_key_gets_suggestion() {
+    let e = parse_config("[geometry]\nchanels = 4\n", "x.toml").unwrap_err();
+    assert_eq!(e.key, "x.toml:2");
+    assert!(e.message.contains("did you mean 'channels'"), "{}", e.message);
+}
+
+#[test]
+fn zero_geometry_is_rejected_with_key() {
+    let mut c = Config::default();
+    c.geometry.planes_per_die = 0;
+    let errors = c.validate().unwrap_err();
+    assert!(errors.iter().any(|e| e.key == "geometry.planes_per_die"));
+}
+
+#[test]
+fn latency_count_must_match_cell_type() {
+    let mut c = Config::default();
+    c.flash.cell = CellType::Mlc;
+    let errors = c.validate().unwrap_err();
+    assert!(errors.iter().any(|e| e.key == "flash.read_latency_ns"));
+}
+
+#[test]
+fn too_little_over_provisioning_is_rejected() {
+    let mut c = Config::default();
+    c.ftl.over_provisioning = 0.01;
+    let errors = c.validate().unwrap_err();
+    assert!(errors.iter().any(|e| e.key == "ftl.over_provisioning"), "{errors:?}");
+}
+
+#[test]
+fn key_line_finds_keys_in_their_section() {
+    let text = "seed = 3\n\n[geometry]\nchannels = 0\n[ftl] # comment\n\"gc_victim\" = \"fifo\"\n";
+    assert_eq!(key_line(text, "seed"), Some(1));
+    assert_eq!(key_line(text, "geometry.channels"), Some(4));
+    assert_eq!(key_line(text, "ftl.gc_victim"), Some(6));
+    assert_eq!(key_line(text, "ftl.channels"), None);
+    assert_eq!(key_line(text, "geometry.planes_per_die"), None);
+}
+
+#[test]
+fn type_errors_name_the_key() {
+    let e = parse_config("[geometry]\nchannels = \"8\"\n", "t.toml").unwrap_err();
+    assert_eq!(e.to_string(), "t.toml:2: geometry.channels: invalid type: string \"8\", expected u32");
+    let e = apply_overrides(&Config::default(), &["flash.cell=plc".into()]).unwrap_err();
+    assert!(e.to_string().starts_with("flash.cell: unknown variant `plc`"), "{e}");
+}
+
+#[test]
+fn absurd_values_are_rejected_without_overflow() {
+    let mut c = Config::default();
+    c.geometry.channels = u32::MAX;
+    c.geometry.chips_per_channel = u32::MAX;
+    c.geometry.blocks_per_plane = u32::MAX;
+    c.geometry.pages_per_block = u32::MAX;
+    c.ftl.slc_blocks_per_plane = u32::MAX;
+    c.flash.erase_latency_ns = u64::MAX;
+    c.flash.transfer_ns_per_byte = 1e300;
+    let errors = c.validate().unwrap_err();
+    for key in ["geometry", "flash.erase_latency_ns", "flash.transfer_ns_per_byte", "ftl.slc_blocks_per_plane"] {
+        assert!(errors.iter().any(|e| e.key == key), "{key}: {errors:?}");
+    }
+}
+
+#[test]
+fn overrides_apply_and_reject_unknown_keys() {
+    let c = apply_overrides(&Config::default(), &["ftl.gc_victim=fifo".into(), "geometry.channels=4".into()]).unwrap();
+    assert_eq!(c.ftl.gc_victim, VictimPolicy::Fifo);
+    assert_eq!(c.geometry.channels, 4);
+    let e = apply_overrides(&Config::default(), &["ftl.gc_victm=fifo".into()]).unwrap_err();
+    assert!(e.message.contains("did you mean 'gc_victim'"), "{}", e.message);
+}
