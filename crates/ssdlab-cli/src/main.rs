@@ -469,6 +469,9 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
                     warnings.push(text);
                 }
             }
+            if let Some(text) = setup::time_unit_warning(path, *format, options, &scan) {
+                warnings.push(text);
+            }
             let interval = prepared.config.output.series_interval_ns;
             if let Some(per_run) = scan.span_ns.checked_div(interval) {
                 let rows = (per_run + 1).saturating_mul(runs);

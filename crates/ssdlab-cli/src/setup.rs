@@ -464,11 +464,40 @@ pub struct TraceScan {
     /// The longest forward jump between an arrival and the latest before it:
     /// (gap ns, line, record index from 0, arrival ns on the trace's clock).
     pub largest_gap: Option<(u64, u64, u64, u64)>,
+    /// The earliest arrival (ns on the trace's clock).
+    pub earliest_ns: Option<u64>,
 }
 
 /// A gap longer than this between two arrivals is reported (one day: longer than the
 /// traces' recordings, so a clock jump or a corrupted timestamp).
 pub const ABSURD_GAP_NS: u64 = 86_400_000_000_000;
+
+/// MSR Cambridge stamps are Windows FILETIME ticks (100 ns since 1601): the published
+/// traces (2007) start near 1.28e17 ticks. Stamps below 1e17 ticks (before 1918) are not
+/// FILETIMEs; pre-processed copies rebase them to seconds or milliseconds.
+const MSR_FILETIME_MIN_NS: u64 = 100 * 100_000_000_000_000_000;
+
+/// A warning when a trace's time column cannot be in the unit it is read in: MSR stamps
+/// far below the FILETIME range (rebased copies) read as 100-ns ticks. Not when the
+/// user named the unit (`--time-unit`).
+pub fn time_unit_warning(path: &Path, format: Format, options: &TraceOptions, scan: &TraceScan) -> Option<String> {
+    if format != Format::Msr || options.time_unit.is_some() || scan.records < 2 {
+        return None;
+    }
+    let earliest = scan.earliest_ns?;
+    if earliest >= MSR_FILETIME_MIN_NS {
+        return None;
+    }
+    Some(format!(
+        "{}: MSR timestamps are Windows FILETIME ticks (100 ns since 1601; the published traces start near \
+         1.28e17), but the earliest here is {} ticks: the stamps look rebased, and read as ticks the {} requests \
+         span only {:.3} ms. If they are seconds (or ms, us), name the unit with --time-unit s (ms, us)",
+        user_paths(path.display().to_string()),
+        earliest / 100,
+        scan.records,
+        scan.span_ns as f64 / 1e6
+    ))
+}
 
 /// One pass over a trace: record count, span and the largest timestamp gap with its line.
 pub fn scan_trace(path: &Path, format: Format, options: &TraceOptions) -> Result<TraceScan> {
@@ -478,6 +507,7 @@ pub fn scan_trace(path: &Path, format: Format, options: &TraceOptions) -> Result
     for record in &mut source {
         let record = record.map_err(|e| anyhow!("{e}"))?;
         let at = record.arrival_ns;
+        scan.earliest_ns = Some(scan.earliest_ns.map_or(at, |e| e.min(at)));
         match first {
             None => {
                 first = Some(at);

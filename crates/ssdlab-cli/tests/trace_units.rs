@@ -87,3 +87,62 @@ fn a_trace_in_seconds_read_as_nanoseconds_warns_and_naming_the_unit_does_not() {
     let (as_s, _) = ok(&["run", "--trace", path, "--format", "mqsim", "--time-unit", "s"]);
     assert!(!as_s.contains("WARNING"), "warned although the unit was named:\n{as_s}");
 }
+
+#[test]
+fn a_first_record_later_than_the_next_does_not_move_them_to_time_zero() {
+    // A cloud-block excerpt whose first row is one second later than the next 276: time
+    // is measured from the earliest stamp, so the 276 are replayed late (after the first),
+    // each counted as out of order, and the summary suggests a sort window.
+    let mut text = String::from("1000000000 0 0 8 1\n");
+    for i in 1..=276u64 {
+        text.push_str(&format!("{} 0 {} 8 1\n", i * 1000, i * 8));
+    }
+    let f = temp(&text);
+    let path = f.path().to_str().unwrap();
+    let json = tempfile::NamedTempFile::new().unwrap();
+    let json_path = json.path().to_str().unwrap();
+    let (stdout, stderr) = ok(&["run", "--trace", path, "--format", "mqsim", "--json", json_path]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json_path).unwrap()).unwrap();
+    assert_eq!(report["host"]["out_of_order"], 276, "{report}");
+    let all = format!("{stdout}{stderr}");
+    assert!(all.contains("--sort-window"), "{all}");
+    // Sorted through a window, none is out of order and the first request now runs last.
+    let (_, _) = ok(&["run", "--trace", path, "--format", "mqsim", "--sort-window", "300", "--json", json_path]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json_path).unwrap()).unwrap();
+    assert_eq!(report["host"]["out_of_order"], 0, "{report}");
+}
+
+#[test]
+fn rebased_msr_stamps_warn_and_name_the_unit() {
+    // A pre-processed MSR copy whose stamps are seconds from the start, not FILETIME ticks.
+    let mut text = String::new();
+    for i in 0..4000u64 {
+        text.push_str(&format!(
+            "{i},hm,0,{},{},4096,100\n",
+            if i % 2 == 0 { "Write" } else { "Read" },
+            (i % 500) * 4096
+        ));
+    }
+    let f = temp(&text);
+    let path = f.path().to_str().unwrap();
+    let json = tempfile::NamedTempFile::new().unwrap();
+    let json_path = json.path().to_str().unwrap();
+    let warnings = |extra: &[&str]| -> (String, String) {
+        let mut args = vec!["run", "--trace", path, "--format", "msr", "--json", json_path];
+        args.extend_from_slice(extra);
+        let (stdout, stderr) = ok(&args);
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json_path).unwrap()).unwrap();
+        (report["warnings"].to_string(), format!("{stdout}{stderr}"))
+    };
+    let (json_warnings, terminal) = warnings(&[]);
+    for text in [&json_warnings, &terminal] {
+        assert!(text.contains("MSR timestamps are Windows FILETIME ticks") && text.contains("--time-unit s"), "{text}");
+    }
+    let (json_warnings, terminal) = warnings(&["--time-unit", "s"]);
+    assert!(!json_warnings.contains("FILETIME") && !terminal.contains("FILETIME"), "{json_warnings}");
+    // Real FILETIME stamps do not warn.
+    let real =
+        temp("128166385295514663,hm,0,Write,9056014336,4096,2833\n128166385305514663,hm,0,Read,9056014336,4096,2833\n");
+    let (stdout, stderr) = ok(&["run", "--trace", real.path().to_str().unwrap(), "--format", "msr"]);
+    assert!(!format!("{stdout}{stderr}").contains("FILETIME"));
+}

@@ -282,6 +282,8 @@ pub struct Simulator<'a> {
     pub(crate) trace_base_ns: Option<u64>,
     pub(crate) last_trace_ns: u64,
     pub(crate) first_trace_ns: u64,
+    /// The workload's earliest arrival stamp (from the pre-pass; `None` without one).
+    pub(crate) earliest_trace_ns: Option<u64>,
     pub(crate) trace_records_in_run: u64,
     pub(crate) outstanding: u64,
     pub(crate) next_request_id: u64,
@@ -398,6 +400,7 @@ impl<'a> Simulator<'a> {
         // them with the fill, before calibrating the fill to the GC thresholds.
         let footprint = host::workload_footprint(&config, &ftl, &mut factory)?;
         let precondition_report = ftl.precondition(&config, &mut planes_alloc, &footprint).map_err(SimError::Setup)?;
+        let earliest_trace_ns = footprint.earliest_arrival_ns;
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
         let design = Design::new(&config, &ftl);
@@ -437,6 +440,7 @@ impl<'a> Simulator<'a> {
             trace_base_ns: None,
             last_trace_ns: 0,
             first_trace_ns: 0,
+            earliest_trace_ns,
             trace_records_in_run: 0,
             outstanding: 0,
             next_request_id: 0,

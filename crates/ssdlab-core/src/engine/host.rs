@@ -48,8 +48,11 @@ impl Simulator<'_> {
                 Some(record) => {
                     let record = record?;
                     if self.trace_base_ns.is_none() {
-                        self.trace_base_ns = Some(record.arrival_ns);
-                        self.first_trace_ns = record.arrival_ns;
+                        // Time is measured from the earliest record (the pre-pass saw them
+                        // all), not the first: earlier stamps would be clamped to zero.
+                        let base = self.earliest_trace_ns.map_or(record.arrival_ns, |e| e.min(record.arrival_ns));
+                        self.trace_base_ns = Some(base);
+                        self.first_trace_ns = base;
                     }
                     self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
                     self.trace_records_in_run += 1;
@@ -141,6 +144,7 @@ impl Simulator<'_> {
         if self.fetch_record()? {
             let mut at = self.pending_arrival_ns();
             if at < self.now {
+                // Stamped before a record that came earlier in the file: replayed late.
                 self.host_counters.out_of_order += 1;
                 at = self.now;
             }
@@ -715,6 +719,8 @@ pub(crate) fn workload_footprint(
     let source = factory()?;
     for (id, record) in source.enumerate() {
         let Ok(record) = record else { break };
+        footprint.earliest_arrival_ns =
+            Some(footprint.earliest_arrival_ns.map_or(record.arrival_ns, |e| e.min(record.arrival_ns)));
         if record.size_bytes > logical_bytes {
             break;
         }

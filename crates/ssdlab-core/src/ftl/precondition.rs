@@ -44,6 +44,9 @@ pub struct WorkloadFootprint {
     /// The workload's writes and trims, one entry per page, in order (collected only
     /// for steady-state preconditioning).
     pub writes: Vec<PageOp>,
+    /// The earliest arrival time of any record (the replay's time base: a trace's first
+    /// record is not always its earliest).
+    pub earliest_arrival_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]

@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Units: `Timestamp` is a Windows FILETIME in 100-ns ticks; it becomes
-//! `arrival_ns = ticks * 100`, absolute (the host model rebases to the first request).
+//! `arrival_ns = ticks * 100`, absolute (the host model rebases to the earliest request).
+//! Stamps far below the FILETIME range (rebased copies) are read the same way; `ssdlab
+//! run` warns about them and names `--time-unit`.
 //! `Offset` and `Size` are bytes and are kept as is (MSR sizes need not be sector
 //! multiples). `Type` is `Read` or `Write`, in any letter case. `Hostname` and
 //! `ResponseTime` are not interpreted (the response time is a measured result, not part
