@@ -146,3 +146,27 @@ fn rebased_msr_stamps_warn_and_name_the_unit() {
     let (stdout, stderr) = ok(&["run", "--trace", real.path().to_str().unwrap(), "--format", "msr"]);
     assert!(!format!("{stdout}{stderr}").contains("FILETIME"));
 }
+
+#[test]
+fn a_saturated_open_loop_run_warns_and_a_light_one_does_not() {
+    // 3,000 page writes 1 µs apart on small-tlc (16 planes, 0.5-5.5 ms programs): the
+    // queue grows for the whole run. The same writes 10 ms apart never queue.
+    let trace = |gap_ns: u64| {
+        let text: String =
+            (0..3000u64).map(|i| format!("{} 0 {} 8 0\n", i * gap_ns, (i * 7919 % 50_000) * 8)).collect();
+        temp(&text)
+    };
+    let json = tempfile::NamedTempFile::new().unwrap();
+    let json_path = json.path().to_str().unwrap();
+    let warnings = |f: &tempfile::NamedTempFile| -> String {
+        ok(&["run", "--trace", f.path().to_str().unwrap(), "--format", "mqsim", "-q", "--json", json_path]);
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json_path).unwrap()).unwrap();
+        report["warnings"].to_string()
+    };
+    let heavy = trace(1_000);
+    let w = warnings(&heavy);
+    assert!(w.contains("the device was saturated for") && w.contains("64 requests outstanding (4 per plane)"), "{w}");
+    let light = trace(10_000_000);
+    let w = warnings(&light);
+    assert!(!w.contains("saturated"), "{w}");
+}

@@ -361,6 +361,10 @@ pub(crate) struct HostCounters {
     pub(crate) address_remapped: u64,
     pub(crate) unaligned: u64,
     pub(crate) out_of_order: u64,
+    /// Simulated time with at least `saturation_limit()` requests outstanding, and when
+    /// the outstanding count last changed.
+    pub(crate) saturated_ns: u64,
+    pub(crate) queue_changed_ns: u64,
 }
 
 #[derive(Default)]

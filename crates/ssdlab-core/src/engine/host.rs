@@ -254,6 +254,7 @@ impl Simulator<'_> {
         if record.op == Op::Write {
             self.requests[slot as usize].want = self.write_request_type(pages, &record);
         }
+        self.note_queue_length();
         self.outstanding += 1;
         let stats = &mut self.per_run[self.run as usize];
         stats.first_arrival_ns.get_or_insert(arrival_ns);
@@ -497,6 +498,7 @@ impl Simulator<'_> {
             o.note(check);
         }
         self.free_requests.push(slot);
+        self.note_queue_length();
         self.outstanding -= 1;
         if self.outstanding == 0 {
             self.device_idle();

@@ -170,6 +170,7 @@ impl Simulator<'_> {
         self.events = events.into_iter().filter(|s| matches!(s.event, Event::Arrival | Event::PowerLoss)).collect();
         self.requests.clear();
         self.free_requests.clear();
+        self.note_queue_length();
         self.outstanding = 0;
         self.txns.clear();
         self.free_txns.clear();

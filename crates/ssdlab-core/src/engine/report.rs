@@ -164,7 +164,70 @@ impl Simulator<'_> {
         if let Some(w) = self.arrival_rate_warning() {
             warnings.push(w);
         }
+        if let Some(w) = self.saturation_warning() {
+            warnings.push(w);
+        }
+        let remapped = self.host_counters.address_remapped;
+        if remapped > 0 {
+            let how = match self.config.host.address_overflow {
+                AddressOverflow::Scale => "scaled to the drive's logical capacity (host.address_overflow = \"scale\")",
+                _ => "wrapped modulo the drive's logical capacity (host.address_overflow = \"modulo\")",
+            };
+            warnings.push(format!(
+                "{remapped} of {} requests addressed beyond the drive's {} logical bytes and were {how}: the trace's \
+                 footprint exceeds the drive, so those requests land on data other requests use",
+                self.next_request_id, self.logical_bytes
+            ));
+        }
         warnings
+    }
+
+    /// Outstanding requests from which an open-loop device counts as saturated: the host
+    /// queue depth when there is one, else four requests per plane (every plane with a
+    /// queue of its own: latency is then mostly queueing).
+    fn saturation_limit(&self) -> u64 {
+        match self.config.host.queue_depth {
+            0 => 4 * self.ftl.addr.planes() as u64,
+            d => d as u64,
+        }
+    }
+
+    /// The outstanding count is about to change: the time since the last change counts
+    /// as saturated if the count was at the limit.
+    pub(crate) fn note_queue_length(&mut self) {
+        if self.outstanding >= self.saturation_limit() {
+            self.host_counters.saturated_ns += self.now - self.host_counters.queue_changed_ns;
+        }
+        self.host_counters.queue_changed_ns = self.now;
+    }
+
+    /// Open loop: a warning when the device was saturated for most of the run.
+    fn saturation_warning(&self) -> Option<String> {
+        const SHARE: f64 = 0.5;
+        if self.config.host.replay != ReplayMode::OpenLoop || self.total.all.count < 100 {
+            return None;
+        }
+        let start = self.total.first_arrival_ns?;
+        let span = self.total.last_completion_ns.saturating_sub(start);
+        if span == 0 {
+            return None;
+        }
+        let share = self.host_counters.saturated_ns as f64 / span as f64;
+        if share <= SHARE {
+            return None;
+        }
+        let limit = self.saturation_limit();
+        let what = if self.config.host.queue_depth > 0 {
+            format!("the host queue depth of {limit}")
+        } else {
+            format!("{limit} requests outstanding (4 per plane)")
+        };
+        Some(format!(
+            "the device was saturated for {:.0}% of the run (at or above {what}): the offered load exceeds what it \
+             sustains, so latencies measure the queue more than the device (slow the replay with \
+             host.speed_factor < 1, or replay closed loop with --closed-loop N)",
+            share * 100.0
+        ))
     }
 
     /// Open loop: a trace whose arrivals come far faster than the device could ever serve
