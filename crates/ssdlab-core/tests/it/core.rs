@@ -4,45 +4,18 @@
 
 use super::*;
 use ssdlab_core::config::{GcDestination, LayoutKind};
-use ssdlab_core::engine::occupancy::{Activity, CommandKind, Interval, Resource};
+use super::timing::commands;
+use ssdlab_core::engine::occupancy::{CommandKind, Interval, Resource};
 
 /// 4 KiB at 0.01 ns/B (the `tiny` channel): ceil(40.96) ns.
 const X: u64 = 41;
 
-/// Runs with checks, `--verify` and the occupancy log; returns the report, per-request
-/// latencies by id and the log.
+/// Runs with checks, `--verify` and the occupancy log (the timing tests' runner); returns
+/// the report, per-request latencies by id and the log.
 fn run_logged(config: &Config, records: Vec<Record>) -> (Report, Vec<u64>, Vec<Interval>) {
-    let runs = records.clone();
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
-    let seen = std::cell::RefCell::new(Vec::new());
-    let mut observers = Observers::default();
-    let seen_ref = &seen;
-    observers.requests =
-        Some(Box::new(move |r: &ssdlab_core::stats::RequestRecord| seen_ref.borrow_mut().push((r.id, r.latency_ns))));
-    let mut config = config.clone();
-    config.output.check_every = 1;
-    let mut sim = Simulator::new(config, factory, observers).expect("valid setup");
-    sim.record_occupancy();
-    sim.set_verify(true);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
-    let log = sim.occupancy_log().expect("log kept").to_vec();
-    drop(sim);
-    let mut lat = seen.into_inner();
-    lat.sort();
-    (report, lat.into_iter().map(|(_, l)| l).collect(), log)
-}
-
-/// Die commands as (start, end, kind, die), in start order.
-fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
-    let mut out: Vec<_> = log
-        .iter()
-        .filter_map(|i| match (i.resource, i.activity) {
-            (Resource::Die(d), Activity::Command(k)) => Some((i.start_ns, i.end_ns, k, d)),
-            _ => None,
-        })
-        .collect();
-    out.sort_by_key(|c| (c.0, c.3));
-    out
+    let l = super::timing::run_logged(config, records);
+    let lat = super::timing::latencies(&l);
+    (l.report, lat, l.log)
 }
 
 #[test]

@@ -11,15 +11,15 @@ use std::cell::RefCell;
 /// 4 KiB at 0.01 ns/B (the `tiny` channel): ceil(40.96) ns.
 const X_FAST: u64 = 41;
 
-struct Logged {
-    report: Report,
+pub(super) struct Logged {
+    pub(super) report: Report,
     /// Per request, indexed by request id.
-    requests: Vec<RequestRecord>,
-    log: Vec<Interval>,
+    pub(super) requests: Vec<RequestRecord>,
+    pub(super) log: Vec<Interval>,
 }
 
 /// Runs with every check on and the occupancy log kept; requests come back by id.
-fn run_logged(config: &Config, records: Vec<Record>) -> Logged {
+pub(super) fn run_logged(config: &Config, records: Vec<Record>) -> Logged {
     let runs = records.clone();
     let factory = Box::new(move || Ok(Box::new(VecSource::new(runs.clone())) as Box<dyn RecordSource>));
     let seen: RefCell<Vec<RequestRecord>> = RefCell::new(Vec::new());
@@ -40,12 +40,12 @@ fn run_logged(config: &Config, records: Vec<Record>) -> Logged {
     Logged { report, requests, log }
 }
 
-fn latencies(l: &Logged) -> Vec<u64> {
+pub(super) fn latencies(l: &Logged) -> Vec<u64> {
     l.requests.iter().map(|r| r.latency_ns).collect()
 }
 
 /// Commands in the order they started: (start, end, kind, die).
-fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
+pub(super) fn commands(log: &[Interval]) -> Vec<(u64, u64, CommandKind, u32)> {
     let mut out: Vec<(u64, u64, CommandKind, u32)> = log
         .iter()
         .filter_map(|i| match (i.resource, i.activity) {
