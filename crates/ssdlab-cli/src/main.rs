@@ -15,6 +15,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "ssdlab", version, about = "A fast, deterministic, trace-driven SSD simulator")]
@@ -306,27 +308,38 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
-/// Set by Ctrl-C during `ssdlab swarm`, which then starts no new seed and reports the
-/// seeds it ran.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Set by Ctrl-C once `catch_interrupt` installed the handler: `ssdlab run` stops the
+/// simulation after the event in progress and writes every output for the simulated time
+/// so far, marked partial; `ssdlab swarm` starts no new seed and reports the seeds it ran.
+/// Either exits with status 130. A second Ctrl-C quits at once.
+static INTERRUPT: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
 
-#[cfg(unix)]
-fn catch_sigint() {
-    extern "C" fn on_sigint(_: i32) {
-        INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-    extern "C" {
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-    const SIGINT: i32 = 2;
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        signal(SIGINT, on_sigint as *const () as usize);
-    }
+/// Installs the Ctrl-C handler (once) and returns the flag it sets.
+fn catch_interrupt() -> Arc<AtomicBool> {
+    INTERRUPT
+        .get_or_init(|| {
+            let flag = Arc::new(AtomicBool::new(false));
+            let set = flag.clone();
+            let installed = ctrlc::set_handler(move || {
+                if set.swap(true, Ordering::Relaxed) {
+                    std::process::exit(130);
+                }
+                eprintln!(
+                    "\nssdlab: interrupted: finishing the work in progress and writing what is done (Ctrl-C again \
+                     quits at once)"
+                );
+            });
+            if let Err(e) = installed {
+                eprintln!("warning: Ctrl-C will not keep partial results: {e}");
+            }
+            flag
+        })
+        .clone()
 }
 
-#[cfg(not(unix))]
-fn catch_sigint() {}
+fn interrupted() -> bool {
+    INTERRUPT.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
 
 fn main() -> ExitCode {
     default_sigpipe();
@@ -363,11 +376,15 @@ fn main() -> ExitCode {
         })(),
     };
     setup::remove_spills();
+    // Interrupted (Ctrl-C) is 130, as for a shell command killed by SIGINT, also when
+    // the partial results were written.
+    let failed = if interrupted() { ExitCode::from(130) } else { ExitCode::from(2) };
     match result {
+        Ok(()) if interrupted() => failed,
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            failed
         }
     }
 }
@@ -399,6 +416,10 @@ fn run(mut args: RunArgs) -> Result<()> {
                 let _ = std::fs::remove_file(path);
             }
         })?;
+        if interrupted() {
+            eprintln!("ssdlab: interrupted after scenario {k} of {scenarios}: the JSON holds those");
+            break;
+        }
         if !args.quiet && k < scenarios {
             println!();
         }
@@ -472,21 +493,6 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
             if let Some(text) = setup::time_unit_warning(path, *format, options, &scan) {
                 warnings.push(text);
             }
-            let interval = prepared.config.output.series_interval_ns;
-            if let Some(per_run) = scan.span_ns.checked_div(interval) {
-                let rows = (per_run + 1).saturating_mul(runs);
-                // Each row is about 200 bytes in memory until the run ends (issue 17, item 1).
-                if rows > 10_000_000 {
-                    anyhow::bail!(
-                        "--series: {rows} rows of {} ms over the trace's {:.1} s would be held in memory (about {} MiB); \
-                         use a longer --interval-ms or a --time-window{}",
-                        interval as f64 / 1e6,
-                        scan.span_ns as f64 / 1e9,
-                        rows.saturating_mul(200) >> 20,
-                        warnings.first().map(|w| format!(" ({w})")).unwrap_or_default()
-                    );
-                }
-            }
         }
         setup::Workload::Synthetic(spec) => total_requests = Some(spec.count * runs),
         setup::Workload::Fio { .. } => {}
@@ -504,8 +510,15 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
     let series = args.series.as_ref().map(|p| output::create_output(p, "time series")).transpose()?;
     let requests = args.requests.as_deref().map(output::RequestSink::open).transpose()?;
     let requests_to_stdout = matches!(requests, Some(output::RequestSink::Stdout));
-    let options =
-        output::RunOptions { requests, check: args.check, verify: args.verify, quiet: args.quiet, total_requests };
+    let options = output::RunOptions {
+        requests,
+        check: args.check,
+        verify: args.verify,
+        quiet: args.quiet,
+        total_requests,
+        series,
+        stop: Some(catch_interrupt()),
+    };
     let mut outcome = output::execute_with(prepared, options).inspect_err(|_| {
         // No half-made files from a run that failed.
         for path in [&args.json, &args.series].into_iter().flatten() {
@@ -535,12 +548,27 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
     if let (Some(file), Some(path)) = (json, &args.json) {
         output::write_json(file, path, &outcome, !args.no_wall_clock)?;
     }
-    if let (Some(file), Some(path)) = (series, &args.series) {
-        output::write_series(file, &outcome.config, &outcome.series)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
     if !args.quiet {
         output::print_summary(&outcome, requests_to_stdout);
+    }
+    if let Some(p) = &outcome.report.partial {
+        // Said even with --quiet: the files hold part of the workload.
+        let files: Vec<String> = [&args.json, &args.series, &args.requests]
+            .into_iter()
+            .flatten()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| p.display().to_string())
+            .collect();
+        eprintln!(
+            "ssdlab: interrupted at {:.6} s of simulated time: {}{}",
+            p.stopped_at_ns as f64 / 1e9,
+            output::partial_counts(p, outcome.total_requests),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!("; {} hold the results so far (the JSON's `partial` says so)", files.join(", "))
+            }
+        );
     }
     Ok(())
 }
@@ -690,20 +718,20 @@ fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
 /// stderr, the verdict and every failure's replay command to stdout, sorted by seed.
 fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Result<()> {
     use rayon::prelude::*;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
     use std::time::Instant;
     let replay_flag = match power {
         ssdlab_core::swarm::PowerLosses::Sometimes => String::new(),
         other => format!(" --power-loss {}", other.name()),
     };
-    catch_sigint();
+    let interrupt = catch_interrupt();
     let began = Instant::now();
     let done = AtomicU64::new(0);
     let failed_so_far = AtomicU64::new(0);
     let step = (seeds / 10).clamp(1, 100);
     let results: Vec<(u64, String, Option<String>, f64)> = (start..start + seeds)
         .into_par_iter()
-        .filter(|_| !INTERRUPTED.load(Ordering::Relaxed))
+        .filter(|_| !interrupt.load(Ordering::Relaxed))
         .map(|seed| {
             let case_began = Instant::now();
             let case = ssdlab_core::swarm::case_with(seed, power);
@@ -739,7 +767,7 @@ fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Resu
         );
     }
     let slowest = results.iter().max_by(|a, b| a.3.total_cmp(&b.3));
-    let interrupted = INTERRUPTED.load(Ordering::Relaxed);
+    let interrupted = interrupt.load(Ordering::Relaxed);
     if interrupted {
         println!("swarm: interrupted (Ctrl-C) after {} of {seeds} seeds; the rest did not run", results.len());
     }
@@ -754,8 +782,6 @@ fn swarm(start: u64, seeds: u64, power: ssdlab_core::swarm::PowerLosses) -> Resu
     if !failed.is_empty() {
         anyhow::bail!("{} swarm seeds failed", failed.len())
     }
-    if interrupted {
-        anyhow::bail!("interrupted: {} of {seeds} seeds ran, all passed", results.len())
-    }
+    // Interrupted with every seed run passing: `main` exits with 130.
     Ok(())
 }

@@ -11,6 +11,8 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Wall-clock measurements of one run: kept apart from the deterministic report.
@@ -28,6 +30,7 @@ pub struct SimulatorSpeed {
 
 pub struct Outcome {
     pub report: Report,
+    /// The time series when it was not streamed to a file (idle gaps folded).
     pub series: Vec<SeriesRow>,
     pub speed: SimulatorSpeed,
     pub workload: String,
@@ -37,6 +40,8 @@ pub struct Outcome {
     pub checked: Vec<String>,
     /// What became of an MQSim or SSDSim file's parameters.
     pub import: Option<crate::import::ImportReport>,
+    /// Requests the whole workload holds, when known (a stopped run says how many ran).
+    pub total_requests: Option<u64>,
 }
 
 /// Where the per-request CSV goes: a file, or stdout (`--requests -`).
@@ -76,6 +81,10 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Requests the whole run will complete, when known (percent and ETA on the bar).
     pub total_requests: Option<u64>,
+    /// The time-series CSV, written row by row as the run produces them.
+    pub series: Option<std::fs::File>,
+    /// Stops the run after the event in progress when set (Ctrl-C): the outcome is partial.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// Per-request CSV rows are handed to the file in whole rows only, 64 KiB at a time, so
@@ -137,6 +146,37 @@ impl RowWriter {
     }
 }
 
+/// Time-series rows go to the CSV file as the run produces them (a few per interval
+/// with completions; an idle gap is one row), so memory does not grow with the run.
+struct SeriesWriter {
+    csv: csv::Writer<std::io::BufWriter<std::fs::File>>,
+    error: Option<anyhow::Error>,
+}
+
+impl SeriesWriter {
+    fn new(file: std::fs::File, config: &Config) -> Result<SeriesWriter> {
+        let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
+        csv.write_record(series_header(config))?;
+        Ok(SeriesWriter { csv, error: None })
+    }
+
+    fn push(&mut self, row: &SeriesRow) {
+        if self.error.is_none() {
+            if let Err(e) = self.csv.write_record(series_fields(row)) {
+                self.error = Some(e.into());
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.csv.flush()?;
+        Ok(())
+    }
+}
+
 /// Runs the simulation. A progress bar appears on stderr once a run has taken a second,
 /// unless `quiet` or stderr is not a terminal.
 pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, quiet: bool) -> Result<Outcome> {
@@ -146,7 +186,7 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
 
 /// As [`execute`], with every option of `ssdlab run` (outputs opened by the caller).
 pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> {
-    let RunOptions { requests, check, verify, quiet, total_requests } = options;
+    let RunOptions { requests, check, verify, quiet, total_requests, series, stop } = options;
     let Prepared { config, workload, import } = prepared;
     let resolved = config.clone();
     let describe = crate::setup::user_paths(workload.describe());
@@ -167,6 +207,7 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
         bar.enable_steady_tick(Duration::from_millis(200));
     }
     let csv_writer = requests.map(|sink| RefCell::new(RowWriter::new(sink)));
+    let series_writer = series.map(|file| SeriesWriter::new(file, &resolved).map(RefCell::new)).transpose()?;
     let mut observers = Observers::default();
     let bar_ref = &bar;
     observers.progress_every = 4096;
@@ -177,6 +218,9 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     if let Some(writer) = &csv_writer {
         observers.requests = Some(Box::new(move |r: &RequestRecord| writer.borrow_mut().push(r)));
     }
+    if let Some(writer) = &series_writer {
+        observers.series = Some(Box::new(move |r: &SeriesRow| writer.borrow_mut().push(r)));
+    }
     let opener = workload.clone();
     let factory = Box::new(move || opener.open());
     // Preconditioning (inside `new`) makes its own pre-pass over the workload and places
@@ -186,6 +230,9 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     bar.set_message("0 s");
     sim.set_check(check);
     sim.set_verify(verify);
+    if let Some(flag) = stop {
+        sim.set_stop_flag(flag);
+    }
     let (report, series) = sim.run_to_end().map_err(|e| anyhow!("{}", crate::setup::locate_error(&e, &workload)))?;
     let finished = started.elapsed();
     // Freed after the clock stops: releasing the drive's tables is not simulation.
@@ -193,6 +240,9 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     bar.finish_and_clear();
     if let Some(writer) = csv_writer {
         writer.into_inner().finish().context("writing the per-request CSV")?;
+    }
+    if let Some(writer) = series_writer {
+        writer.into_inner().finish().context("writing the time series")?;
     }
     let mut checked = Vec::new();
     if check {
@@ -222,7 +272,7 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
         requests_per_second: report.host.requests as f64 / wall,
         events_per_second: report.events as f64 / wall,
     };
-    Ok(Outcome { report, series, speed, workload: describe, config: resolved, checked, import })
+    Ok(Outcome { report, series, speed, workload: describe, config: resolved, checked, import, total_requests })
 }
 
 #[derive(Serialize)]
@@ -288,34 +338,55 @@ pub fn series_header(config: &Config) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     header.extend(page_type_names(config.bits_per_cell()).iter().map(|t| format!("free_pages_{t}")));
-    header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string()]);
+    header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string(), "intervals".to_string()]);
     header
 }
 
-pub fn write_series(file: std::fs::File, config: &Config, rows: &[SeriesRow]) -> Result<()> {
-    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
-    w.write_record(series_header(config))?;
+/// One time-series row as CSV fields, in the order of [`series_header`].
+fn series_fields(r: &SeriesRow) -> Vec<String> {
+    let mut fields = vec![
+        r.start_ns.to_string(),
+        r.end_ns.to_string(),
+        r.reads.to_string(),
+        r.writes.to_string(),
+        r.read_bytes.to_string(),
+        r.write_bytes.to_string(),
+        format!("{:.1}", r.read_latency_mean_ns),
+        format!("{:.1}", r.write_latency_mean_ns),
+        format!("{:.3}", r.iops),
+        format!("{:.3}", r.bandwidth_mib_s),
+        r.free_blocks.to_string(),
+        r.erases.to_string(),
+    ];
+    fields.extend(r.free_pages_by_type.iter().map(|n| n.to_string()));
+    fields.extend([r.slc_user_pages.to_string(), r.slc_free_pages.to_string(), r.intervals.to_string()]);
+    fields
+}
+
+/// The series with every folded idle gap expanded back into one row per interval (for
+/// the reproductions, which line up rows of several runs by interval).
+pub fn unfold_series(rows: &[SeriesRow]) -> Vec<SeriesRow> {
+    let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let mut fields = vec![
-            r.start_ns.to_string(),
-            r.end_ns.to_string(),
-            r.reads.to_string(),
-            r.writes.to_string(),
-            r.read_bytes.to_string(),
-            r.write_bytes.to_string(),
-            format!("{:.1}", r.read_latency_mean_ns),
-            format!("{:.1}", r.write_latency_mean_ns),
-            format!("{:.3}", r.iops),
-            format!("{:.3}", r.bandwidth_mib_s),
-            r.free_blocks.to_string(),
-            r.erases.to_string(),
-        ];
-        fields.extend(r.free_pages_by_type.iter().map(|n| n.to_string()));
-        fields.extend([r.slc_user_pages.to_string(), r.slc_free_pages.to_string()]);
-        w.write_record(&fields)?;
+        let width = (r.end_ns - r.start_ns) / r.intervals.max(1);
+        for k in 0..r.intervals {
+            let start_ns = r.start_ns + k * width;
+            out.push(SeriesRow { start_ns, end_ns: start_ns + width, intervals: 1, ..r.clone() });
+        }
     }
-    w.flush()?;
-    Ok(())
+    out
+}
+
+/// What a stopped run left out, in words: "1,234 requests completed (of 5,000 in the
+/// workload), 12 in the device and 3 waiting in the host not counted".
+pub fn partial_counts(p: &ssdlab_core::stats::PartialRun, total_requests: Option<u64>) -> String {
+    format!(
+        "{} requests completed{}, {} in the device and {} waiting in the host not counted",
+        p.completed_requests,
+        total_requests.map(|n| format!(" (of {n} in the workload)")).unwrap_or_default(),
+        p.outstanding_requests,
+        p.waiting_requests
+    )
 }
 
 fn us(ns: f64) -> String {
@@ -360,6 +431,15 @@ pub fn summary_text(o: &Outcome) -> String {
         d.logical_bytes as f64 / gib
     );
     out!(w, "workload: {}", o.workload);
+    if let Some(p) = &r.partial {
+        out!(
+            w,
+            "PARTIAL RUN: interrupted at {:.6} s of simulated time; {}. Everything below covers the \
+             simulated time so far.",
+            p.stopped_at_ns as f64 / 1e9,
+            partial_counts(p, o.total_requests)
+        );
+    }
     if let Some(import) = &o.import {
         out!(
             w,

@@ -163,7 +163,7 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             };
             let outcome = execute(Prepared { config, workload, import: None }, None, false, true)
                 .with_context(|| format!("{} under {}", w.name, PA_SCHEMES[si].0))?;
-            let series = outcome.series.clone();
+            let series = crate::output::unfold_series(&outcome.series);
             Ok(Cell { outcome, series })
         })
         .collect();

@@ -214,7 +214,10 @@ fn run_job(job: &Job, traces_dir: &std::path::Path) -> Result<Outcome> {
         },
         (None, None) => bail!("job without a workload"),
     };
-    execute(Prepared { config, workload, import: None }, None, false, true)
+    let mut outcome = execute(Prepared { config, workload, import: None }, None, false, true)?;
+    // The figures line up rows of several runs by interval: one row per interval.
+    outcome.series = crate::output::unfold_series(&outcome.series);
+    Ok(outcome)
 }
 
 /// Write throughput (MiB/s) over a set of series rows.

@@ -30,6 +30,8 @@ use crate::ftl::{Ftl, GcNeed, GcStep, WriteMode};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pub(crate) const NO_REQUEST: u32 = u32::MAX;
 pub(crate) const NO_TYPE: u8 = u8::MAX;
@@ -213,6 +215,27 @@ pub(crate) struct Request {
     pub(crate) want: u8,
 }
 
+/// One run of a multi-run replay: its accumulators (latency histograms, about 1.2 MB)
+/// while requests of it may still complete, then only the summary the report shows, so
+/// memory does not grow with the number of runs.
+pub(crate) enum RunSlot {
+    /// The run being replayed, or an earlier one with requests still in the device.
+    Open {
+        stats: Box<RunStats>,
+        outstanding: u64,
+    },
+    Closed(RunSummary),
+}
+
+impl RunSlot {
+    pub(crate) fn open(bits: usize) -> RunSlot {
+        RunSlot::Open {
+            stats: Box::new(RunStats { dominated_writes: vec![0; bits], ..RunStats::default() }),
+            outstanding: 0,
+        }
+    }
+}
+
 /// Opens the workload afresh for each run of a multi-run replay.
 pub type SourceFactory<'a> = Box<dyn FnMut() -> Result<Box<dyn RecordSource>, TraceError> + 'a>;
 
@@ -240,18 +263,22 @@ pub enum SimError {
     Setup(String),
 }
 
-/// Optional observers of a run: progress and per-request records. The core does no I/O
-/// itself; the CLI passes closures that do.
+/// Optional observers of a run: progress, per-request records and time-series rows. The
+/// core does no I/O itself; the CLI passes closures that do.
 #[derive(Default)]
 pub struct Observers<'a> {
     /// Called every `progress_every` completed requests with (completed, simulated ns).
     pub progress: Option<ProgressObserver<'a>>,
     pub progress_every: u64,
     pub requests: Option<RequestObserver<'a>>,
+    /// Called with each time-series row as soon as it is complete (in time order, idle
+    /// gaps folded into one row). With it set the run keeps no rows: `run` returns none.
+    pub series: Option<SeriesObserver<'a>>,
 }
 
 pub type ProgressObserver<'a> = Box<dyn FnMut(u64, u64) + 'a>;
 pub type RequestObserver<'a> = Box<dyn FnMut(&RequestRecord) + 'a>;
+pub type SeriesObserver<'a> = Box<dyn FnMut(&SeriesRow) + 'a>;
 
 pub struct Simulator<'a> {
     pub(crate) config: Config,
@@ -291,7 +318,7 @@ pub struct Simulator<'a> {
     pub(crate) workload_name: String,
     // Stats
     pub(crate) total: RunStats,
-    pub(crate) per_run: Vec<RunStats>,
+    pub(crate) per_run: Vec<RunSlot>,
     pub(crate) series: Vec<SeriesRow>,
     pub(crate) series_acc: SeriesAccumulator,
     pub(crate) host_counters: HostCounters,
@@ -300,6 +327,8 @@ pub struct Simulator<'a> {
     pub(crate) events_processed: u64,
     /// The run fails once it has processed more events than this (`set_event_budget`).
     pub(crate) event_budget: u64,
+    /// Set from outside (Ctrl-C): the run stops after the event in progress.
+    pub(crate) stop: Option<Arc<AtomicBool>>,
     pub(crate) gc_emergency_steps: u64,
     pub(crate) gc_background_steps: u64,
     pub(crate) gc_rerouted_writes: u64,
@@ -451,7 +480,7 @@ impl<'a> Simulator<'a> {
             host_done: false,
             workload_name,
             total: RunStats { dominated_writes: vec![0; bits], ..RunStats::default() },
-            per_run: vec![RunStats { dominated_writes: vec![0; bits], ..RunStats::default() }],
+            per_run: vec![RunSlot::open(bits)],
             series: Vec::new(),
             series_acc: SeriesAccumulator::default(),
             host_counters: HostCounters::default(),
@@ -459,6 +488,7 @@ impl<'a> Simulator<'a> {
             energy: EnergySummary::default(),
             events_processed: 0,
             event_budget: u64::MAX,
+            stop: None,
             gc_emergency_steps: 0,
             gc_background_steps: 0,
             gc_rerouted_writes: 0,
@@ -502,6 +532,13 @@ impl<'a> Simulator<'a> {
     /// generated cases (the swarm), where a case that never ends must fail, not hang.
     pub fn set_event_budget(&mut self, events: u64) {
         self.event_budget = events;
+    }
+
+    /// Stops the run after the event in progress once `flag` is set (by another thread or
+    /// a signal handler; checked with one relaxed load per event). The run then returns
+    /// `Ok` with a report of the simulated time so far, marked by `Report::partial`.
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// Turns on checking: the FTL's invariants (every `output.check_every` completions
@@ -552,7 +589,8 @@ impl<'a> Simulator<'a> {
         self.events.push(Scheduled { time: at, seq: self.seq, event });
     }
 
-    /// Runs the workload to the end and returns the report.
+    /// Runs the workload to the end and returns the report and the time series (empty when
+    /// an `Observers::series` observer took the rows; idle gaps folded, see `SeriesRow`).
     pub fn run(mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
         self.run_to_end()
     }
@@ -566,6 +604,7 @@ impl<'a> Simulator<'a> {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
+        let mut stopped = false;
         while let Some(Scheduled { time, seq, event }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
@@ -589,8 +628,13 @@ impl<'a> Simulator<'a> {
             if self.host_done && self.outstanding == 0 {
                 break;
             }
+            if self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                stopped = true;
+                break;
+            }
         }
-        if !(self.host_done && self.outstanding == 0) {
+        let finished = self.host_done && self.outstanding == 0;
+        if !(stopped || finished) {
             return Err(SimError::Stalled {
                 time_ns: self.now,
                 outstanding: self.outstanding,
@@ -601,7 +645,16 @@ impl<'a> Simulator<'a> {
             self.check_now()?;
         }
         self.verify_now("end of run")?;
-        Ok(self.finish())
+        let (mut report, series) = self.finish();
+        if stopped {
+            report.partial = Some(PartialRun {
+                stopped_at_ns: self.now,
+                completed_requests: self.total.all.count,
+                outstanding_requests: self.outstanding,
+                waiting_requests: self.host_waiting.len() as u64,
+            });
+        }
+        Ok((report, series))
     }
 
     /// Why nothing can run: each plane with user writes waiting that it cannot take.

@@ -132,11 +132,16 @@ pub struct RunStats {
     pub last_completion_ns: u64,
 }
 
-/// One row of the time series.
+/// One row of the time series: one interval, or a run of consecutive intervals in which
+/// no read or write completed, folded into one row (`intervals` > 1) so that an idle gap
+/// costs one row however long it is.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SeriesRow {
     pub start_ns: u64,
     pub end_ns: u64,
+    /// Intervals the row covers: 1, or the length of an idle gap (no completions), whose
+    /// rows would all be equal: zero counts, the state sampled at the same moment.
+    pub intervals: u64,
     pub reads: u64,
     pub writes: u64,
     pub read_bytes: u64,
@@ -183,6 +188,19 @@ pub struct RequestRecord {
     pub pages: u32,
     /// Slowest page type among its sub-requests (writes), or -1.
     pub dominant_page_type: i32,
+}
+
+/// A stopped run (`Simulator::set_stop_flag`): what the report does not include.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PartialRun {
+    /// Simulated time at which the run stopped (after the event in progress).
+    pub stopped_at_ns: u64,
+    /// Requests completed (all the statistics count) before the stop.
+    pub completed_requests: u64,
+    /// Requests submitted to the device and not completed: in no statistic.
+    pub outstanding_requests: u64,
+    /// Requests that had arrived but waited in the host for a queue slot (or for power).
+    pub waiting_requests: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -366,6 +384,9 @@ pub struct Report {
     pub host: HostSummary,
     /// Simulated time from the first arrival to the last completion (all rates use it).
     pub simulated_ns: u64,
+    /// Present only when the run was stopped before the workload ended (Ctrl-C).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialRun>,
     pub read: OpSummary,
     pub write: OpSummary,
     pub trim: OpSummary,

@@ -70,9 +70,11 @@ impl Simulator<'_> {
                     let gap = if self.trace_records_in_run > 1 { span / (self.trace_records_in_run - 1) } else { 0 };
                     let scaled = ((span + gap) as f64 / self.config.host.speed_factor) as u64;
                     self.run_offset_ns += scaled;
+                    // Requests are counted in the run that submits them: the run ending
+                    // here gets no more, so it closes once its last one completes.
+                    self.close_run_if_done(self.run);
                     self.run += 1;
-                    self.per_run
-                        .push(RunStats { dominated_writes: vec![0; self.ftl.bits_per_cell], ..RunStats::default() });
+                    self.per_run.push(RunSlot::open(self.ftl.bits_per_cell));
                     self.trace_base_ns = None;
                     self.last_trace_ns = 0;
                     self.trace_records_in_run = 0;
@@ -256,7 +258,10 @@ impl Simulator<'_> {
         }
         self.note_queue_length();
         self.outstanding += 1;
-        let stats = &mut self.per_run[self.run as usize];
+        let RunSlot::Open { stats, outstanding } = &mut self.per_run[self.run as usize] else {
+            unreachable!("the run being replayed is open")
+        };
+        *outstanding += 1;
         stats.first_arrival_ns.get_or_insert(arrival_ns);
         self.total.first_arrival_ns.get_or_insert(arrival_ns);
         self.last_arrival_ns = self.last_arrival_ns.max(arrival_ns);
@@ -505,7 +510,12 @@ impl Simulator<'_> {
         }
         let completion = self.now + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
-        for stats in [&mut self.total, &mut self.per_run[r.run as usize]] {
+        let RunSlot::Open { stats: run_stats, outstanding: run_outstanding } = &mut self.per_run[r.run as usize] else {
+            unreachable!("a request completed in a closed run")
+        };
+        *run_outstanding -= 1;
+        let run_done = *run_outstanding == 0 && r.run < self.run;
+        for stats in [&mut self.total, &mut **run_stats] {
             match r.op {
                 Op::Read => stats.reads.record(latency, r.size_bytes),
                 Op::Write => {
@@ -518,6 +528,9 @@ impl Simulator<'_> {
             }
             stats.all.record(latency, r.size_bytes);
             stats.last_completion_ns = stats.last_completion_ns.max(completion);
+        }
+        if run_done {
+            self.close_run_if_done(r.run);
         }
         self.record_series(completion, r.op, latency, r.size_bytes);
         if let Some(observer) = self.observers.requests.as_mut() {
@@ -593,14 +606,28 @@ impl Simulator<'_> {
         Ok(())
     }
 
+    /// Reduces a run's accumulators to its summary once no request of it is in the device
+    /// (the host has moved on to the next run, so none will be submitted).
+    pub(crate) fn close_run_if_done(&mut self, run: u32) {
+        let slot = &mut self.per_run[run as usize];
+        if let RunSlot::Open { stats, outstanding: 0 } = slot {
+            *slot = RunSlot::Closed(report::run_summary(run, stats));
+        }
+    }
+
     pub(crate) fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
         let interval = self.config.output.series_interval_ns;
         if interval == 0 {
             return;
         }
         let bucket = completion / interval;
-        while bucket > self.series_acc.bucket {
+        if bucket > self.series_acc.bucket {
             self.flush_series_row();
+            // The intervals in between saw no completion: one row for all of them.
+            let idle = bucket - self.series_acc.bucket;
+            if idle > 0 {
+                self.flush_idle_rows(idle);
+            }
         }
         let acc = &mut self.series_acc;
         match op {
@@ -619,14 +646,22 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn flush_series_row(&mut self) {
+        self.flush_idle_rows(1);
+    }
+
+    /// Closes the current interval and the `intervals` - 1 after it as one row (more than
+    /// one only when none of them saw a completion) and hands it to the series observer,
+    /// or keeps it.
+    pub(crate) fn flush_idle_rows(&mut self, intervals: u64) {
         let interval = self.config.output.series_interval_ns;
         let acc = std::mem::take(&mut self.series_acc);
-        let seconds = interval as f64 / 1e9;
+        let seconds = (interval * intervals) as f64 / 1e9;
         let mean = |sum: u128, n: u64| if n == 0 { 0.0 } else { sum as f64 / n as f64 };
         let free_blocks: u64 = self.ftl.planes.iter().map(|p| p.free.len() as u64).sum();
-        self.series.push(SeriesRow {
+        let row = SeriesRow {
             start_ns: acc.bucket * interval,
-            end_ns: (acc.bucket + 1) * interval,
+            end_ns: (acc.bucket + intervals) * interval,
+            intervals,
             reads: acc.reads,
             writes: acc.writes,
             read_bytes: acc.read_bytes,
@@ -644,8 +679,12 @@ impl Simulator<'_> {
             } else {
                 0
             },
-        });
-        self.series_acc.bucket = acc.bucket + 1;
+        };
+        match self.observers.series.as_mut() {
+            Some(observer) => observer(&row),
+            None => self.series.push(row),
+        }
+        self.series_acc.bucket = acc.bucket + intervals;
         self.series_acc.erases_at_start = self.ftl.counters.erases;
         self.series_acc.slc_user_at_start = self.flash_counters.slc_user_programs;
     }
@@ -748,4 +787,52 @@ pub(crate) fn workload_footprint(
     }
     footprint.read_before_written.sort_unstable();
     Ok(footprint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::VecSource;
+
+    /// Issue 17, item 2: a run of a multi-run replay keeps its latency histograms (about
+    /// 1.2 MB) only while requests of it may still complete; then only its summary. Runs
+    /// overlap here (every arrival at time 0, so each run starts while the one before
+    /// still has requests in the device), which closes them on their last completion.
+    #[test]
+    fn finished_runs_keep_only_their_summary() {
+        for depth in [0, 4] {
+            let mut c = Config::default();
+            c.geometry.channels = 1;
+            c.geometry.chips_per_channel = 1;
+            c.geometry.blocks_per_plane = 64;
+            c.host.runs = 6;
+            c.host.queue_depth = depth;
+            let page = c.geometry.page_size_bytes as u64;
+            let records: Vec<Record> = (0..40)
+                .map(|k| Record {
+                    arrival_ns: 0,
+                    device: 0,
+                    offset_bytes: k * 7 % 40 * page,
+                    size_bytes: page,
+                    op: if k % 3 == 0 { Op::Read } else { Op::Write },
+                    hint: None,
+                })
+                .collect();
+            let factory: SourceFactory =
+                Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+            let mut sim = Simulator::new(c, factory, Observers::default()).unwrap();
+            let (report, _) = sim.run_to_end().unwrap();
+            assert_eq!(report.runs.len(), 6);
+            for (i, slot) in sim.per_run.iter().enumerate() {
+                // The last run is still the one being replayed when the workload ends.
+                assert_eq!(matches!(slot, RunSlot::Closed(_)), i < 5, "depth {depth}, run {i}");
+            }
+            // (With a queue depth, records held in the host count in the run that submits them.)
+            let requests: Vec<(u64, u64)> = report.runs.iter().map(|r| (r.read.requests, r.write.requests)).collect();
+            if depth == 0 {
+                assert_eq!(requests, [(14, 26); 6]);
+            }
+            assert_eq!(requests.iter().map(|(r, w)| r + w).sum::<u64>(), 240, "{requests:?}");
+        }
+    }
 }

@@ -10,7 +10,7 @@
 //! (`Ftl::power_loss_recover`); the drive is back after `power.off_ns` plus the scan's
 //! modelled time, and requests that arrive meanwhile wait in the host.
 
-use super::{Event, Simulator, Step, TxnKind};
+use super::{Event, RunSlot, Simulator, Step, TxnKind};
 use crate::config::{ReplayMode, WriteAcknowledge};
 use crate::flash::Ppn;
 use crate::ftl::recovery::RecoveryScan;
@@ -172,6 +172,14 @@ impl Simulator<'_> {
         self.free_requests.clear();
         self.note_queue_length();
         self.outstanding = 0;
+        for run in 0..self.per_run.len() {
+            if let RunSlot::Open { outstanding, .. } = &mut self.per_run[run] {
+                *outstanding = 0;
+            }
+            if run < self.run as usize {
+                self.close_run_if_done(run as u32);
+            }
+        }
         self.txns.clear();
         self.free_txns.clear();
         self.buffered_write_pages = 0;

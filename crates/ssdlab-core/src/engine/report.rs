@@ -26,14 +26,9 @@ impl Simulator<'_> {
             .per_run
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                let interval = r.last_completion_ns.saturating_sub(r.first_arrival_ns.unwrap_or(0));
-                RunSummary {
-                    run: i as u32,
-                    interval_ns: interval,
-                    read: r.reads.summary(interval),
-                    write: r.writes.summary(interval),
-                }
+            .map(|(i, slot)| match slot {
+                RunSlot::Open { stats, .. } => run_summary(i as u32, stats),
+                RunSlot::Closed(summary) => summary.clone(),
             })
             .collect();
         let config_text = toml::to_string(&self.config).unwrap_or_default();
@@ -72,6 +67,7 @@ impl Simulator<'_> {
                 replay: kebab(&self.config.host.replay),
             },
             simulated_ns: interval,
+            partial: None,
             read: self.total.reads.summary(interval),
             write: self.total.writes.summary(interval),
             trim: self.total.trims.summary(interval),
@@ -264,6 +260,12 @@ impl Simulator<'_> {
              time too). The latencies below measure the queue, not the device."
         ))
     }
+}
+
+/// What the report shows of one run of a multi-run replay.
+pub(crate) fn run_summary(run: u32, r: &RunStats) -> RunSummary {
+    let interval = r.last_completion_ns.saturating_sub(r.first_arrival_ns.unwrap_or(0));
+    RunSummary { run, interval_ns: interval, read: r.reads.summary(interval), write: r.writes.summary(interval) }
 }
 
 pub(crate) fn kebab<T: serde::Serialize>(value: &T) -> String {

@@ -3,6 +3,7 @@
 
 mod analytic;
 mod core;
+mod everyday;
 mod gc;
 mod hybrid;
 mod liveness;
