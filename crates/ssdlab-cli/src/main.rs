@@ -5,6 +5,7 @@
 mod bench;
 mod compare;
 mod import;
+mod mqsim_xml;
 mod output;
 mod reproduce;
 mod reproduce_spa;
@@ -240,6 +241,11 @@ struct RunArgs {
     /// Write the JSON report here (schema: docs/json-schema.md).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also write the results in the shape of MQSim's result XML (per-flow request
+    /// counts, IOPS, bandwidth, response times), for scripts written for MQSim; with
+    /// several MQSim scenarios, one file each, NAME_scenario_K.xml (docs/import.md)
+    #[arg(long, value_name = "FILE")]
+    mqsim_xml: Option<PathBuf>,
     /// Write the time series as CSV here (one row per --interval-ms of simulated time).
     #[arg(long)]
     series: Option<PathBuf>,
@@ -508,6 +514,11 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
         None => args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?,
     };
     let series = args.series.as_ref().map(|p| output::create_output(p, "time series")).transpose()?;
+    let mqsim_xml_path = args.mqsim_xml.as_ref().map(|p| match (&collect, setup.scenario) {
+        (Some(_), Some(k)) => mqsim_xml::scenario_path(p, k),
+        _ => p.clone(),
+    });
+    let mqsim_xml = mqsim_xml_path.as_ref().map(|p| output::create_output(p, "MQSim result XML")).transpose()?;
     let requests = args.requests.as_deref().map(output::RequestSink::open).transpose()?;
     let requests_to_stdout = matches!(requests, Some(output::RequestSink::Stdout));
     let options = output::RunOptions {
@@ -547,6 +558,9 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
     }
     if let (Some(file), Some(path)) = (json, &args.json) {
         output::write_json(file, path, &outcome, !args.no_wall_clock)?;
+    }
+    if let (Some(file), Some(path)) = (mqsim_xml, &mqsim_xml_path) {
+        mqsim_xml::write(file, path, &outcome.report)?;
     }
     if !args.quiet {
         output::print_summary(&outcome, requests_to_stdout);

@@ -425,3 +425,52 @@ fn out_of_order_arrivals_are_named_in_the_summary_with_the_sort_window() {
     let (stdout, _) = ok(&["run", "--trace", trace.to_str().unwrap(), "--format", "ssdsim", "--sort-window", "4"]);
     assert!(!stdout.contains("arrived earlier"), "{stdout}");
 }
+
+#[test]
+fn mqsim_xml_results_carry_the_json_numbers_in_mqsims_shape() {
+    // The tpcc scenario of MQSim's shipped workload, run from MQSim's own files.
+    let dir = tempfile::tempdir().unwrap();
+    let (xml, json) = (dir.path().join("r.xml"), dir.path().join("r.json"));
+    let (device, workload, traces) = (mqsim_device(), mqsim_workload(), trace_dir());
+    ok(&[
+        "run",
+        "-q",
+        "--config",
+        &device,
+        "--workload",
+        &workload,
+        "--trace-dir",
+        &traces,
+        "--scenario",
+        "3",
+        "--mqsim-xml",
+        xml.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&xml).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "MQSim_Results");
+    let flow = doc.descendants().find(|n| n.has_tag_name("Host.IO_Flow")).expect("a Host.IO_Flow");
+    let get = |name: &str| -> String {
+        flow.children()
+            .find(|n| n.has_tag_name(name))
+            .and_then(|n| n.text())
+            .unwrap_or_else(|| panic!("{name}"))
+            .to_string()
+    };
+    assert_eq!(get("Request_Count"), report["all"]["requests"].to_string());
+    assert_eq!(get("Read_Request_Count"), report["read"]["requests"].to_string());
+    assert_eq!(get("Write_Request_Count"), report["write"]["requests"].to_string());
+    let lat = &report["all"]["latency_ns"];
+    let us = |v: &Value| ((v.as_f64().unwrap() / 1000.0) as u64).to_string();
+    assert_eq!(get("Device_Response_Time"), us(&lat["mean"]));
+    assert_eq!(get("Min_End_to_End_Request_Delay"), us(&lat["min"]));
+    assert_eq!(get("Max_Device_Response_Time"), us(&lat["max"]));
+    let iops: f64 = get("IOPS").parse().unwrap();
+    assert!((iops - report["all"]["iops"].as_f64().unwrap()).abs() < 1e-3, "{iops}");
+    let bandwidth: f64 = get("Bandwidth").parse().unwrap();
+    let mib = report["all"]["bandwidth_mib_s"].as_f64().unwrap();
+    assert!((bandwidth / 1048576.0 - mib).abs() < 1e-3, "{bandwidth} B/s vs {mib} MiB/s");
+}

@@ -90,6 +90,7 @@ impl LatencyStats {
             bandwidth_mib_s: if seconds > 0.0 { self.bytes as f64 / seconds / 1048576.0 } else { 0.0 },
             latency_ns: LatencySummary {
                 mean: self.mean_ns(),
+                min: if self.count == 0 { 0 } else { self.min_ns },
                 p50: q(0.50),
                 p90: q(0.90),
                 p99: q(0.99),
@@ -103,6 +104,8 @@ impl LatencyStats {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LatencySummary {
     pub mean: f64,
+    /// Smallest latency (0 without requests).
+    pub min: u64,
     pub p50: u64,
     pub p90: u64,
     pub p99: u64,

@@ -2,9 +2,9 @@
 //! length (read retries), enhanced multi-plane commands at different addresses, and GC
 //! moves to another chip. Closed-form cases, with the occupancy checker and `--verify` on.
 
+use super::timing::commands;
 use super::*;
 use ssdlab_core::config::{GcDestination, LayoutKind};
-use super::timing::commands;
 use ssdlab_core::engine::occupancy::{CommandKind, Interval, Resource};
 
 /// 4 KiB at 0.01 ns/B (the `tiny` channel): ceil(40.96) ns.
