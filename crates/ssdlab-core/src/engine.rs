@@ -13,6 +13,7 @@
 mod command;
 mod host;
 pub mod occupancy;
+mod pending;
 mod power;
 mod report;
 mod scheduler;
@@ -358,6 +359,9 @@ pub struct Simulator<'a> {
     /// The latest arrival time of a submitted request (for the arrival-rate warning).
     pub(crate) last_arrival_ns: u64,
     pub(crate) power_loss_records: Vec<crate::stats::PowerLossRecord>,
+    /// Writes not yet programmed, by logical page (read-your-writes; `pending.rs`).
+    /// Never iterated, so the hash order cannot reach a result.
+    pub(crate) pending_writes: std::collections::HashMap<u32, pending::PendingWrites>,
     /// The active design (`crate::designs`): its state; the engine calls it through hooks.
     pub(crate) design: Design,
     /// GC moves to another plane: pages read out of their plane, waiting at the
@@ -390,6 +394,10 @@ pub(crate) struct HostCounters {
     pub(crate) address_remapped: u64,
     pub(crate) unaligned: u64,
     pub(crate) out_of_order: u64,
+    /// Reads served from the write buffer (a write of the page not yet programmed).
+    pub(crate) buffer_reads: u64,
+    /// Reads of a page whose first write was not yet programmed: they waited for it.
+    pub(crate) reads_after_pending_write: u64,
     /// Simulated time with at least `saturation_limit()` requests outstanding, and when
     /// the outstanding count last changed.
     pub(crate) saturated_ns: u64,
@@ -509,6 +517,7 @@ impl<'a> Simulator<'a> {
             powered_at_ns: 0,
             last_arrival_ns: 0,
             power_loss_records: Vec::new(),
+            pending_writes: std::collections::HashMap::new(),
             design,
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,

@@ -296,6 +296,12 @@ pub struct HostSummary {
     /// Pages read before written that a pre-pass placed on flash before the run.
     pub unwritten_pages_preplaced: u64,
     pub unwritten_read_policy: String,
+    /// Page reads served from the write buffer: a write of the page was not programmed
+    /// yet (DRAM acknowledgement).
+    pub buffer_reads: u64,
+    /// Page reads of a page whose first write was not programmed yet: they waited for it
+    /// and read the new copy (acknowledgement at program time).
+    pub reads_after_pending_write: u64,
     /// Requests whose addresses exceeded the logical capacity and were wrapped or scaled.
     pub address_remapped: u64,
     pub address_policy: String,

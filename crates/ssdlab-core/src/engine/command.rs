@@ -167,6 +167,7 @@ impl Simulator<'_> {
                 self.write_programmed(txn.plane)?;
                 self.ftl.acknowledge(txn.lpn, txn.version);
                 self.release_superseded(txn.from)?;
+                self.write_landed(txn.lpn)?;
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
                     return self.buffered_write_programmed(t, txn.acked, txn.request);
                 }
@@ -175,6 +176,7 @@ impl Simulator<'_> {
             TxnKind::PartialProgram => {
                 self.ftl.partial_program_done(txn.ppn);
                 self.ftl.acknowledge(txn.lpn, txn.version);
+                self.write_landed(txn.lpn)?;
                 self.finish_sub_request(txn.request)
             }
             TxnKind::Read => self.finish_sub_request(txn.request),

@@ -271,6 +271,7 @@ impl Simulator<'_> {
             self.host_counters.sub_requests += 1;
             match record.op {
                 Op::Write => {
+                    self.write_pending(lpn);
                     let page_start = (first + k) * page;
                     let partial = offset > page_start || offset + size < page_start + page;
                     let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
@@ -309,6 +310,9 @@ impl Simulator<'_> {
                     }
                 }
                 Op::Read => {
+                    if self.read_of_pending_write(slot, lpn)? {
+                        continue;
+                    }
                     let ppn = match self.ftl.lookup(lpn) {
                         Some(ppn) => ppn,
                         None => {

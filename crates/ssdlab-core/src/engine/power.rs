@@ -183,6 +183,7 @@ impl Simulator<'_> {
         self.txns.clear();
         self.free_txns.clear();
         self.buffered_write_pages = 0;
+        self.pending_writes.clear();
         self.ack_waiting.clear();
         self.waiting_for_room.clear();
         self.room_event_pending = false;

@@ -58,6 +58,8 @@ impl Simulator<'_> {
                 unwritten_reads: self.host_counters.unwritten_reads,
                 unwritten_pages_preplaced: self.precondition_report.footprint_pages,
                 unwritten_read_policy: kebab(&self.config.host.unwritten_reads),
+                buffer_reads: self.host_counters.buffer_reads,
+                reads_after_pending_write: self.host_counters.reads_after_pending_write,
                 address_remapped: self.host_counters.address_remapped,
                 address_policy: kebab(&self.config.host.address_overflow),
                 unaligned: self.host_counters.unaligned,

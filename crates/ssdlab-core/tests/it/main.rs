@@ -10,6 +10,7 @@ mod liveness;
 mod mutants;
 mod power;
 mod preconditioning;
+mod read_your_writes;
 mod schemes;
 mod swarm;
 mod theory;
