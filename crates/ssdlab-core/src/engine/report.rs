@@ -159,10 +159,10 @@ impl Simulator<'_> {
                 c.gc_victims, c.gc_moved_pages, c.erases
             ));
         }
+        // (An implausible arrival rate explains the saturation too: one warning, not two.)
         if let Some(w) = self.arrival_rate_warning() {
             warnings.push(w);
-        }
-        if let Some(w) = self.saturation_warning() {
+        } else if let Some(w) = self.saturation_warning() {
             warnings.push(w);
         }
         let remapped = self.host_counters.address_remapped;

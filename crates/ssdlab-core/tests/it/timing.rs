@@ -368,7 +368,10 @@ fn arrivals_far_faster_than_the_device_are_named_as_a_likely_time_unit_error() {
     let report = run(&c, dense);
     assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
     assert!(report.warnings[0].contains("--time-unit"), "{}", report.warnings[0]);
-    // The same requests 1 ms apart are plausible: no warning.
+    // The same requests 1 ms apart are plausible: no time-unit warning. (The one plane
+    // still cannot keep up — TLC programs average 2.7 ms — and says that instead.)
     let spaced: Vec<Record> = (0..2000).map(|k| rec(k * 1_000_000, Op::Write, k % 1000, 1, 4096)).collect();
-    assert!(run(&c, spaced).warnings.is_empty());
+    let warnings = run(&c, spaced).warnings;
+    assert!(warnings.iter().all(|w| !w.contains("--time-unit")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("the device was saturated")), "{warnings:?}");
 }
