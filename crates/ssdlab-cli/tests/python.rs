@@ -59,7 +59,7 @@ fn python_package_tests() {
         c.args(["-m", "pip", "--disable-pip-version-check"]).args(args);
         c
     };
-    must(&mut pip(&["install", "--quiet"]).args(PYTHON_PACKAGES), "pip install pytest pandas matplotlib");
+    must(pip(&["install", "--quiet"]).args(PYTHON_PACKAGES), "pip install pytest pandas matplotlib");
     // The install a user does, from the repository; built in this profile into `target`.
     must(
         pip(&["install", "--quiet", "--force-reinstall", "--no-deps"])
