@@ -2,7 +2,7 @@
 //! all cores, reported as a table normalised to a baseline variant (as the papers
 //! present their results).
 
-use crate::output::{execute, json_value, Outcome};
+use crate::output::{execute_with, json_value, Outcome, RunOptions};
 use crate::setup::{prepare, Prepared};
 use crate::SetupArgs;
 use anyhow::{anyhow, bail, Context, Result};
@@ -10,12 +10,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-struct Variant {
-    name: String,
-    overrides: Vec<String>,
+/// A variant: a name and `key=value` overrides on top of the shared setup.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub overrides: Vec<String>,
 }
 
-fn parse_variant(text: &str) -> Result<Variant> {
+/// Parses `NAME` or `NAME:key=value,key=value` (`--variant`).
+pub fn parse_variant(text: &str) -> Result<Variant> {
     let (name, rest) = text.split_once(':').unwrap_or((text, ""));
     if name.is_empty() {
         bail!("--variant '{text}': needs a name, as NAME or NAME:key=value,key=value");
@@ -66,6 +69,27 @@ pub fn compare(
     serial: bool,
 ) -> Result<()> {
     let variants: Vec<Variant> = variants.iter().map(|v| parse_variant(v)).collect::<Result<_>>()?;
+    let (baseline, base_index, prepared) = prepare_variants(&setup, &variants, baseline)?;
+    let outcomes = run_variants(prepared, serial, |_| RunOptions { quiet: true, ..RunOptions::default() })?;
+    print_table(&variants, &outcomes, base_index);
+    if let Some(path) = json {
+        let map = compare_json(&baseline, &variants, &outcomes);
+        std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Checks the variants' names and prepares every variant, so config errors show before
+/// any simulation runs. Returns the baseline's name and index and the prepared runs.
+pub fn prepare_variants(
+    setup: &SetupArgs,
+    variants: &[Variant],
+    baseline: Option<String>,
+) -> Result<(String, usize, Vec<Prepared>)> {
+    if variants.is_empty() {
+        bail!("--variant: give at least one variant");
+    }
     for (i, v) in variants.iter().enumerate() {
         if variants[..i].iter().any(|w| w.name == v.name) {
             bail!("--variant: the name '{}' is used twice", v.name);
@@ -76,7 +100,6 @@ pub fn compare(
         .iter()
         .position(|v| v.name == baseline)
         .ok_or_else(|| anyhow!("--baseline '{baseline}' is not one of the variants"))?;
-    // Prepare every variant first so config errors show before any simulation runs.
     let prepared: Vec<_> = variants
         .iter()
         .map(|v| {
@@ -89,24 +112,34 @@ pub fn compare(
             Ok(p)
         })
         .collect::<Result<_>>()?;
-    let outcomes: Vec<Outcome> = if serial {
-        prepared.into_iter().map(|p| execute(p, None, false, true)).collect::<Result<_>>()?
+    Ok((baseline, base_index, prepared))
+}
+
+/// Runs prepared variants, in parallel unless `serial`; `options(i)` gives variant i's
+/// run options (where its per-request rows go). Results come back in variant order.
+pub fn run_variants(
+    prepared: Vec<Prepared>,
+    serial: bool,
+    options: impl Fn(usize) -> RunOptions + Sync,
+) -> Result<Vec<Outcome>> {
+    if serial {
+        prepared.into_iter().enumerate().map(|(i, p)| execute_with(p, options(i))).collect()
     } else {
-        run_parallel(prepared)?
-    };
-    print_table(&variants, &outcomes, base_index);
-    if let Some(path) = json {
-        let mut map = serde_json::Map::new();
-        map.insert("baseline".into(), serde_json::Value::String(baseline.clone()));
-        let mut all = serde_json::Map::new();
-        for (v, o) in variants.iter().zip(&outcomes) {
-            all.insert(v.name.clone(), json_value(o, false));
-        }
-        map.insert("variants".into(), serde_json::Value::Object(all));
-        std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        run_parallel(prepared, &options)
     }
-    Ok(())
+}
+
+/// The JSON of `ssdlab compare --json`: the baseline's name and every variant's report
+/// (without wall-clock measurements).
+pub fn compare_json(baseline: &str, variants: &[Variant], outcomes: &[Outcome]) -> serde_json::Value {
+    let mut map = serde_json::Map::new();
+    map.insert("baseline".into(), serde_json::Value::String(baseline.to_string()));
+    let mut all = serde_json::Map::new();
+    for (v, o) in variants.iter().zip(outcomes) {
+        all.insert(v.name.clone(), json_value(o, false));
+    }
+    map.insert("variants".into(), serde_json::Value::Object(all));
+    serde_json::Value::Object(map)
 }
 
 /// Runs the variants on every thread of the rayon pool (`RAYON_NUM_THREADS`), each thread
@@ -114,7 +147,7 @@ pub fn compare(
 /// the list in halves, so two slow variants next to each other (FIFO and random GC after
 /// greedy and cost-benefit) would run one after the other on the same thread while the
 /// other thread sat idle. Results come back in variant order whatever ran where.
-fn run_parallel(prepared: Vec<Prepared>) -> Result<Vec<Outcome>> {
+fn run_parallel(prepared: Vec<Prepared>, options: &(impl Fn(usize) -> RunOptions + Sync)) -> Result<Vec<Outcome>> {
     let count = prepared.len();
     let inputs: Vec<Mutex<Option<Prepared>>> = prepared.into_iter().map(|p| Mutex::new(Some(p))).collect();
     let outputs: Vec<Mutex<Option<Result<Outcome>>>> = (0..count).map(|_| Mutex::new(None)).collect();
@@ -125,7 +158,7 @@ fn run_parallel(prepared: Vec<Prepared>) -> Result<Vec<Outcome>> {
             break;
         }
         let p = inputs[i].lock().expect("no panic holds the lock").take().expect("each variant is taken once");
-        let outcome = execute(p, None, false, true);
+        let outcome = execute_with(p, options(i));
         *outputs[i].lock().expect("no panic holds the lock") = Some(outcome);
     });
     outputs.into_iter().map(|o| o.into_inner().expect("no panic holds the lock").expect("every variant ran")).collect()

@@ -2,22 +2,15 @@
 //! This crate owns everything that touches files, terminals and the wall clock; the
 //! model itself (ssdlab-core) has none of them.
 
-mod bench;
-mod compare;
-mod import;
-mod mqsim_xml;
-mod output;
-mod reproduce;
-mod reproduce_spa;
-mod setup;
-mod trace_stats;
-
 use anyhow::{bail, Context, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
+use ssdlab_cli::{
+    bench, catch_interrupt, compare, import, interrupted, mqsim_xml, output, reproduce, session, setup, trace_stats,
+    CompareArgs, RunArgs, SetupArgs,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 #[derive(Parser)]
 #[command(name = "ssdlab", version, about = "A fast, deterministic, trace-driven SSD simulator")]
@@ -140,162 +133,6 @@ enum Command {
     },
 }
 
-/// Where the device and the workload come from; shared by `run` and `compare`.
-#[derive(Args, Clone, Debug)]
-pub struct SetupArgs {
-    /// Built-in device preset (see `ssdlab presets`). Default: small-tlc.
-    #[arg(long, conflicts_with = "config")]
-    pub preset: Option<String>,
-    /// Config file: ssdlab TOML (see docs/config.md), MQSim's ssdconfig.xml or SSDSim's
-    /// page.parameters (recognised by content; see docs/import.md).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// MQSim workload file (workload.xml): every IO_Scenario is a run (one with
-    /// --scenario N).
-    #[arg(long, conflicts_with_all = ["trace", "job"])]
-    pub workload: Option<PathBuf>,
-    /// Run only this scenario (from 1) of the --workload file.
-    #[arg(long, requires = "workload")]
-    pub scenario: Option<usize>,
-    /// Folder to look for an MQSim trace flow's file in, after the workload file's folder.
-    #[arg(long)]
-    pub trace_dir: Option<PathBuf>,
-    /// Override any config key, e.g. --set ftl.gc_victim=fifo (repeatable).
-    #[arg(long = "set")]
-    pub set: Vec<String>,
-    /// Block trace to replay. Without one, the config's [workload] or the built-in
-    /// synthetic workload runs.
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// Trace format: ssdsim, mqsim, msr, spc, disksim, flashsim, fiu, systor, blkparse,
-    /// fio-v2, fio-v3, tencent, alibaba, arc, bytes5. Detected from the first lines when
-    /// omitted (the summary says which format was used and why; five-column files whose
-    /// units the data do not decide are refused). See docs/trace-formats.md.
-    #[arg(long)]
-    pub format: Option<String>,
-    /// Read the trace's time column in this unit instead of the format's own: ps, ns, us,
-    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds).
-    #[arg(long, value_name = "UNIT")]
-    pub time_unit: Option<ssdlab_trace::TimeUnit>,
-    /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Reorder out-of-order timestamps through a window of this many records.
-    #[arg(long, default_value_t = 0)]
-    pub sort_window: usize,
-    /// Replay only the part of the trace from START to END seconds after its first
-    /// request, e.g. --time-window 60:120.
-    #[arg(long)]
-    pub time_window: Option<String>,
-    /// fio job file (INI as fio writes it, or TOML) to generate the workload.
-    #[arg(long, conflicts_with_all = ["trace", "synthetic"])]
-    pub job: Option<PathBuf>,
-    /// Synthetic workload fields, e.g. --synthetic read_fraction=0.3,count=50000
-    /// (keys of the [workload] section; see docs/config.md).
-    #[arg(long)]
-    pub synthetic: Option<String>,
-    /// Root seed (overrides the config's).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Replay the workload this many times back to back (multi-run).
-    #[arg(long)]
-    pub runs: Option<u32>,
-    /// Closed-loop replay at this queue depth (ignores trace timestamps).
-    #[arg(long)]
-    pub closed_loop: Option<u32>,
-    /// Open-loop time scaling: trace time is divided by this factor.
-    #[arg(long)]
-    pub speed: Option<f64>,
-    /// Burst/delta replay (thesis §7.3.4): short gaps collapse, long gaps are enforced
-    /// after the previous burst completes.
-    #[arg(long, conflicts_with = "closed_loop")]
-    pub burst: bool,
-    /// Burst replay gap threshold in microseconds (default: the trace's mean inter-arrival).
-    #[arg(long, requires = "burst")]
-    pub burst_gap_us: Option<f64>,
-    /// Cut the power at this simulated time (seconds, or with a unit: 1500ms, 2.5s,
-    /// 800us); repeatable. The drive recovers its mapping table from flash and the run
-    /// continues (see power.* in docs/config.md).
-    #[arg(long = "power-loss-at", value_name = "TIME")]
-    pub power_loss_at: Vec<String>,
-    /// Refuse to start when the device's estimated memory exceeds this (e.g. 16G, 512M;
-    /// `none` to skip the check). Default: the memory the machine has available.
-    #[arg(long, value_name = "SIZE")]
-    pub max_memory: Option<String>,
-    /// Refuse a trace with a gap longer than this many seconds between two arrivals (the
-    /// error names the line). Without it, gaps over a day are reported as warnings.
-    #[arg(long, value_name = "SECONDS")]
-    pub max_gap: Option<f64>,
-    /// Set by `run --quiet`: no notes on stderr.
-    #[arg(skip)]
-    pub quiet: bool,
-}
-
-#[derive(Args)]
-struct RunArgs {
-    #[command(flatten)]
-    setup: SetupArgs,
-    /// Write the JSON report here (schema: docs/json-schema.md).
-    #[arg(long)]
-    json: Option<PathBuf>,
-    /// Also write the results in the shape of MQSim's result XML (per-flow request
-    /// counts, IOPS, bandwidth, response times), for scripts written for MQSim; with
-    /// several MQSim scenarios, one file each, NAME_scenario_K.xml (docs/import.md)
-    #[arg(long, value_name = "FILE")]
-    mqsim_xml: Option<PathBuf>,
-    /// Write the time series as CSV here (one row per --interval-ms of simulated time).
-    #[arg(long)]
-    series: Option<PathBuf>,
-    /// Time-series interval in milliseconds of simulated time (default: the config's
-    /// output.series_interval_ns, or 1000 when that is 0).
-    #[arg(long)]
-    interval_ms: Option<f64>,
-    /// Write one CSV row per completed request here (`-` for stdout; the summary then goes
-    /// to stderr).
-    #[arg(long)]
-    requests: Option<PathBuf>,
-    /// Check FTL invariants during the run (every N completions with --check-every) and at its end.
-    #[arg(long)]
-    check: bool,
-    /// With --check: also check the FTL invariants every N completed requests (slower as N
-    /// gets smaller; default: only at the end and after recoveries).
-    #[arg(long, value_name = "N", requires = "check")]
-    check_every: Option<u64>,
-    /// Tag every write with a version and check that every logical page reads its latest
-    /// acknowledged version (at check points, after GC erases in debug builds, at the end).
-    #[arg(long)]
-    verify: bool,
-    /// No progress bar and no terminal summary (errors still print).
-    #[arg(long, short)]
-    quiet: bool,
-    /// Leave wall-clock measurements (simulator speed) out of the JSON so that two runs
-    /// give byte-identical files.
-    #[arg(long)]
-    no_wall_clock: bool,
-}
-
-#[derive(Args)]
-struct CompareArgs {
-    #[command(flatten)]
-    setup: SetupArgs,
-    /// A variant as NAME or NAME:key=value,key=value (overrides on top of the setup).
-    /// Repeatable; the first is the baseline unless --baseline names another.
-    #[arg(long = "variant", required = true)]
-    variants: Vec<String>,
-    /// Name of the variant the table is normalised to.
-    #[arg(long)]
-    baseline: Option<String>,
-    /// Write all variants' reports as one JSON object here.
-    #[arg(long)]
-    json: Option<PathBuf>,
-    /// Run the variants one after another instead of in parallel.
-    #[arg(long)]
-    serial: bool,
-}
-
 /// Writing to a closed pipe (`ssdlab … | head`) ends the process quietly, as it does for
 /// other Unix tools, instead of a panic in `println!`: Rust ignores SIGPIPE by default.
 #[cfg(unix)]
@@ -313,39 +150,6 @@ fn default_sigpipe() {
 
 #[cfg(not(unix))]
 fn default_sigpipe() {}
-
-/// Set by Ctrl-C once `catch_interrupt` installed the handler: `ssdlab run` stops the
-/// simulation after the event in progress and writes every output for the simulated time
-/// so far, marked partial; `ssdlab swarm` starts no new seed and reports the seeds it ran.
-/// Either exits with status 130. A second Ctrl-C quits at once.
-static INTERRUPT: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-
-/// Installs the Ctrl-C handler (once) and returns the flag it sets.
-fn catch_interrupt() -> Arc<AtomicBool> {
-    INTERRUPT
-        .get_or_init(|| {
-            let flag = Arc::new(AtomicBool::new(false));
-            let set = flag.clone();
-            let installed = ctrlc::set_handler(move || {
-                if set.swap(true, Ordering::Relaxed) {
-                    std::process::exit(130);
-                }
-                eprintln!(
-                    "\nssdlab: interrupted: finishing the work in progress and writing what is done (Ctrl-C again \
-                     quits at once)"
-                );
-            });
-            if let Err(e) = installed {
-                eprintln!("warning: Ctrl-C will not keep partial results: {e}");
-            }
-            flag
-        })
-        .clone()
-}
-
-fn interrupted() -> bool {
-    INTERRUPT.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
-}
 
 fn main() -> ExitCode {
     default_sigpipe();
@@ -440,71 +244,9 @@ fn run(mut args: RunArgs) -> Result<()> {
 
 /// One run. With `collect`, the JSON report is pushed there instead of written to `--json`.
 fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_json::Value>>) -> Result<()> {
-    let mut prepared = setup::prepare(setup)?;
-    if let Some(ms) = args.interval_ms {
-        if !(ms.is_finite() && ms > 0.0) {
-            anyhow::bail!("--interval-ms {ms}: the interval must be a positive number of milliseconds");
-        }
-        prepared.config.output.series_interval_ns = ((ms * 1e6) as u64).max(1);
-    }
-    let output = &mut prepared.config.output;
-    match (&args.series, output.series_interval_ns) {
-        (Some(_), 0) => {
-            // A preset may turn the series off (mqsim-default); asking for it turns it on.
-            output.series_interval_ns = ssdlab_core::config::Output::default().series_interval_ns;
-            if !args.quiet {
-                eprintln!(
-                    "note: the config sets output.series_interval_ns = 0 (no series); --series uses {} ms \
-                     (--interval-ms sets another)",
-                    output.series_interval_ns / 1_000_000
-                );
-            }
-        }
-        // Without --series nothing reads the series: keep no rows in memory.
-        (None, _) => output.series_interval_ns = 0,
-        _ => {}
-    }
-    if let Some(n) = args.check_every {
-        prepared.config.output.check_every = n;
-    }
-    setup::check_memory(&prepared.config, args.check || args.verify, setup.max_memory.as_deref())?;
-    let mut warnings = Vec::new();
-    let mut total_requests = None;
-    let runs = u64::from(prepared.config.host.runs.max(1));
-    match &prepared.workload {
-        setup::Workload::Trace { path, format, options, .. } => {
-            let scan = setup::scan_trace(path, *format, options)
-                .map_err(|e| anyhow::anyhow!(setup::user_paths(format!("{e:#}"))))?;
-            total_requests = Some(scan.records * runs);
-            let timed = prepared.config.host.replay != ssdlab_core::config::ReplayMode::ClosedLoop;
-            if let (true, Some((gap, line, index, at))) = (timed, scan.largest_gap) {
-                let name = setup::user_paths(path.display().to_string());
-                let text = format!(
-                    "{name}:{line}: request {} arrives {:.1} s after the one before it (at {:.1} s on the trace's \
-                     clock): the run's simulated time and rates include this gap (replay the part before it with \
-                     --time-window 0:{:.0}, or --closed-loop N)",
-                    index + 1,
-                    gap as f64 / 1e9,
-                    at as f64 / 1e9,
-                    ((scan.span_ns - gap) as f64 / 1e9).ceil().max(1.0)
-                );
-                if let Some(max) = setup.max_gap {
-                    if gap as f64 > max * 1e9 {
-                        anyhow::bail!("--max-gap {max}: {text}");
-                    }
-                } else if gap > setup::ABSURD_GAP_NS {
-                    warnings.push(text);
-                }
-            }
-            if let Some(text) = setup::time_unit_warning(path, *format, options, &scan) {
-                warnings.push(text);
-            }
-        }
-        setup::Workload::Synthetic(spec) => total_requests = Some(spec.count * runs),
-        setup::Workload::Fio { .. } => {}
-    }
+    let plan = session::plan(setup, &session::PlanOptions::of_run(args, args.series.is_some()))?;
     if !args.quiet {
-        for w in &warnings {
+        for w in &plan.warnings {
             eprintln!("warning: {w}");
         }
     }
@@ -526,33 +268,16 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
         check: args.check,
         verify: args.verify,
         quiet: args.quiet,
-        total_requests,
-        series,
+        series: series.map(|f| Box::new(f) as Box<dyn std::io::Write + Send>),
         stop: Some(catch_interrupt()),
+        ..output::RunOptions::default()
     };
-    let mut outcome = output::execute_with(prepared, options).inspect_err(|_| {
+    let outcome = session::execute(plan, options).inspect_err(|_| {
         // No half-made files from a run that failed.
         for path in [&args.json, &args.series].into_iter().flatten() {
             let _ = std::fs::remove_file(path);
         }
     })?;
-    outcome.report.warnings.extend(warnings);
-    let h = &outcome.report.host;
-    if h.out_of_order > 0 {
-        // Otherwise only the JSON's host.out_of_order would say so.
-        let window = prepared_sort_window(setup);
-        outcome.report.warnings.push(format!(
-            "{} of {} requests arrived earlier than a request before them in the workload and were replayed when \
-             read, out of time order; {}",
-            h.out_of_order,
-            h.requests,
-            if window == 0 {
-                "if the trace is only locally unsorted, --sort-window N reorders it through a window of N records (e.g. --sort-window 1000)".to_string()
-            } else {
-                format!("the sort window of {window} records did not reorder them all: a larger --sort-window may")
-            }
-        ));
-    }
     if let Some(values) = collect {
         values.push(output::json_value(&outcome, !args.no_wall_clock));
     }
@@ -585,10 +310,6 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
         );
     }
     Ok(())
-}
-
-fn prepared_sort_window(setup: &SetupArgs) -> usize {
-    setup.sort_window
 }
 
 /// `ssdlab import`: another simulator's files → a commented ssdlab TOML config.
@@ -694,26 +415,16 @@ fn import_command(
 
 fn presets(show: Option<String>) -> Result<()> {
     if let Some(name) = show {
-        ssdlab_core::presets::preset(&name)?;
-        let text = ssdlab_core::presets::PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or("");
-        print!("{text}");
+        print!("{}", ssdlab_cli::presets::toml(&name)?);
         return Ok(());
     }
     println!("{:<20} {:<8} {:>10} {:>10}  description / source", "preset", "cell", "raw GiB", "logical");
-    for (name, _) in ssdlab_core::presets::PRESETS {
-        let c = ssdlab_core::presets::preset(name)?;
-        let raw = c.physical_bytes() as f64;
-        let logical = c.logical_bytes() as f64;
-        let gib = 1024f64.powi(3);
+    for row in ssdlab_cli::presets::rows()? {
         println!(
             "{:<20} {:<8} {:>10.1} {:>10.1}  {}",
-            name,
-            format!("{:?}", c.flash.cell).to_lowercase(),
-            raw / gib,
-            logical / gib,
-            c.description
+            row.name, row.cell, row.raw_gib, row.logical_gib, row.description
         );
-        println!("{:<61}source: {}", "", c.source);
+        println!("{:<61}source: {}", "", row.source);
     }
     Ok(())
 }

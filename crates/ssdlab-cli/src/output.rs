@@ -44,10 +44,34 @@ pub struct Outcome {
     pub total_requests: Option<u64>,
 }
 
-/// Where the per-request CSV goes: a file, or stdout (`--requests -`).
+/// Where the per-request CSV goes: a file, stdout (`--requests -`) or any writer (the
+/// Python package's in-memory buffer).
 pub enum RequestSink {
     File(std::fs::File),
     Stdout,
+    Writer(Box<dyn Write + Send>),
+}
+
+/// A byte buffer that several owners can write to and read back: the CSV outputs of a
+/// run kept in memory (the Python package turns them into DataFrames).
+#[derive(Clone, Default)]
+pub struct SharedBuffer(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    /// The bytes written so far, leaving the buffer empty.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().expect("no panic holds the lock"))
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("no panic holds the lock").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl RequestSink {
@@ -63,6 +87,7 @@ impl RequestSink {
     fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         match self {
             RequestSink::File(f) => f.write_all(bytes),
+            RequestSink::Writer(w) => w.write_all(bytes),
             RequestSink::Stdout => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(bytes)?;
@@ -82,7 +107,7 @@ pub struct RunOptions {
     /// Requests the whole run will complete, when known (percent and ETA on the bar).
     pub total_requests: Option<u64>,
     /// The time-series CSV, written row by row as the run produces them.
-    pub series: Option<std::fs::File>,
+    pub series: Option<Box<dyn Write + Send>>,
     /// Stops the run after the event in progress when set (Ctrl-C): the outcome is partial.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -149,12 +174,12 @@ impl RowWriter {
 /// Time-series rows go to the CSV file as the run produces them (a few per interval
 /// with completions; an idle gap is one row), so memory does not grow with the run.
 struct SeriesWriter {
-    csv: csv::Writer<std::io::BufWriter<std::fs::File>>,
+    csv: csv::Writer<std::io::BufWriter<Box<dyn Write + Send>>>,
     error: Option<anyhow::Error>,
 }
 
 impl SeriesWriter {
-    fn new(file: std::fs::File, config: &Config) -> Result<SeriesWriter> {
+    fn new(file: Box<dyn Write + Send>, config: &Config) -> Result<SeriesWriter> {
         let mut csv = csv::Writer::from_writer(std::io::BufWriter::new(file));
         csv.write_record(series_header(config))?;
         Ok(SeriesWriter { csv, error: None })
@@ -340,6 +365,16 @@ pub fn series_header(config: &Config) -> Vec<String> {
     header.extend(page_type_names(config.bits_per_cell()).iter().map(|t| format!("free_pages_{t}")));
     header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string(), "intervals".to_string()]);
     header
+}
+
+/// The time series as CSV text, as `--series` writes it (for rows kept in memory).
+pub fn series_csv(config: &Config, rows: &[SeriesRow]) -> Result<Vec<u8>> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record(series_header(config))?;
+    for row in rows {
+        csv.write_record(series_fields(row))?;
+    }
+    csv.into_inner().map_err(|e| anyhow!("{}", e.error()))
 }
 
 /// One time-series row as CSV fields, in the order of [`series_header`].

@@ -103,6 +103,11 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     let mut preconditioning = None;
     let mut kind = crate::import::Kind::Toml;
     let (mut config, origin) = match (&args.config, &args.preset) {
+        (None, _) if args.config_text.is_some() => {
+            let text = args.config_text.as_ref().expect("checked");
+            let config = ssdlab_core::config::parse_config(&text.toml, &text.origin).map_err(|e| anyhow!("{e}"))?;
+            (config, text.origin.clone())
+        }
         (Some(path), _) => {
             let loaded = crate::import::load(path)?;
             import = loaded.import;

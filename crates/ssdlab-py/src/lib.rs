@@ -1,0 +1,286 @@
+//! `ssdlab._native`: the Rust half of the `ssdlab` Python package. The Python half
+//! (python/ssdlab/__init__.py) turns keyword arguments into `ssdlab run` / `ssdlab
+//! compare` command-line arguments, which this module parses with the CLI's own clap
+//! definitions and runs with the CLI's own setup, run and output code (the
+//! `ssdlab-cli` library): a Python run is the CLI's run, and its summary is the CLI's
+//! JSON report. The simulation runs on a thread of its own without the GIL; the calling
+//! thread waits for it, checking for Ctrl-C (KeyboardInterrupt stops the run).
+
+use clap::Parser;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use ssdlab_cli::compare as cli_compare;
+use ssdlab_cli::output::{self, RequestSink, RunOptions, SharedBuffer};
+use ssdlab_cli::{session, ConfigText, RunArgs, SetupArgs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::Duration;
+
+pyo3::create_exception!(
+    _native,
+    SsdlabError,
+    PyException,
+    "An error from ssdlab: a bad argument, config or trace. The message is the one the CLI prints (file, line and \
+     field where there is one)."
+);
+
+/// `ssdlab run`'s arguments without the program name.
+#[derive(Parser)]
+#[command(name = "ssdlab run", no_binary_name = true)]
+struct RunCommand {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// `ssdlab compare`'s setup arguments (the variants come separately).
+#[derive(Parser)]
+#[command(name = "ssdlab compare", no_binary_name = true)]
+struct CompareCommand {
+    #[command(flatten)]
+    setup: SetupArgs,
+}
+
+fn error(e: impl std::fmt::Display) -> PyErr {
+    SsdlabError::new_err(e.to_string())
+}
+
+/// An anyhow error as the CLI prints it (after `error: `).
+fn cli_error(e: anyhow::Error) -> PyErr {
+    SsdlabError::new_err(format!("{e:#}"))
+}
+
+/// A clap error without the `error: ` prefix and the usage lines.
+fn clap_error(e: clap::Error) -> PyErr {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+    SsdlabError::new_err(first)
+}
+
+/// The `config=dict` of Python (sent as JSON) as ssdlab TOML.
+fn config_text(config_json: Option<String>) -> PyResult<Option<ConfigText>> {
+    let Some(json) = config_json else { return Ok(None) };
+    let value: toml::Value =
+        serde_json::from_str(&json).map_err(|e| error(format!("config dict: not representable in TOML: {e}")))?;
+    let toml = toml::to_string(&value).map_err(|e| error(format!("config dict: not representable in TOML: {e}")))?;
+    Ok(Some(ConfigText { origin: "config dict".to_string(), toml }))
+}
+
+/// Runs `work` on a thread of its own while the caller waits without the GIL, waking
+/// every 100 ms to let Python handle signals: a KeyboardInterrupt sets `stop` (the run
+/// ends after the event in progress), waits for the thread and is raised.
+fn detached<T: Send + 'static>(
+    py: Python<'_>,
+    stop: Arc<AtomicBool>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handle = std::thread::Builder::new()
+        .name("ssdlab-run".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .map_err(|e| error(format!("cannot start the simulation thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        let (back, received) = py.detach(move || {
+            let r = rx.recv_timeout(Duration::from_millis(100));
+            (rx, r)
+        });
+        rx = back;
+        match received {
+            Ok(value) => {
+                let _ = handle.join();
+                return Ok(value);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    stop.store(true, Ordering::Relaxed);
+                    py.detach(move || {
+                        let _ = rx.recv();
+                        let _ = handle.join();
+                    });
+                    return Err(interrupt);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let panic = handle.join().err();
+                let message = panic
+                    .as_ref()
+                    .and_then(|p| {
+                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    })
+                    .unwrap_or_default();
+                return Err(error(format!("the simulation panicked: {message}")));
+            }
+        }
+    }
+}
+
+/// What one run hands back to Python.
+struct RunOutput {
+    summary: String,
+    speed: String,
+    text: String,
+    series: Option<Vec<u8>>,
+    requests: Option<Vec<u8>>,
+}
+
+fn bytes(py: Python<'_>, data: Option<Vec<u8>>) -> Option<Py<PyBytes>> {
+    data.map(|d| PyBytes::new(py, &d).unbind())
+}
+
+type RunTuple = (String, String, String, Option<Py<PyBytes>>, Option<Py<PyBytes>>);
+
+/// Runs `ssdlab run ARGV` and returns (summary JSON as `--json --no-wall-clock` writes
+/// it, simulator speed JSON, terminal summary, series CSV or None, per-request CSV or
+/// None).
+#[pyfunction]
+#[pyo3(signature = (argv, config_json=None, series=true, requests=true))]
+fn run(
+    py: Python<'_>,
+    argv: Vec<String>,
+    config_json: Option<String>,
+    series: bool,
+    requests: bool,
+) -> PyResult<RunTuple> {
+    let mut args = RunCommand::try_parse_from(&argv).map_err(clap_error)?.run;
+    args.setup.quiet = true;
+    args.quiet = true;
+    args.setup.config_text = config_text(config_json)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let result = detached(py, stop, move || -> anyhow::Result<RunOutput> {
+        let done = (|| {
+            let plan = session::plan(&args.setup, &session::PlanOptions::of_run(&args, series))?;
+            let series_buffer = series.then(SharedBuffer::default);
+            let requests_buffer = requests.then(SharedBuffer::default);
+            let options = RunOptions {
+                requests: requests_buffer.clone().map(|b| RequestSink::Writer(Box::new(b))),
+                series: series_buffer.clone().map(|b| Box::new(b) as Box<dyn std::io::Write + Send>),
+                check: args.check,
+                verify: args.verify,
+                quiet: true,
+                stop: Some(flag),
+                ..RunOptions::default()
+            };
+            let outcome = session::execute(plan, options)?;
+            Ok(RunOutput {
+                summary: serde_json::to_string(&output::json_value(&outcome, false))?,
+                speed: serde_json::to_string(&outcome.speed)?,
+                text: output::summary_text(&outcome),
+                series: series_buffer.map(|b| b.take()),
+                requests: requests_buffer.map(|b| b.take()),
+            })
+        })();
+        ssdlab_cli::setup::remove_spills();
+        done
+    })?;
+    let out = result.map_err(cli_error)?;
+    Ok((out.summary, out.speed, out.text, bytes(py, out.series), bytes(py, out.requests)))
+}
+
+type VariantTuple = (String, String, Option<Py<PyBytes>>, Option<Py<PyBytes>>);
+
+/// Runs `ssdlab compare ARGV` with the given variants (name, overrides) and returns (the
+/// JSON of `compare --json`, and per variant: simulator speed JSON, terminal summary,
+/// series CSV, per-request CSV or None).
+#[pyfunction]
+#[pyo3(signature = (argv, variants, config_json=None, baseline=None, serial=false, requests=true))]
+fn compare(
+    py: Python<'_>,
+    argv: Vec<String>,
+    variants: Vec<(String, Vec<String>)>,
+    config_json: Option<String>,
+    baseline: Option<String>,
+    serial: bool,
+    requests: bool,
+) -> PyResult<(String, Vec<VariantTuple>)> {
+    let mut setup = CompareCommand::try_parse_from(&argv).map_err(clap_error)?.setup;
+    setup.quiet = true;
+    setup.config_text = config_text(config_json)?;
+    let variants: Vec<cli_compare::Variant> =
+        variants.into_iter().map(|(name, overrides)| cli_compare::Variant { name, overrides }).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    type Each = (String, String, Option<Vec<u8>>, Option<Vec<u8>>);
+    let result = detached(py, stop, move || -> anyhow::Result<(String, Vec<Each>)> {
+        let done = (|| {
+            let (baseline, _, prepared) = cli_compare::prepare_variants(&setup, &variants, baseline)?;
+            let buffers: Vec<Option<SharedBuffer>> =
+                variants.iter().map(|_| requests.then(SharedBuffer::default)).collect();
+            let outcomes = cli_compare::run_variants(prepared, serial, |i| RunOptions {
+                requests: buffers[i].clone().map(|b| RequestSink::Writer(Box::new(b))),
+                quiet: true,
+                stop: Some(flag.clone()),
+                ..RunOptions::default()
+            })?;
+            let json = serde_json::to_string(&cli_compare::compare_json(&baseline, &variants, &outcomes))?;
+            let mut each = Vec::new();
+            for (o, b) in outcomes.iter().zip(&buffers) {
+                let series = (o.config.output.series_interval_ns > 0)
+                    .then(|| output::series_csv(&o.config, &o.series))
+                    .transpose()?;
+                each.push((
+                    serde_json::to_string(&o.speed)?,
+                    output::summary_text(o),
+                    series,
+                    b.as_ref().map(|b| b.take()),
+                ));
+            }
+            Ok((json, each))
+        })();
+        ssdlab_cli::setup::remove_spills();
+        done
+    })?;
+    let (json, each) = result.map_err(cli_error)?;
+    let each = each.into_iter().map(|(speed, text, s, r)| (speed, text, bytes(py, s), bytes(py, r))).collect();
+    Ok((json, each))
+}
+
+/// The presets as `ssdlab presets` lists them, as JSON (a list of objects).
+#[pyfunction]
+fn presets() -> PyResult<String> {
+    let rows = ssdlab_cli::presets::rows().map_err(cli_error)?;
+    serde_json::to_string(&rows).map_err(error)
+}
+
+/// A preset's TOML text (`ssdlab presets --show NAME`).
+#[pyfunction]
+fn preset_toml(name: &str) -> PyResult<String> {
+    ssdlab_cli::presets::toml(name).map(str::to_string).map_err(cli_error)
+}
+
+/// A preset's full config as JSON (the report's `config` section for that preset).
+#[pyfunction]
+fn preset_config(name: &str) -> PyResult<String> {
+    let config = ssdlab_core::presets::preset(name).map_err(error)?;
+    serde_json::to_string(&config).map_err(error)
+}
+
+/// `--variant NAME:key=value,…` as (name, overrides), split as the CLI splits it.
+#[pyfunction]
+fn parse_variant(text: &str) -> PyResult<(String, Vec<String>)> {
+    let v = cli_compare::parse_variant(text).map_err(cli_error)?;
+    Ok((v.name, v.overrides))
+}
+
+/// The version of the Rust crates.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SsdlabError", m.py().get_type::<SsdlabError>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_config, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
