@@ -24,6 +24,11 @@ pub struct ReproduceArgs {
 }
 
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+    // A zero, negative or NaN scale would run empty or nonsensical workloads and still
+    // overwrite the report.
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        bail!("--scale {}: must be a positive number (1 is the paper's size)", args.scale);
+    }
     match args.name.as_str() {
         "pa-ssd" => pa_ssd(&args),
         "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
@@ -114,6 +119,13 @@ fn pa_workloads(args: &ReproduceArgs) -> Result<Vec<PaWorkload>> {
         },
     ];
     if !args.only.is_empty() {
+        // An unknown name must not leave an empty report in place of the real one.
+        for o in &args.only {
+            if !list.iter().any(|w| w.name == o) {
+                let names: Vec<&str> = list.iter().map(|w| w.name).collect();
+                bail!("--only {o}: no such workload; pa-ssd's are {}", names.join(", "));
+            }
+        }
         list.retain(|w| args.only.iter().any(|o| o == w.name));
     }
     Ok(list)

@@ -570,3 +570,22 @@ fn reproduce_spa_ssd_rejects_unknown_parts() {
     let err = fails(&["reproduce", "spa-ssd", "--only", "fig4"]);
     assert!(err.contains("fig4") && err.contains("fig3"), "{err}");
 }
+
+#[test]
+fn reproduce_refuses_unknown_workloads_and_non_positive_scales_before_writing() {
+    // Issue 16 item 6: both used to run (an empty report, or 35 runs at scale 0) and
+    // overwrite the report.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pa.md");
+    let out_arg = out.to_str().unwrap();
+    let traces = traces();
+    let traces = traces.to_str().unwrap();
+    let e = fails(&["reproduce", "pa-ssd", "--traces", traces, "--only", "nosuch", "--out", out_arg]);
+    assert!(e.contains("--only nosuch: no such workload; pa-ssd's are Fin"), "{e}");
+    for scale in ["0", "-1", "NaN"] {
+        let scale_arg = format!("--scale={scale}");
+        let e = fails(&["reproduce", "pa-ssd", "--traces", traces, &scale_arg, "--out", out_arg]);
+        assert!(e.contains("must be a positive number"), "{scale}: {e}");
+    }
+    assert!(!out.exists(), "nothing written");
+}
