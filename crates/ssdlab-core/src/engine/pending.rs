@@ -17,15 +17,25 @@ pub(crate) struct PendingWrites {
 }
 
 impl Simulator<'_> {
-    /// A user write sub-request of `lpn` entered the device.
+    /// A user write sub-request of `lpn` entered the device. Only writes a read could
+    /// have to wait for or be served from are tracked, so that the common case (an
+    /// overwrite with acknowledgement at program time) costs no hash-map work: with DRAM
+    /// acknowledgement every write, else writes of pages with no copy on flash yet.
     pub(crate) fn write_pending(&mut self, lpn: u32) {
-        self.pending_writes.entry(lpn).or_default().count += 1;
+        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer || self.ftl.lookup(lpn).is_none() {
+            self.pending_writes.entry(lpn).or_default().count += 1;
+        }
     }
 
-    /// A user write of `lpn` was programmed: reads waiting for it go to flash now.
+    /// A user write of `lpn` was programmed: a copy is on flash, so reads waiting for one
+    /// go there now. (An untracked write of a tracked page may land first: the count
+    /// saturates, and the tracked write's landing then finds no entry.)
     pub(crate) fn write_landed(&mut self, lpn: u32) -> Result<(), SimError> {
+        if self.pending_writes.is_empty() {
+            return Ok(());
+        }
         let Some(p) = self.pending_writes.get_mut(&lpn) else { return Ok(()) };
-        p.count -= 1;
+        p.count = p.count.saturating_sub(1);
         let waiting = std::mem::take(&mut p.waiting_reads);
         if p.count == 0 {
             self.pending_writes.remove(&lpn);
@@ -46,14 +56,16 @@ impl Simulator<'_> {
     /// A read sub-request of `lpn` arrives: served here when a write of the page is still
     /// pending and the read must not go to flash now. Returns whether it was handled.
     pub(crate) fn read_of_pending_write(&mut self, slot: u32, lpn: u32) -> Result<bool, SimError> {
+        let buffer = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
+        // Acknowledgement at program time: a copy on flash is a correct answer.
+        if self.pending_writes.is_empty() || (!buffer && self.ftl.lookup(lpn).is_some()) {
+            return Ok(false);
+        }
         let Some(p) = self.pending_writes.get_mut(&lpn) else { return Ok(false) };
-        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
+        if buffer {
             self.host_counters.buffer_reads += 1;
             self.finish_sub_request(slot)?;
             return Ok(true);
-        }
-        if self.ftl.lookup(lpn).is_some() {
-            return Ok(false);
         }
         self.host_counters.reads_after_pending_write += 1;
         p.waiting_reads.push(slot);

@@ -399,9 +399,8 @@ impl Simulator<'_> {
             sense = sense.max(read_ns);
             retry_sense = retry_sense.max(if retry_sense_ns > 0 { retry_sense_ns } else { read_ns });
             self.count_read(page_type, slc);
-            for _ in 0..retries {
-                self.energy.read += self.timing.read_nj(page_type, slc);
-            }
+            // Each retry senses the page again.
+            self.energy.read += retries as f64 * self.timing.read_nj(page_type, slc);
         }
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
