@@ -23,8 +23,9 @@
 //! [the `readers` module](crate::readers).
 
 use super::driver::{reader_impls, Driver, Parsed};
-use super::line::{self, parse_decimal, parse_device, parse_u64, quote, DataLine};
-use crate::{Op, TraceError};
+use super::five_columns::{self, FiveColumns, OpColumn};
+use super::line::DataLine;
+use crate::TraceError;
 
 /// Streaming reader of byte-unit five-column traces. See the [module docs](self).
 pub struct Bytes5Reader<R> {
@@ -39,32 +40,17 @@ impl<R: std::io::BufRead> Bytes5Reader<R> {
     }
 }
 
-const NAMES: [&str; 5] = ["time", "device", "offset", "size", "op"];
+const LAYOUT: FiveColumns = FiveColumns {
+    names: ["time", "device", "offset", "size", "op"],
+    what: "whitespace-separated fields for the byte-unit layout",
+    layout: "time_ms device offset_bytes size_bytes op",
+    offset_unit: (1, "bytes"),
+    size_unit: (1, "bytes"),
+    op: OpColumn::ReadOneWriteZero("the byte-unit layout"),
+};
 
 fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
-    let [time, dev, offset, size, op] = line::split_fields(
-        l,
-        l.whitespace_fields(),
-        &NAMES,
-        "whitespace-separated fields for the byte-unit layout",
-        "time_ms device offset_bytes size_bytes op",
-        false,
-    )?;
-    let arrival_ns = l.time(time, |f| parse_decimal(f, 6))?;
-    let device = parse_device(dev).map_err(|m| l.error("device", m))?;
-    let offset_bytes = parse_u64(offset).map_err(|m| l.error("offset", m))?;
-    let size_bytes = parse_u64(size).map_err(|m| l.error("size", m))?;
-    let op = match parse_u64(op).map_err(|m| l.error("op", m))? {
-        1 => Op::Read,
-        0 => Op::Write,
-        _ => {
-            return Err(l.error(
-                "op",
-                format!("unknown op code '{}' (the byte-unit layout uses 1 = read, 0 = write)", quote(op)),
-            ))
-        }
-    };
-    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
+    five_columns::parse(&LAYOUT, l)
 }
 
 reader_impls!(Bytes5Reader, "bytes5", state, parse);
@@ -72,6 +58,7 @@ reader_impls!(Bytes5Reader, "bytes5", state, parse);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Op;
     use crate::{Record, TimeUnit};
 
     fn read(text: &str) -> Vec<Result<Record, TraceError>> {

@@ -24,8 +24,9 @@
 //! [the `readers` module](crate::readers).
 
 use super::driver::{reader_impls, Driver, Parsed};
-use super::line::{self, parse_decimal, parse_device, parse_u64, DataLine};
-use crate::{Op, TraceError};
+use super::five_columns::{self, FiveColumns, OpColumn};
+use super::line::DataLine;
+use crate::TraceError;
 
 /// Streaming reader of DiskSim ASCII traces. See the [module docs](self).
 pub struct DisksimReader<R> {
@@ -40,26 +41,17 @@ impl<R: std::io::BufRead> DisksimReader<R> {
     }
 }
 
-const NAMES: [&str; 5] = ["time", "device", "offset", "size", "flags"];
+const LAYOUT: FiveColumns = FiveColumns {
+    names: ["time", "device", "offset", "size", "flags"],
+    what: "whitespace-separated fields for DiskSim",
+    layout: "arrival_ms devno blkno bcount flags",
+    offset_unit: (512, "sectors"),
+    size_unit: (512, "sectors"),
+    op: OpColumn::Flags,
+};
 
 fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
-    let [time, dev, blkno, bcount, flags] = line::split_fields(
-        l,
-        l.whitespace_fields(),
-        &NAMES,
-        "whitespace-separated fields for DiskSim",
-        "arrival_ms devno blkno bcount flags",
-        false,
-    )?;
-    let arrival_ns = l.time(time, |f| parse_decimal(f, 6))?;
-    let device = parse_device(dev).map_err(|m| l.error("device", m))?;
-    let sectors = parse_u64(blkno).map_err(|m| l.error("offset", m))?;
-    let offset_bytes = line::scale(blkno, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;
-    let count = parse_u64(bcount).map_err(|m| l.error("size", m))?;
-    let size_bytes = line::scale(bcount, count, 512, "sectors").map_err(|m| l.error("size", m))?;
-    let flags = parse_u64(flags).map_err(|m| l.error("flags", m))?;
-    let op = if flags & 1 == 1 { Op::Read } else { Op::Write };
-    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
+    five_columns::parse(&LAYOUT, l)
 }
 
 reader_impls!(DisksimReader, "disksim", state, parse);
@@ -67,6 +59,7 @@ reader_impls!(DisksimReader, "disksim", state, parse);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Op;
     use crate::Record;
 
     fn read(text: &str) -> Vec<Result<Record, TraceError>> {

@@ -22,8 +22,9 @@
 //! [the `readers` module](crate::readers).
 
 use super::driver::{reader_impls, Driver, Parsed};
-use super::line::{self, parse_decimal, parse_device, parse_u64, quote, DataLine};
-use crate::{Op, TraceError};
+use super::five_columns::{self, FiveColumns, OpColumn};
+use super::line::DataLine;
+use crate::TraceError;
 
 /// Bytes per FlashSim size unit.
 pub const FLASHSIM_PAGE_BYTES: u64 = 4096;
@@ -41,29 +42,17 @@ impl<R: std::io::BufRead> FlashsimReader<R> {
     }
 }
 
-const NAMES: [&str; 5] = ["time", "device", "offset", "size", "op"];
+const LAYOUT: FiveColumns = FiveColumns {
+    names: ["time", "device", "offset", "size", "op"],
+    what: "whitespace-separated fields for FlashSim",
+    layout: "time_ms dev lba_sectors size_4KiB_pages op",
+    offset_unit: (512, "sectors"),
+    size_unit: (FLASHSIM_PAGE_BYTES, "4 KiB pages"),
+    op: OpColumn::ReadOneWriteZero("FlashSim"),
+};
 
 fn parse(_: &mut (), l: &DataLine<'_>) -> Result<Parsed, TraceError> {
-    let [time, dev, lba, size, op] = line::split_fields(
-        l,
-        l.whitespace_fields(),
-        &NAMES,
-        "whitespace-separated fields for FlashSim",
-        "time_ms dev lba_sectors size_4KiB_pages op",
-        false,
-    )?;
-    let arrival_ns = l.time(time, |f| parse_decimal(f, 6))?;
-    let device = parse_device(dev).map_err(|m| l.error("device", m))?;
-    let sectors = parse_u64(lba).map_err(|m| l.error("offset", m))?;
-    let offset_bytes = line::scale(lba, sectors, 512, "sectors").map_err(|m| l.error("offset", m))?;
-    let pages = parse_u64(size).map_err(|m| l.error("size", m))?;
-    let size_bytes = line::scale(size, pages, FLASHSIM_PAGE_BYTES, "4 KiB pages").map_err(|m| l.error("size", m))?;
-    let op = match parse_u64(op).map_err(|m| l.error("op", m))? {
-        1 => Op::Read,
-        0 => Op::Write,
-        _ => return Err(l.error("op", format!("unknown op code '{}' (FlashSim uses 1 = read, 0 = write)", quote(op)))),
-    };
-    line::finish(l, arrival_ns, device, offset_bytes, size_bytes, op).map(Parsed::Record)
+    five_columns::parse(&LAYOUT, l)
 }
 
 reader_impls!(FlashsimReader, "flashsim", state, parse);
@@ -71,6 +60,7 @@ reader_impls!(FlashsimReader, "flashsim", state, parse);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Op;
     use crate::Record;
 
     fn read(text: &str) -> Vec<Result<Record, TraceError>> {

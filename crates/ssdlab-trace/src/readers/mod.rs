@@ -66,6 +66,7 @@ pub mod disksim;
 mod driver;
 pub mod fio_iolog;
 pub mod fiu;
+mod five_columns;
 pub mod flashsim;
 mod line;
 pub mod mqsim;
