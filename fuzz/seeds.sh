@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Writes the fuzz seed inputs to OUT/<target>/ (default /tmp/ssdlab-fuzz-seeds): the first
+# Writes the fuzz seed inputs to OUT/<target>/ (default afl-seeds in the repository, ignored by git): the first
 # lines of each real trace in shared/traces, small hand-written lines for the formats
 # without a real trace, compressed variants, fio job files and the config presets.
 # The committed corpus (fuzz/corpus) is these seeds after fuzzing and afl-cmin; see
 # docs/testing.md. Usage: fuzz/seeds.sh [OUT [dict]] (dict: also rewrite fuzz/dict/*.dict)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-/tmp/ssdlab-fuzz-seeds}"
+out="${1:-afl-seeds}"
 traces="${SSDLAB_TRACES:-$(pwd)/../shared/traces}"
 [ -d "$traces" ] || { echo "error: $traces missing (set SSDLAB_TRACES)" >&2; exit 1; }
 rm -rf "$out"
