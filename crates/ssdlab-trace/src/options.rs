@@ -11,6 +11,23 @@ use crate::{Record, RecordSource, TraceError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// A wrapper that drops nothing itself: the format and the skips are its source's.
+macro_rules! passes_through {
+    ($t:ty) => {
+        impl RecordSource for $t {
+            fn format_name(&self) -> &'static str {
+                self.inner.format_name()
+            }
+            fn skipped(&self) -> u64 {
+                self.inner.skipped()
+            }
+            fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+                self.inner.skip_reasons()
+            }
+        }
+    };
+}
+
 /// Skip reasons of the option filters.
 pub mod reason {
     /// Dropped by [`TraceOptions::device`](super::TraceOptions::device).
@@ -218,17 +235,7 @@ impl Iterator for FirstRecords {
     }
 }
 
-impl RecordSource for FirstRecords {
-    fn format_name(&self) -> &'static str {
-        self.inner.format_name()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
-        self.inner.skip_reasons()
-    }
-}
+passes_through!(FirstRecords);
 
 /// Ends a stream that yields nothing with an error: an empty file, one of only headers,
 /// blank lines or comments, or one whose every record lenient mode or a filter dropped
@@ -272,17 +279,7 @@ impl Iterator for RequireRecords {
     }
 }
 
-impl RecordSource for RequireRecords {
-    fn format_name(&self) -> &'static str {
-        self.inner.format_name()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
-        self.inner.skip_reasons()
-    }
-}
+passes_through!(RequireRecords);
 
 fn with_reason(mut reasons: Vec<(&'static str, u64)>, reason: &'static str, n: u64) -> Vec<(&'static str, u64)> {
     if n > 0 {
@@ -386,17 +383,7 @@ impl Iterator for SortWindow {
     }
 }
 
-impl RecordSource for SortWindow {
-    fn format_name(&self) -> &'static str {
-        self.inner.format_name()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
-        self.inner.skip_reasons()
-    }
-}
+passes_through!(SortWindow);
 
 /// Keeps `[first + start, first + end)`.
 struct TimeWindow {
