@@ -2,14 +2,12 @@
 //! acceptance command, compare, config errors, determinism and golden summaries of
 //! short real-trace runs.
 
+mod common;
+use common::*;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 mod golden_diff;
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
-}
 
 fn ok(args: &[&str]) -> String {
     let out = ssdlab(args);
@@ -20,27 +18,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = ssdlab(args);
-    assert!(!out.status.success(), "ssdlab {args:?} should fail");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
-    stderr
-}
-
-/// The real traces, from SSDLAB_TRACES or ../shared/traces beside the repository.
-fn traces() -> PathBuf {
-    let dir = std::env::var_os("SSDLAB_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
-    assert!(dir.is_dir(), "trace folder {} missing: set SSDLAB_TRACES to the shared/traces folder", dir.display());
-    dir
-}
-
-fn trace(rel: &str) -> String {
-    traces().join(rel).display().to_string()
 }
 
 #[test]

@@ -2,44 +2,11 @@
 //! item the CLI can hold; the engine's side of items 1, 2 and 4 is tested in
 //! ssdlab-core (tests/it/everyday.rs, engine/host.rs), see docs/testing.md.
 
+mod common;
+use common::*;
+
 use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
-}
-
-fn ok(args: &[&str]) -> (String, String) {
-    let out = ssdlab(args);
-    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
-    assert!(out.status.success(), "ssdlab {args:?} failed:\n{stdout}\n{stderr}");
-    (stdout, stderr)
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = ssdlab(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!out.status.success(), "ssdlab {args:?} should fail:\n{}", String::from_utf8_lossy(&out.stdout));
-    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
-    stderr
-}
-
-fn traces() -> PathBuf {
-    let dir = std::env::var_os("SSDLAB_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
-    assert!(dir.is_dir(), "trace folder {} missing: set SSDLAB_TRACES to the shared/traces folder", dir.display());
-    dir
-}
-
-fn trace(rel: &str) -> String {
-    traces().join(rel).display().to_string()
-}
-
-fn json(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use std::process::{Command, Stdio};
 
 /// Every trace of ../shared/traces/CATALOG.md.
 const SHIPPED: &[&str] = &[

@@ -12,6 +12,9 @@
 //! (Over 1,000 lines on purpose: one file mirrors one document, `docs/input-errors.md`,
 //! row for row, and its property tests share the fuzz dictionary of every config key.)
 
+mod common;
+use common::*;
+
 use proptest::prelude::*;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -20,15 +23,6 @@ use std::time::{Duration, Instant};
 
 /// No case may take longer than this (a hang is a failure, not a stuck test run).
 const TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The real traces, from SSDLAB_TRACES or ../shared/traces beside the repository.
-fn traces() -> PathBuf {
-    let dir = std::env::var_os("SSDLAB_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")));
-    assert!(dir.is_dir(), "trace folder {} missing: set SSDLAB_TRACES to the shared/traces folder", dir.display());
-    dir
-}
 
 /// The first `n` lines of a real trace.
 fn real_lines(rel: &str, n: usize) -> Vec<String> {

@@ -3,9 +3,11 @@
 //! runs finish, messy files are read as the original simulators read them, broken ones
 //! fail with file and line, and `ssdlab import -o` writes a config that runs the same.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 fn shared(rel: &str) -> PathBuf {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).join(rel);
@@ -24,25 +26,6 @@ fn ssdsim_file() -> String {
 }
 fn trace_dir() -> String {
     shared("traces/ms_production").display().to_string()
-}
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
-}
-
-fn ok(args: &[&str]) -> (String, String) {
-    let out = ssdlab(args);
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "ssdlab {args:?} failed:\n{stdout}\n{stderr}");
-    (stdout.into_owned(), stderr.into_owned())
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = ssdlab(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "ssdlab {args:?} should fail:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
-    stderr
 }
 
 fn json(path: &std::path::Path) -> Value {

@@ -1,27 +1,10 @@
 //! `--time-unit` on `run` and `trace-stats`, and the byte-unit format end to end: detected
 //! from its data, refused when the data do not decide, read with `--format bytes5`.
 
+mod common;
+use common::*;
+
 use std::io::Write;
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab")).args(args).output().expect("run ssdlab")
-}
-
-fn ok(args: &[&str]) -> (String, String) {
-    let out = ssdlab(args);
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "ssdlab {args:?} failed:\n{stdout}\n{stderr}");
-    (stdout.into_owned(), stderr.into_owned())
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = ssdlab(args);
-    assert!(!out.status.success(), "ssdlab {args:?} should fail");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
-    stderr
-}
 
 fn temp(content: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
