@@ -1134,6 +1134,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("user_write_points", "u"),
             ("write_point_choice", "s"),
             ("gc_through_user_write_points", "b"),
+            ("mapping", "s"),
         ],
     ),
     (
@@ -1228,6 +1229,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"least-busy\"", "\"one-victim-per-block\"", "\"overwrite\"", "\"program\"", "\"buffer\"",
             "\"plane\"", "\"die\"", "\"chip\"", "\"channel\"", "\"tpj\"", "\"tw\"", "\"hc\"", "\"pf\"", "\"qpc\"",
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
+            "\"page\"", "\"half-pages\"", "\"subpages\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

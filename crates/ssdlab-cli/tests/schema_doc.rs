@@ -199,6 +199,35 @@ fn optional_hybrid_object_is_documented() {
     assert!(missing.is_empty(), "JSON key path(s) of a hybrid run not documented:\n  {}", missing.join("\n  "));
 }
 
+/// The optional `mapping` object (half-page and subpage maps) is documented.
+#[test]
+fn optional_mapping_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, extra) in [("half-pages", "ftl.mapping=half-pages"), ("subpages", "geometry.subpages_per_page=4")] {
+        let json = dir.path().join(format!("{kind}.json"));
+        let mapping = format!("ftl.mapping={kind}");
+        let args = [
+            "run",
+            "--quiet",
+            "--set",
+            &mapping,
+            "--set",
+            extra,
+            "--synthetic",
+            "count=2000,read_fraction=0.5,block_size_bytes=2048",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        run_ssdlab(&args);
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["mapping"]["kind"], kind, "{}", report["mapping"]);
+        let mut paths = BTreeSet::new();
+        key_paths(&report, "", &mut paths);
+        let missing = undocumented(&paths, &doc());
+        assert!(missing.is_empty(), "JSON key path(s) of a {kind} run not documented:\n  {}", missing.join("\n  "));
+    }
+}
+
 /// Issue 17 item 15: the report's `config` object is the resolved configuration, so every
 /// key in it is a config key of docs/config.md.
 #[test]

@@ -143,9 +143,9 @@ fn allocate_and_map(c: &mut Criterion) {
 fn clean_until_not_emergency(ftl: &mut Ftl, plane: u32, now: u64) {
     while ftl.gc_need(plane) == GcNeed::Emergency {
         match ftl.gc_next_step(plane, now).expect("a closed block to clean") {
-            GcStep::Move { ppn, lpn } => {
+            GcStep::Move { ppn, .. } => {
                 let to = ftl.allocate_gc(plane, now).expect("GC destination");
-                ftl.commit_move(lpn, ppn, to.ppn);
+                ftl.move_page(ppn, to.ppn);
             }
             GcStep::Erase { block } => ftl.erase(block),
         }

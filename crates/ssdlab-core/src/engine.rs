@@ -21,7 +21,7 @@ mod scheduler;
 pub(crate) use report::kebab;
 
 use crate::config::{
-    AddressOverflow, Config, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten, WriteAcknowledge,
+    AddressOverflow, Config, Mapping, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten, WriteAcknowledge,
 };
 use crate::designs::{Design, MoveTarget};
 use crate::flash::{Ppn, Timing, NO_PAGE};
@@ -135,6 +135,10 @@ pub(crate) struct Txn {
     pub(crate) slc: bool,
     /// Subpages a partial-page write covers (0 = the whole page).
     pub(crate) subpages: u8,
+    /// Mapping units (`ftl.mapping`) it concerns: a write places units `unit..unit +
+    /// units` of its logical page; a read senses the page holding unit `unit`.
+    pub(crate) unit: u8,
+    pub(crate) units: u8,
     /// Page type the write asks for (a design's choice); NO_TYPE when allocation is
     /// type-blind.
     pub(crate) want: u8,
@@ -369,6 +373,11 @@ pub struct Simulator<'a> {
     pub(crate) moves_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
     /// The resource-occupancy checker (with checking on).
     pub(crate) occupancy: Option<Box<occupancy::Occupancy>>,
+    /// Pages the request being submitted reads already (unit maps: reads share pages).
+    pub(crate) request_pages: Vec<Ppn>,
+    /// Superseded copies a user write pinned beyond its `Txn::from` (a unit map's write
+    /// can supersede units on several pages), by transaction. Never iterated.
+    pub(crate) extra_pins: std::collections::HashMap<u32, Vec<Ppn>>,
 }
 
 /// Burst replay bookkeeping.
@@ -398,6 +407,9 @@ pub(crate) struct HostCounters {
     pub(crate) buffer_reads: u64,
     /// Reads of a page whose first write was not yet programmed: they waited for it.
     pub(crate) reads_after_pending_write: u64,
+    /// Page reads beyond one per logical page read: the other pages holding units of
+    /// an interleaved or packed logical page (`ftl.mapping`).
+    pub(crate) extra_page_reads: u64,
     /// Simulated time with at least `saturation_limit()` requests outstanding, and when
     /// the outstanding count last changed.
     pub(crate) saturated_ns: u64,
@@ -419,6 +431,13 @@ pub(crate) struct FlashCounters {
     pub(crate) read_retries: u64,
     /// One-shot page sets programmed with fewer pages than a full set.
     pub(crate) partial_page_sets: u64,
+    /// Half-page map: pairs of logical pages interleaved over two pages of a multi-plane
+    /// program.
+    pub(crate) interleaved_pairs: u64,
+    /// Subpage map: page programs carrying more than one write (packed).
+    pub(crate) packed_programs: u64,
+    /// Unit maps: GC moves that packed the valid units of partly valid pages.
+    pub(crate) compactions: u64,
 }
 
 impl<'a> Simulator<'a> {
@@ -521,6 +540,8 @@ impl<'a> Simulator<'a> {
             design,
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
+            request_pages: Vec::new(),
+            extra_pins: std::collections::HashMap::new(),
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;

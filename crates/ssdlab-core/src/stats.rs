@@ -428,8 +428,28 @@ pub struct Report {
     /// Present when the drive has SLC-mode blocks (SPA-SSD hybrid flash).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid: Option<HybridSummary>,
+    /// Present with a half-page or subpage map (`ftl.mapping`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<MappingSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+/// What a half-page or subpage map did (issue 12 §2).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct MappingSummary {
+    pub kind: String,
+    pub units_per_page: u32,
+    /// Pairs of logical pages interleaved over the two pages of a multi-plane program.
+    pub interleaved_pairs: u64,
+    /// Page programs that carried more than one write (subpage packing).
+    pub packed_programs: u64,
+    /// GC moves that packed the valid units of partly valid pages into one page.
+    pub gc_compactions: u64,
+    /// Page reads beyond one per logical page read (the other pages of split pages).
+    pub extra_page_reads: u64,
+    /// Logical pages not stored whole in one page at the end of the run.
+    pub split_logical_pages: u64,
 }
 
 /// SLC/TLC hybrid flash results (SPA §VI).

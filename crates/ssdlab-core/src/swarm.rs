@@ -69,8 +69,9 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
     loop {
         let config = draw_config(&mut rng, seed, power);
         if config.validate().is_ok() {
-            let records = draw_workload(&mut rng, &config);
+            let mut records = draw_workload(&mut rng, &config);
             let mut config = config;
+            draw_mapping(seed, &mut config, &mut records);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -241,6 +242,37 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
     c
 }
 
+/// Mapping kinds (issue 12 §2), from a stream of their own so the rest of every seed's
+/// case is unchanged: a half-page or subpage map on a share of the drives that allow one,
+/// and for subpage maps, writes and reads of single subpages among the workload's
+/// one-page requests (so that packing and split pages occur).
+fn draw_mapping(seed: u64, c: &mut Config, records: &mut [Record]) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mapping"));
+    let kind = pick(rng, &[Mapping::Page, Mapping::Page, Mapping::HalfPages, Mapping::Subpages]);
+    let mut drawn = c.clone();
+    drawn.ftl.mapping = kind;
+    if kind == Mapping::Subpages {
+        drawn.geometry.subpages_per_page = pick(rng, &[2, 4, 8]);
+    }
+    if kind == Mapping::Page || drawn.validate().is_err() {
+        return;
+    }
+    *c = drawn;
+    if kind != Mapping::Subpages {
+        return;
+    }
+    let page = c.geometry.page_size_bytes as u64;
+    let unit = page / c.geometry.subpages_per_page as u64;
+    for r in records.iter_mut() {
+        if r.size_bytes <= page && r.op != Op::Trim && rng.random_bool(0.5) {
+            let first = rng.random_range(0..c.geometry.subpages_per_page as u64);
+            let count = rng.random_range(1..=c.geometry.subpages_per_page as u64 - first);
+            r.offset_bytes = r.offset_bytes / page * page + first * unit;
+            r.size_bytes = count * unit;
+        }
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -313,7 +345,7 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
-        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, victim={:?}, \
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
@@ -330,6 +362,7 @@ fn describe(c: &Config, records: usize) -> String {
         c.hybrid.allocation,
         c.hybrid.migration,
         c.ftl.partial_program_updates,
+        c.ftl.mapping,
         c.ftl.gc_victim,
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,

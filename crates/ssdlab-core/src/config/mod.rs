@@ -430,6 +430,7 @@ impl Config {
                 errors.push(err("ftl.partial_program_updates", "is not supported with one-shot programming"));
             }
         }
+        errors.extend(self.validate_mapping());
         if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
             errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
         }
@@ -577,6 +578,51 @@ impl Config {
         } else {
             Err(errors)
         }
+    }
+
+    /// Mapping units per page (`ftl.mapping`): 1 for whole pages, 2 for half pages,
+    /// `geometry.subpages_per_page` for subpages.
+    pub fn units_per_page(&self) -> u32 {
+        match self.ftl.mapping {
+            Mapping::Page => 1,
+            Mapping::HalfPages => 2,
+            Mapping::Subpages => self.geometry.subpages_per_page,
+        }
+    }
+
+    fn validate_mapping(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        if self.ftl.mapping == Mapping::Page {
+            return errors;
+        }
+        let subpages = self.geometry.subpages_per_page;
+        if self.ftl.mapping == Mapping::Subpages && (!(2..=8).contains(&subpages) || !subpages.is_power_of_two()) {
+            errors.push(err(
+                "geometry.subpages_per_page",
+                format!("ftl.mapping = \"subpages\" needs 2, 4 or 8 subpages per page (is {subpages})"),
+            ));
+        }
+        if self.ftl.partial_program_updates {
+            errors.push(err(
+                "ftl.partial_program_updates",
+                "partial programming keeps a page map with per-page subpage state: use ftl.mapping = \"page\"",
+            ));
+        }
+        // GC compacts partly valid pages within their plane, page by page: GC moves that
+        // leave the plane, or gather one-shot page sets, would keep them half empty.
+        if self.flash.program_scheme == ProgramScheme::OneShot {
+            errors.push(err("ftl.mapping", "half-page and subpage maps are not modelled with one-shot programming"));
+        }
+        if self.ftl.gc_destination != GcDestination::SamePlane {
+            errors.push(err("ftl.mapping", "half-page and subpage maps need ftl.gc_destination = \"same-plane\""));
+        }
+        if self.slc_blocks_by_plane().iter().any(|&n| n >= self.geometry.blocks_per_plane) {
+            errors.push(err(
+                "ftl.mapping",
+                "half-page and subpage maps are not modelled with planes wholly in SLC mode (cross-plane migration)",
+            ));
+        }
+        errors
     }
 }
 

@@ -298,6 +298,27 @@ pub enum WritePointChoice {
     FastestPage,
 }
 
+/// How the mapping table locates a logical page's data (issue 12 §2). The map is kept at
+/// the granularity of a *unit*: the whole page, half a page, or a subpage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mapping {
+    /// One entry per logical page, one physical page per entry.
+    Page,
+    /// Each logical page is two halves, each placed on its own. A multi-plane user program
+    /// of two pages interleaves two logical pages over them, each page holding a half of
+    /// each (DIR §3.1: halves of a pair on pages of different types); a page programmed
+    /// alone holds both halves of one logical page. A physical page is valid while either
+    /// half is (a reference count of up to 2).
+    HalfPages,
+    /// Subpage granularity (`geometry.subpages_per_page` units; MGA, IPU §4): a write of
+    /// part of a page places only the subpages it covers, with no read-modify-write, and
+    /// small writes queued for the same plane are packed into one page. The report counts
+    /// a two-level table: a page entry per logical page plus a subpage entry per subpage of
+    /// every logical page not stored whole in one page.
+    Subpages,
+}
+
 /// The kinds of flash transaction queues, for the per-die scheduler's priority order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -350,6 +371,8 @@ pub struct Ftl {
     /// GC writes through the user write points (chosen the same way) instead of a GC
     /// write point of its own (thesis §7.3: GC writes may land in user write points).
     pub gc_through_user_write_points: bool,
+    /// Mapping granularity: whole pages, half pages or subpages.
+    pub mapping: Mapping,
 }
 
 impl Default for Ftl {
@@ -372,6 +395,7 @@ impl Default for Ftl {
             user_write_points: 1,
             write_point_choice: WritePointChoice::RoundRobin,
             gc_through_user_write_points: false,
+            mapping: Mapping::Page,
         }
     }
 }

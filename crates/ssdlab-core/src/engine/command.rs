@@ -165,8 +165,13 @@ impl Simulator<'_> {
             TxnKind::Write => {
                 self.buffered_write_pages -= 1;
                 self.write_programmed(txn.plane)?;
-                self.ftl.acknowledge(txn.lpn, txn.version);
+                self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                 self.release_superseded(txn.from)?;
+                if let Some(extra) = self.extra_pins.remove(&t) {
+                    for old in extra {
+                        self.release_superseded(old)?;
+                    }
+                }
                 self.write_landed(txn.lpn)?;
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
                     return self.buffered_write_programmed(t, txn.acked, txn.request);
@@ -175,7 +180,7 @@ impl Simulator<'_> {
             }
             TxnKind::PartialProgram => {
                 self.ftl.partial_program_done(txn.ppn);
-                self.ftl.acknowledge(txn.lpn, txn.version);
+                self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                 self.write_landed(txn.lpn)?;
                 self.finish_sub_request(txn.request)
             }

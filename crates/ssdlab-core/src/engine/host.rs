@@ -109,11 +109,11 @@ impl Simulator<'_> {
         let mut touched = 0u32;
         for record in self.read_ahead.iter().flatten() {
             let lpn = (record.offset_bytes / page % logical) as usize;
-            let ppn = self.ftl.map[lpn];
-            if ppn != NO_PAGE {
-                let block = self.ftl.addr.block_of(ppn) as usize;
+            let pu = self.ftl.map[lpn << self.ftl.unit_shift];
+            if pu != NO_PAGE {
+                let block = self.ftl.addr.block_of(pu >> self.ftl.unit_shift) as usize;
                 touched ^= self.ftl.blocks.get(block).map_or(0, |b| b.valid_pages);
-                touched ^= self.ftl.reverse.get(ppn as usize).copied().unwrap_or(0);
+                touched ^= self.ftl.reverse.get(pu as usize).copied().unwrap_or(0);
             }
         }
         std::hint::black_box(touched);
@@ -266,6 +266,7 @@ impl Simulator<'_> {
         self.total.first_arrival_ns.get_or_insert(arrival_ns);
         self.last_arrival_ns = self.last_arrival_ns.max(arrival_ns);
         let logical = self.ftl.logical_pages as u64;
+        self.request_pages.clear();
         for k in 0..pages as u64 {
             let lpn = ((first + k) % logical) as u32;
             self.host_counters.sub_requests += 1;
@@ -275,6 +276,13 @@ impl Simulator<'_> {
                     let page_start = (first + k) * page;
                     let partial = offset > page_start || offset + size < page_start + page;
                     let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
+                    if self.ftl.mapping == Mapping::Subpages {
+                        // A subpage map places only the subpages written: no read-modify-write.
+                        let (unit, units) = self.units_covered(offset, size, page_start);
+                        let die = self.enqueue_write_units(slot, lpn, 0, unit, units)?;
+                        self.kick_list.push(die);
+                        continue;
+                    }
                     match self.ftl.lookup(lpn) {
                         // An update that fits the free subpages of its SLC-mode page is
                         // partially programmed there (NOP > 1 flash), without moving the data.
@@ -313,7 +321,13 @@ impl Simulator<'_> {
                     if self.read_of_pending_write(slot, lpn)? {
                         continue;
                     }
-                    let ppn = match self.ftl.lookup(lpn) {
+                    let (unit, units) = self.units_covered(offset, size, (first + k) * page);
+                    let found = if self.ftl.unit_shift == 0 {
+                        self.ftl.lookup(lpn)
+                    } else {
+                        (unit..unit + units).find_map(|k| self.ftl.unit_page(lpn, k))
+                    };
+                    let ppn = match found {
                         Some(ppn) => ppn,
                         None => {
                             self.host_counters.unwritten_reads += 1;
@@ -340,6 +354,12 @@ impl Simulator<'_> {
                             }
                         }
                     };
+                    if self.ftl.unit_shift != 0 {
+                        let mut pages = std::mem::take(&mut self.request_pages);
+                        self.enqueue_unit_reads(slot, lpn, unit, units, &mut pages)?;
+                        self.request_pages = pages;
+                        continue;
+                    }
                     let die = self.enqueue_read(slot, lpn, ppn);
                     self.kick_list.push(die);
                 }
@@ -361,10 +381,64 @@ impl Simulator<'_> {
         Ok(())
     }
 
+    /// Queues reads of the pages holding units `unit..unit + units` of `lpn` that no
+    /// earlier page of the request reads already (`pages`: the request's pages so far).
+    /// The first new page is the sub-request's own read; each further one is a dummy
+    /// sub-request the request also waits for (DIR §3.2: the other half of an
+    /// interleaved page). With none left to read, the sub-request is done: the pages it
+    /// needs are read for the request anyway. Queued dies go to `kick_list`.
+    pub(crate) fn enqueue_unit_reads(
+        &mut self,
+        slot: u32,
+        lpn: u32,
+        unit: u32,
+        units: u32,
+        pages: &mut Vec<Ppn>,
+    ) -> Result<(), SimError> {
+        let before = pages.len();
+        self.ftl.pages_of(lpn, unit, units, pages);
+        if pages.len() == before {
+            return self.finish_sub_request(slot);
+        }
+        for (i, &ppn) in pages.iter().enumerate().skip(before) {
+            if i > before {
+                self.requests[slot as usize].pending += 1;
+                self.host_counters.extra_page_reads += 1;
+                if let Some(o) = self.occupancy.as_mut() {
+                    let check = o.request_grew(slot);
+                    o.note(check);
+                }
+            }
+            let die = self.enqueue_read(slot, lpn, ppn);
+            self.kick_list.push(die);
+        }
+        Ok(())
+    }
+
+    /// Units of the logical page starting at `page_start` a request covers: the subpages
+    /// it touches for a subpage map, else every unit.
+    pub(crate) fn units_covered(&self, offset: u64, size: u64, page_start: u64) -> (u32, u32) {
+        let units = self.ftl.units_per_page();
+        if self.ftl.mapping != Mapping::Subpages {
+            return (0, units);
+        }
+        let page = self.timing.page_size_bytes;
+        let unit_bytes = page / units as u64;
+        let start = offset.max(page_start) - page_start;
+        let end = (offset + size).min(page_start + page) - page_start;
+        let first = (start / unit_bytes) as u32;
+        (first, end.div_ceil(unit_bytes) as u32 - first)
+    }
+
     /// Queues the read of `lpn` at `ppn` at that page's die.
     pub(crate) fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
         let plane = self.ftl.addr.plane_of(ppn);
         let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
+        if self.ftl.unit_shift != 0 {
+            // The unit it follows if GC moves the page before it is sensed.
+            let unit = (0..self.ftl.units_per_page()).find(|&k| self.ftl.unit_page(lpn, k) == Some(ppn));
+            self.txns[txn as usize].unit = unit.unwrap_or(0) as u8;
+        }
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].reads.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;
@@ -390,8 +464,22 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// Picks the plane of a user write (PLAlloc) and queues it at that plane's die.
+    /// Picks the plane of a user write of the whole logical page (PLAlloc) and queues it
+    /// at that plane's die.
     pub(crate) fn enqueue_write(&mut self, slot: u32, lpn: u32, subpages: u8) -> Result<u32, SimError> {
+        self.enqueue_write_units(slot, lpn, subpages, 0, self.ftl.units_per_page())
+    }
+
+    /// `enqueue_write` of units `unit..unit + units` of `lpn` (a subpage map's partial
+    /// write).
+    pub(crate) fn enqueue_write_units(
+        &mut self,
+        slot: u32,
+        lpn: u32,
+        subpages: u8,
+        unit: u32,
+        units: u32,
+    ) -> Result<u32, SimError> {
         let loads = &self.dies;
         let ftl = &self.ftl;
         let plane = self.planes_alloc.choose(
@@ -406,6 +494,8 @@ impl Simulator<'_> {
         let (plane, mode) = self.place_write(plane, slot);
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
+        self.txns[txn as usize].unit = unit as u8;
+        self.txns[txn as usize].units = units as u8;
         self.txns[txn as usize].want = self.requests[slot as usize].want;
         self.txns[txn as usize].mode = mode;
         self.write_queued(txn);
@@ -464,6 +554,8 @@ impl Simulator<'_> {
             page_type: 0,
             slc: false,
             subpages: 0,
+            unit: 0,
+            units: self.ftl.units_per_page() as u8,
             want: NO_TYPE,
             version: 0,
             enqueued_ns: self.now,

@@ -472,6 +472,18 @@ impl Occupancy {
         Ok(())
     }
 
+    /// A request needs one more sub-request than it was submitted with (a dummy read of
+    /// the other page holding part of a logical page).
+    pub fn request_grew(&mut self, slot: u32) -> Check {
+        match self.requests.get_mut(slot as usize) {
+            Some(r) if r.live => {
+                r.pages += 1;
+                Ok(())
+            }
+            _ => fail(format!("request slot {slot} grew with no request outstanding there")),
+        }
+    }
+
     pub fn sub_request_finished(&mut self, slot: u32) -> Check {
         let r = self.requests.get_mut(slot as usize);
         match r {

@@ -22,7 +22,7 @@ impl Simulator<'_> {
     /// overwrite with acknowledgement at program time) costs no hash-map work: with DRAM
     /// acknowledgement every write, else writes of pages with no copy on flash yet.
     pub(crate) fn write_pending(&mut self, lpn: u32) {
-        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer || self.ftl.lookup(lpn).is_none() {
+        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer || !self.ftl.is_mapped(lpn) {
             self.pending_writes.entry(lpn).or_default().count += 1;
         }
     }
@@ -41,13 +41,15 @@ impl Simulator<'_> {
             self.pending_writes.remove(&lpn);
         }
         for slot in waiting {
-            match self.ftl.lookup(lpn) {
-                Some(ppn) => {
-                    let die = self.enqueue_read(slot, lpn, ppn);
-                    self.kick(die)?;
-                }
+            if !self.ftl.is_mapped(lpn) {
                 // Trimmed meanwhile: the controller answers.
-                None => self.finish_sub_request(slot)?,
+                self.finish_sub_request(slot)?;
+                continue;
+            }
+            let mut pages = Vec::new();
+            self.enqueue_unit_reads(slot, lpn, 0, self.ftl.units_per_page(), &mut pages)?;
+            for die in std::mem::take(&mut self.kick_list) {
+                self.kick(die)?;
             }
         }
         Ok(())
@@ -58,7 +60,7 @@ impl Simulator<'_> {
     pub(crate) fn read_of_pending_write(&mut self, slot: u32, lpn: u32) -> Result<bool, SimError> {
         let buffer = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
         // Acknowledgement at program time: a copy on flash is a correct answer.
-        if self.pending_writes.is_empty() || (!buffer && self.ftl.lookup(lpn).is_some()) {
+        if self.pending_writes.is_empty() || (!buffer && self.ftl.is_mapped(lpn)) {
             return Ok(false);
         }
         let Some(p) = self.pending_writes.get_mut(&lpn) else { return Ok(false) };

@@ -101,7 +101,7 @@ impl Simulator<'_> {
                         if txn.kind == TxnKind::PartialProgram {
                             self.ftl.partial_program_done(txn.ppn);
                         }
-                        self.ftl.acknowledge(txn.lpn, txn.version);
+                        self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                         counts.flushed_pages += 1;
                         counts.unacknowledged_pages_durable += u64::from(!txn.acked);
                     }
@@ -184,6 +184,7 @@ impl Simulator<'_> {
         self.free_txns.clear();
         self.buffered_write_pages = 0;
         self.pending_writes.clear();
+        self.extra_pins.clear();
         self.ack_waiting.clear();
         self.waiting_for_room.clear();
         self.room_event_pending = false;
@@ -208,7 +209,7 @@ impl Simulator<'_> {
         // (bind_write pins the superseded copy; recovery, which follows, drops all pins.)
         self.bind_write(txn, a.ppn, a.page_type, a.slc);
         let t = self.txns[txn as usize];
-        self.ftl.acknowledge(t.lpn, t.version);
+        self.ftl.acknowledge(t.lpn, t.unit as u32, t.units as u32, t.version);
         Some(self.program_ns(a.page_type, a.slc))
     }
 

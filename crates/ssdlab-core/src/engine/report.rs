@@ -130,6 +130,15 @@ impl Simulator<'_> {
             }),
             power: self.power_summary(),
             hybrid: None,
+            mapping: (self.ftl.unit_shift != 0).then(|| MappingSummary {
+                kind: kebab(&self.config.ftl.mapping),
+                units_per_page: self.ftl.units_per_page(),
+                interleaved_pairs: f.interleaved_pairs,
+                packed_programs: f.packed_programs,
+                gc_compactions: f.compactions,
+                extra_page_reads: self.host_counters.extra_page_reads,
+                split_logical_pages: self.ftl.split_logical_pages(),
+            }),
             events: self.events_processed,
         };
         self.design_report(&mut report);

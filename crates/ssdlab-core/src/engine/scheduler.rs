@@ -4,6 +4,7 @@
 //! GC moves and erases).
 
 use super::*;
+use crate::ftl::Allocated;
 
 impl Simulator<'_> {
     /// Starts work on an idle die.
@@ -229,6 +230,9 @@ impl Simulator<'_> {
                 };
                 return self.start_move_out(die, plane, to, ppn, lpn);
             }
+            GcStep::Move { ppn, lpn } if self.ftl.page_valid_units(ppn) < self.ftl.units_per_page() => {
+                return self.start_compaction(die, plane, ppn, lpn);
+            }
             GcStep::Move { ppn, lpn } => {
                 let summaries = self.ftl.counters.summary_programs;
                 let dest = self.gc_page(plane);
@@ -241,7 +245,7 @@ impl Simulator<'_> {
                 };
                 let src_type = self.ftl.page_type(ppn);
                 let src_slc = self.ftl.is_slc(ppn);
-                self.ftl.commit_move(lpn, ppn, dest.ppn);
+                self.ftl.move_page(ppn, dest.ppn);
                 let mut sense = self.timing.read_ns(src_type, src_slc);
                 let mut program = self.program_ns(dest.page_type, dest.slc);
                 self.count_read(src_type, src_slc);
@@ -284,6 +288,45 @@ impl Simulator<'_> {
         Ok(true)
     }
 
+    /// A unit map's GC move of a partly valid page: its valid units and those of the
+    /// victim's next pages are packed into one page of the plane (`Ftl::compact_into`).
+    /// Each source page is sensed; only the units moved cross the channel, out and back
+    /// in (no copyback: the page is assembled in the controller).
+    pub(crate) fn start_compaction(&mut self, die: u32, plane: u32, ppn: Ppn, lpn: u32) -> Result<bool, SimError> {
+        let summaries = self.ftl.counters.summary_programs;
+        let Some(dest) = self.gc_page(plane) else {
+            return Err(SimError::Stalled {
+                time_ns: self.now,
+                outstanding: self.outstanding,
+                message: format!("plane {plane} has no free page for a GC move"),
+            });
+        };
+        let src_slc = self.ftl.is_slc(ppn);
+        let mut sources = Vec::with_capacity(self.ftl.units_per_page() as usize);
+        let units = self.ftl.compact_into(plane, ppn, dest.ppn, &mut sources);
+        let mut sense = 0;
+        for &source in &sources {
+            let (t, slc) = (self.ftl.page_type(source), self.ftl.is_slc(source));
+            sense += self.timing.read_ns(t, slc);
+            self.count_read(t, slc);
+        }
+        self.count_program(dest.page_type, dest.slc, false);
+        let program = self.program_ns(dest.page_type, dest.slc) + self.summary_ns(summaries);
+        let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
+        self.txns[txn as usize].from = ppn;
+        self.gc_moved(1, src_slc, false);
+        self.flash_counters.compactions += 1;
+        let bytes = units as u64 * self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes), Step::ChannelIn(bytes), Step::Array(program)]);
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
     /// One-shot GC: fills the rest of the wordline of `first` (a GC page of `dest_plane`)
     /// with further valid pages of `source`'s victims, adding a `kind` transaction for each
     /// to `cmd`, then skips what is left of the wordline. Returns the extra sense time.
@@ -301,7 +344,7 @@ impl Simulator<'_> {
             let Some((ppn, lpn)) = self.ftl.gc_gather_move(source, self.now) else { break };
             let Some(next) = self.ftl.allocate_gc(dest_plane, self.now) else { break };
             let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
-            self.ftl.commit_move(lpn, ppn, next.ppn);
+            self.ftl.move_page(ppn, next.ppn);
             sense += self.timing.read_ns(t, slc);
             self.count_read(t, slc);
             self.count_program(next.page_type, next.slc, false);
@@ -427,7 +470,7 @@ impl Simulator<'_> {
     /// queued for (the host overwrote it meanwhile; the old data is read).
     pub(crate) fn current_ppn(&self, txn: u32) -> Ppn {
         let t = &self.txns[txn as usize];
-        match self.ftl.lookup(t.lpn) {
+        match self.ftl.unit_page(t.lpn, t.unit as u32) {
             Some(ppn) if self.ftl.addr.plane_of(ppn) == t.plane => ppn,
             _ => t.ppn,
         }
@@ -465,6 +508,9 @@ impl Simulator<'_> {
         }
         let Some(index) = chosen else { return Ok(false) };
         let first = self.dies[die as usize].writes.remove(index).expect("index in range");
+        if self.txns[first as usize].units < self.ftl.units_per_page() as u8 {
+            return self.start_packed_write(die, first);
+        }
         let first_plane = self.txns[first as usize].plane;
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
@@ -492,17 +538,15 @@ impl Simulator<'_> {
         }
         let mut program = 0;
         let summaries = self.ftl.counters.summary_programs;
-        for k in 0..cmd.txns.len() {
-            let t = cmd.txns[k];
-            let plane = self.txns[t as usize].plane;
-            let a = match self.user_page(t) {
-                Some(a) => Some(a),
-                None if self.txns[t as usize].mode == WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
-                None => self.ftl.allocate_user(plane, self.now),
-            };
-            let a = a.expect("room was checked");
-            program = program.max(self.program_ns(a.page_type, a.slc));
-            self.bind_write(t, a.ppn, a.page_type, a.slc);
+        if self.ftl.mapping == Mapping::HalfPages && cmd.txns.len() > 1 {
+            program = self.bind_interleaved(&cmd.txns);
+        } else {
+            for k in 0..cmd.txns.len() {
+                let t = cmd.txns[k];
+                let a = self.user_write_page(t);
+                program = program.max(self.program_ns(a.page_type, a.slc));
+                self.bind_write(t, a.ppn, a.page_type, a.slc);
+            }
         }
         program += self.summary_ns(summaries);
         if cmd.txns.len() > 1 {
@@ -546,33 +590,151 @@ impl Simulator<'_> {
         Ok(true)
     }
 
-    /// Maps a user write to its page and records its page type on the request.
+    /// The page a queued user write takes now: the design's choice, else the next page of
+    /// the write stream its mode asks for. Its plane's room was checked.
+    pub(crate) fn user_write_page(&mut self, t: u32) -> Allocated {
+        let plane = self.txns[t as usize].plane;
+        let a = match self.user_page(t) {
+            Some(a) => Some(a),
+            None if self.txns[t as usize].mode == WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
+            None => self.ftl.allocate_user(plane, self.now),
+        };
+        a.expect("room was checked")
+    }
+
+    /// Maps a user write to its page (its units in their own slots) and counts the
+    /// program.
     pub(crate) fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
+        let (unit, units) = (self.txns[txn as usize].unit as u32, self.txns[txn as usize].units as u32);
+        let slot = if self.ftl.mapping == Mapping::Subpages { 0 } else { unit };
+        self.bind_parts(txn, &[(ppn, slot, unit, units)], page_type, slc);
+        self.count_program(page_type, slc, true);
+    }
+
+    /// Maps a user write's units to the pages it is programmed into: `parts` lists (page,
+    /// first slot, first unit, units), the write's own page (its plane's) first. Pins the
+    /// copies it supersedes, issues its version, records its page type on the request.
+    /// Counting the programs is the caller's: pages may carry several writes.
+    pub(crate) fn bind_parts(&mut self, txn: u32, parts: &[(Ppn, u32, u32, u32)], page_type: u8, slc: bool) {
         let t = &mut self.txns[txn as usize];
+        let ppn = parts[0].0;
         t.ppn = ppn;
         t.page_type = page_type;
         t.slc = slc;
         let (lpn, request, subpages, acked) = (t.lpn, t.request, t.subpages, t.acked);
+        let (unit, units) = (t.unit as u32, t.units as u32);
         if slc {
             self.ftl.mark_programmed(ppn, subpages);
         }
-        let old = self.ftl.lookup(lpn);
-        if let Some(old) = old {
-            self.ftl.pin(old);
+        // The pages holding the copies this write supersedes (one with a page map).
+        let mut old = [NO_PAGE; 8];
+        let mut olds = 0;
+        for k in unit..unit + units {
+            if let Some(p) = self.ftl.unit_page(lpn, k) {
+                if !old[..olds].contains(&p) {
+                    old[olds] = p;
+                    olds += 1;
+                }
+            }
         }
-        self.txns[txn as usize].from = old.unwrap_or(NO_PAGE);
-        self.ftl.commit_write(lpn, ppn);
-        if let Some(old) = old {
-            self.note_invalidated(old);
+        for &p in &old[..olds] {
+            self.ftl.pin(p);
         }
-        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
-        self.count_program(page_type, slc, true);
+        self.txns[txn as usize].from = old[0];
+        if olds > 1 && !self.ftl.pinned.is_empty() {
+            self.extra_pins.insert(txn, old[1..olds].to_vec());
+        }
+        let version = self.ftl.issue_version(lpn, unit, units);
+        for &(page, slot, first, count) in parts {
+            self.ftl.commit_units(lpn, first, count, page, slot);
+        }
+        for &p in &old[..olds] {
+            self.note_invalidated(p);
+        }
+        self.txns[txn as usize].version = version;
         self.write_bound(txn, slc);
         // An acknowledged write's request slot may already serve another request.
         if !acked {
             let r = &mut self.requests[request as usize];
             r.dominant_type = r.dominant_type.max(page_type as i32);
         }
+    }
+
+    /// A half-page map's multi-plane program (DIR §3.1): each pair of its writes (L, M),
+    /// queued for planes a and b, is interleaved over their two pages A and B: A holds
+    /// the first halves of L and M, B the second halves, so reading either logical page
+    /// senses both pages. An odd last write keeps its page whole. Returns the program
+    /// time (the slowest page's).
+    pub(crate) fn bind_interleaved(&mut self, txns: &[u32]) -> u64 {
+        let mut program = 0;
+        let mut k = 0;
+        while k < txns.len() {
+            let a = self.user_write_page(txns[k]);
+            program = program.max(self.program_ns(a.page_type, a.slc));
+            if k + 1 == txns.len() {
+                self.bind_write(txns[k], a.ppn, a.page_type, a.slc);
+                break;
+            }
+            let b = self.user_write_page(txns[k + 1]);
+            program = program.max(self.program_ns(b.page_type, b.slc));
+            let (l, m) = (txns[k], txns[k + 1]);
+            self.bind_parts(l, &[(a.ppn, 0, 0, 1), (b.ppn, 0, 1, 1)], a.page_type.max(b.page_type), a.slc);
+            self.bind_parts(m, &[(b.ppn, 1, 1, 1), (a.ppn, 1, 0, 1)], a.page_type.max(b.page_type), b.slc);
+            self.count_program(a.page_type, a.slc, true);
+            self.count_program(b.page_type, b.slc, true);
+            self.flash_counters.interleaved_pairs += 1;
+            k += 2;
+        }
+        program
+    }
+
+    /// A subpage map's write of part of a page (MGA, IPU §4): further partial writes
+    /// queued for the same plane whose subpages fit the rest of the page are packed into
+    /// it, in queue order, and the page is programmed once with only their data crossing
+    /// the channel.
+    pub(crate) fn start_packed_write(&mut self, die: u32, first: u32) -> Result<bool, SimError> {
+        let units_per_page = self.ftl.units_per_page();
+        let plane = self.txns[first as usize].plane;
+        let mut free = units_per_page - self.txns[first as usize].units as u32;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(first);
+        let mut i = 0;
+        while free > 0 && i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
+            let t = self.dies[die as usize].writes[i];
+            let txn = &self.txns[t as usize];
+            let fits = txn.kind == TxnKind::Write
+                && txn.plane == plane
+                && (txn.units as u32) <= free
+                && !cmd.txns.iter().any(|&c| self.txns[c as usize].lpn == txn.lpn);
+            if fits {
+                free -= txn.units as u32;
+                cmd.txns.push(t);
+                self.dies[die as usize].writes.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let summaries = self.ftl.counters.summary_programs;
+        let a = self.user_write_page(first);
+        let mut slot = 0;
+        for k in 0..cmd.txns.len() {
+            let t = cmd.txns[k];
+            let (unit, units) = (self.txns[t as usize].unit as u32, self.txns[t as usize].units as u32);
+            self.bind_parts(t, &[(a.ppn, slot, unit, units)], a.page_type, a.slc);
+            slot += units;
+        }
+        self.count_program(a.page_type, a.slc, true);
+        if cmd.txns.len() > 1 {
+            self.flash_counters.packed_programs += 1;
+        }
+        let program = self.program_ns(a.page_type, a.slc) + self.summary_ns(summaries);
+        let bytes = slot as u64 * self.timing.page_size_bytes / units_per_page as u64;
+        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(program)]);
+        self.dies[die as usize].command = cmd;
+        self.dies[die as usize].busy = true;
+        self.advance_command(die)?;
+        Ok(true)
     }
 
     /// One-shot programming (3D flash, seed 001 §II-A): a plane's buffered writes are programmed as one page set
@@ -687,7 +849,7 @@ impl Simulator<'_> {
         let dest = self.ftl.allocate_gc(to, self.now).expect("the design picks a target with free blocks to spare");
         let (src_type, src_slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
         let mut sense = self.timing.read_ns(src_type, src_slc);
-        self.ftl.commit_move(lpn, ppn, dest.ppn);
+        self.ftl.move_page(ppn, dest.ppn);
         self.count_read(src_type, src_slc);
         self.count_program(dest.page_type, dest.slc, false);
         let txn = self.alloc_txn(TxnKind::MoveOut, NO_REQUEST, lpn, dest.ppn, to);

@@ -96,7 +96,7 @@ impl Ftl {
         let mut found = None;
         while cursor < pages {
             let ppn = self.addr.ppn(block, cursor);
-            let lpn = self.reverse[ppn as usize];
+            let lpn = self.page_lpn(ppn);
             cursor += 1;
             if lpn != NO_PAGE {
                 found = Some((ppn, lpn));
@@ -131,12 +131,12 @@ impl Ftl {
     /// the moves, one per cleanup step, would wait for them one at a time. Changes only
     /// what is in the cache.
     fn touch_mappings_of(&self, block: u32) {
-        let first = self.addr.ppn(block, 0) as usize;
-        let pages = &self.reverse[first..first + self.pages_in_block(block) as usize];
-        let touched = pages
+        let first = (self.addr.ppn(block, 0) << self.unit_shift) as usize;
+        let units = &self.reverse[first..first + (self.pages_in_block(block) << self.unit_shift) as usize];
+        let touched = units
             .iter()
-            .filter(|&&lpn| lpn != NO_PAGE)
-            .fold(0u32, |acc, &lpn| acc ^ self.map.get(lpn as usize).copied().unwrap_or(0));
+            .filter(|&&lu| lu != NO_PAGE)
+            .fold(0u32, |acc, &lu| acc ^ self.map.get(lu as usize).copied().unwrap_or(0));
         std::hint::black_box(touched);
     }
 
@@ -196,14 +196,19 @@ impl Ftl {
                 return self.claim_victim(b);
             }
             let capacity = if info.slc { self.slc_layout.pages() } else { pages_per_block };
+            let units = self.units_per_page();
             // Pages an erase would gain: the invalid ones (a partly programmed block's
             // unprogrammed pages are free already).
             // A block summary is rewritten wherever the valid pages go, so it is no gain:
             // a block whose only invalid pages are its summary is not worth cleaning.
             let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
-            let invalid = info.write_ptr - info.valid_pages - summary;
+            // Counted in mapping units, so that a unit map's partly valid pages are a gain
+            // (compacting GC packs them); with a page map a unit is a page.
+            let invalid = (info.write_ptr - summary) * units - info.valid_units;
             // Migration (BG-DM, QPC-DM) empties SLC blocks to free SLC room, valid data or not.
-            if invalid == 0 && (self.slc_gc_auto || !info.slc) {
+            // Otherwise a block is worth cleaning only if it gains a page: compacting fewer
+            // invalid units than a page's would consume as many pages as the erase frees.
+            if invalid < units && (self.slc_gc_auto || !info.slc) {
                 continue;
             }
             count += 1;
@@ -211,11 +216,11 @@ impl Ftl {
             // Lower score wins; ties keep the lowest block number (deterministic).
             let score = match policy {
                 // Most invalid pages (SSDSim's rule); for full blocks: fewest valid.
-                VictimPolicy::Greedy => (capacity - invalid) as u64,
+                VictimPolicy::Greedy => (capacity * units - invalid) as u64,
                 VictimPolicy::Fifo => info.closed_seq,
                 VictimPolicy::CostBenefit => {
                     // benefit/cost = (1-u)/(2u) × age; maximise → minimise its negation.
-                    let u = info.valid_pages as f64 / capacity as f64;
+                    let u = info.valid_units as f64 / (capacity * units) as f64;
                     let age = now_ns.saturating_sub(info.last_write_ns) as f64 + 1.0;
                     let benefit = (1.0 - u) / (2.0 * u) * age;
                     u64::MAX - benefit.min(u64::MAX as f64 / 2.0) as u64

@@ -6,12 +6,13 @@
 
 pub mod allocation;
 pub mod gc;
+pub mod mapping;
 pub mod precondition;
 pub mod recovery;
 pub mod relaxed;
 pub mod verify;
 
-use crate::config::{Config, VictimPolicy};
+use crate::config::{Config, Mapping, VictimPolicy};
 use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -42,7 +43,11 @@ pub enum BlockState {
 
 #[derive(Clone, Debug)]
 pub struct BlockInfo {
+    /// Pages holding at least one valid unit (with a page map: valid pages).
     pub valid_pages: u32,
+    /// Valid mapping units in the block (= `valid_pages` with a page map): what GC gains
+    /// by compacting partly valid pages of a unit map.
+    pub valid_units: u32,
     /// Pages programmed (or skipped and lost) so far. Under the strict program order
     /// they are exactly the pages below this ID.
     pub write_ptr: u32,
@@ -138,10 +143,14 @@ pub struct Ftl {
     pub addr: Address,
     pub layout: PageLayout,
     pub slc_layout: PageLayout,
-    /// Logical page → physical page (NO_PAGE = unmapped).
-    pub map: Vec<Ppn>,
-    /// Physical page → logical page (NO_PAGE = free or invalid).
+    /// Logical unit → physical unit (NO_PAGE = unmapped); see `mapping.rs`. With the
+    /// default page map a unit is a page: logical page → physical page.
+    pub map: Vec<u32>,
+    /// Physical unit → logical unit (NO_PAGE = free or invalid).
     pub reverse: Vec<u32>,
+    /// The map's granularity (`ftl.mapping`) and log2 of its units per page.
+    pub mapping: Mapping,
+    pub unit_shift: u32,
     pub blocks: Vec<BlockInfo>,
     pub planes: Vec<PlaneState>,
     pub logical_pages: u32,
@@ -257,6 +266,7 @@ impl Ftl {
                 let slc = b < slc_blocks[plane as usize];
                 blocks.push(BlockInfo {
                     valid_pages: 0,
+                    valid_units: 0,
                     write_ptr: 0,
                     programmed_by_type: [0; 4],
                     erase_count: 0,
@@ -284,9 +294,12 @@ impl Ftl {
         let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
         let background_free_blocks =
             ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency_free_blocks);
+        let units = config.units_per_page();
         Ftl {
-            map: vec![NO_PAGE; logical_pages as usize],
-            reverse: vec![NO_PAGE; addr.pages() as usize],
+            map: vec![NO_PAGE; logical_pages as usize * units as usize],
+            reverse: vec![NO_PAGE; addr.pages() as usize * units as usize],
+            mapping: config.ftl.mapping,
+            unit_shift: units.trailing_zeros(),
             addr,
             layout,
             slc_layout,
@@ -406,11 +419,6 @@ impl Ftl {
 
     pub fn is_slc(&self, ppn: Ppn) -> bool {
         self.blocks[self.addr.block_of(ppn) as usize].slc
-    }
-
-    pub fn lookup(&self, lpn: u32) -> Option<Ppn> {
-        let ppn = self.map[lpn as usize];
-        (ppn != NO_PAGE).then_some(ppn)
     }
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
@@ -685,53 +693,6 @@ impl Ftl {
         }
     }
 
-    /// Records that `lpn`'s data now lives at `ppn`; the old copy becomes invalid.
-    pub fn commit_write(&mut self, lpn: u32, ppn: Ppn) {
-        let old = self.map[lpn as usize];
-        if old != NO_PAGE {
-            self.invalidate(old);
-        }
-        self.map[lpn as usize] = ppn;
-        self.reverse[ppn as usize] = lpn;
-        self.oob_new_write(lpn, ppn);
-        if let Some(v) = self.versions.as_mut() {
-            // Placed data carries the logical page's current version; a user write then
-            // tags a new one (tag_write) and a GC move copies the source's (commit_move).
-            v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
-        }
-        self.blocks[self.addr.block_of(ppn) as usize].valid_pages += 1;
-    }
-
-    /// Completes a GC move if the source is still the live copy; otherwise the moved
-    /// copy is stale (the host overwrote or trimmed the page meanwhile) and stays invalid.
-    pub fn commit_move(&mut self, lpn: u32, from: Ppn, to: Ppn) -> bool {
-        if self.map[lpn as usize] != from {
-            // Programmed all the same: the copy carries the source's spare area.
-            self.oob_copy(from, to);
-            return false;
-        }
-        self.commit_write(lpn, to);
-        self.copy_version(from, to);
-        self.oob_copy(from, to);
-        self.counters.gc_moved_pages += 1;
-        true
-    }
-
-    pub fn trim(&mut self, lpn: u32) {
-        self.oob_trim(lpn);
-        let old = self.map[lpn as usize];
-        if old != NO_PAGE {
-            self.invalidate(old);
-            self.map[lpn as usize] = NO_PAGE;
-        }
-    }
-
-    fn invalidate(&mut self, ppn: Ppn) {
-        debug_assert_ne!(self.reverse[ppn as usize], NO_PAGE);
-        self.reverse[ppn as usize] = NO_PAGE;
-        self.blocks[self.addr.block_of(ppn) as usize].valid_pages -= 1;
-    }
-
     /// Counts a block taken from the free pool for one-victim-per-block background GC.
     pub(crate) fn note_block_opened(&mut self, plane: u32) {
         let p = &mut self.planes[plane as usize];
@@ -760,8 +721,8 @@ impl Ftl {
             self.page_programs[first..end].fill(0);
         }
         if let Some(o) = self.oob.as_mut() {
-            let first = (block * self.addr.pages_per_block) as usize;
-            let end = first + self.addr.pages_per_block as usize;
+            let first = ((block * self.addr.pages_per_block) << self.unit_shift) as usize;
+            let end = first + (self.addr.pages_per_block << self.unit_shift) as usize;
             o.lpn[first..end].fill(NO_PAGE);
             o.seq[first..end].fill(0);
         }
@@ -798,45 +759,11 @@ impl Ftl {
         }
     }
 
-    /// Bytes of mapping table plus reverse map as a controller would hold them.
-    pub fn mapping_memory_bytes(&self, entry_bytes: u32) -> u64 {
-        self.map.len() as u64 * entry_bytes as u64
-    }
-
     /// Checks every structural invariant. Returns the first violation found.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for (lpn, &ppn) in self.map.iter().enumerate() {
-            if ppn == NO_PAGE {
-                continue;
-            }
-            if self.reverse[ppn as usize] != lpn as u32 {
-                return Err(format!("map[{lpn}] = {ppn} but reverse[{ppn}] = {}", self.reverse[ppn as usize]));
-            }
-            let block = self.addr.block_of(ppn);
-            if !self.is_programmed(block, self.addr.page_in_block(ppn)) {
-                return Err(format!("lpn {lpn} maps to unprogrammed page {ppn}"));
-            }
-        }
+        self.check_mapping()?;
         let mut free_by_type = vec![0u64; self.bits_per_cell];
         for (block, info) in self.blocks.iter().enumerate() {
-            let first = self.addr.ppn(block as u32, 0) as usize;
-            let pages = self.addr.pages_per_block as usize;
-            let mut valid = 0u32;
-            for (page, &lpn) in self.reverse[first..first + pages].iter().enumerate() {
-                if lpn == NO_PAGE {
-                    continue;
-                }
-                valid += 1;
-                if !self.is_programmed(block as u32, page as u32) {
-                    return Err(format!("block {block}: page {page} is valid but was never programmed"));
-                }
-                if self.map.get(lpn as usize) != Some(&((first + page) as u32)) {
-                    return Err(format!("reverse[{}] = {lpn} but map disagrees", first + page));
-                }
-            }
-            if valid != info.valid_pages {
-                return Err(format!("block {block}: valid count {} but {valid} valid pages", info.valid_pages));
-            }
             let capacity = self.pages_in_block(block as u32);
             match info.state {
                 BlockState::Free if info.write_ptr != 0 => {

@@ -197,7 +197,7 @@ impl Ftl {
                     continue;
                 }
                 // Pages the workload reads before writing are already placed.
-                while lpn < self.logical_pages as u64 && self.map[lpn as usize] != crate::flash::NO_PAGE {
+                while lpn < self.logical_pages as u64 && self.is_mapped(lpn as u32) {
                     lpn += 1;
                 }
                 if lpn >= self.logical_pages as u64 {
@@ -308,7 +308,7 @@ impl Ftl {
                 while credit >= 1.0 {
                     credit -= 1.0;
                     let old = lpn_at(rng.random_range(0..=i));
-                    let old_plane = self.addr.plane_of(self.map[old as usize]);
+                    let old_plane = self.addr.plane_of(self.lookup(old).expect("placed above"));
                     if self.place_in(old, old_plane, limit) {
                         report.overwritten_pages += 1;
                     }
@@ -416,9 +416,9 @@ impl Ftl {
     fn settle_gc(&mut self, plane: u32, now: u64) {
         while self.gc_need(plane) != GcNeed::None {
             match self.gc_next_step(plane, now) {
-                Some(GcStep::Move { ppn, lpn }) => match self.allocate_gc(plane, now) {
+                Some(GcStep::Move { ppn, .. }) => match self.allocate_gc(plane, now) {
                     Some(a) => {
-                        self.commit_move(lpn, ppn, a.ppn);
+                        self.move_page(ppn, a.ppn);
                     }
                     None => return,
                 },

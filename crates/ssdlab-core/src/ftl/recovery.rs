@@ -23,9 +23,10 @@ const TORN: u64 = u64::MAX;
 
 #[derive(Clone, Debug, Default)]
 pub struct Oob {
-    /// Per physical page: the logical page written there (NO_PAGE = none, e.g. skipped).
+    /// Per physical unit (`mapping.rs`; a page with the default page map): the logical
+    /// unit written there (NO_PAGE = none, e.g. skipped).
     pub lpn: Vec<u32>,
-    /// Per physical page: write sequence number of the data (0 = none, TORN = torn); a
+    /// Per physical unit: write sequence number of the data (0 = none, TORN = torn); a
     /// GC copy keeps its source's.
     pub seq: Vec<u64>,
     /// Per logical page: sequence number of its last trim (the trim journal).
@@ -63,9 +64,9 @@ impl Ftl {
         self.track_program_order();
         if self.oob.is_none() {
             self.oob = Some(Oob {
-                lpn: vec![NO_PAGE; self.addr.pages() as usize],
-                seq: vec![0; self.addr.pages() as usize],
-                trim_seq: vec![0; self.map.len()],
+                lpn: vec![NO_PAGE; self.reverse.len()],
+                seq: vec![0; self.reverse.len()],
+                trim_seq: vec![0; self.logical_pages as usize],
                 next_seq: 1,
                 partials_in_flight: Vec::new(),
             });
@@ -105,20 +106,36 @@ impl Ftl {
         self.blocks[block as usize].valid_pages == 0 && self.pinned.get(block as usize).is_none_or(|&n| n == 0)
     }
 
-    /// OOB of a page programmed with new data of `lpn`.
-    pub(super) fn oob_new_write(&mut self, lpn: u32, ppn: Ppn) {
+    /// OOB of the slots `slot..slot + count` of a page programmed with new data of units
+    /// `first..first + count` of `lpn` (one write: one sequence number).
+    pub(super) fn oob_new_write(&mut self, lpn: u32, first: u32, count: u32, ppn: Ppn, slot: u32) {
+        let shift = self.unit_shift;
         if let Some(o) = self.oob.as_mut() {
-            o.lpn[ppn as usize] = lpn;
-            o.seq[ppn as usize] = o.next_seq;
+            for k in 0..count {
+                let pu = ((ppn << shift) + slot + k) as usize;
+                o.lpn[pu] = (lpn << shift) + first + k;
+                o.seq[pu] = o.next_seq;
+            }
             o.next_seq += 1;
+        }
+    }
+
+    /// Compacting GC moved the unit at physical unit `from` to `to`: its OOB entry goes
+    /// with it.
+    pub(super) fn oob_copy_unit(&mut self, from: u32, to: u32) {
+        if let Some(o) = self.oob.as_mut() {
+            o.lpn[to as usize] = o.lpn[from as usize];
+            o.seq[to as usize] = o.seq[from as usize];
         }
     }
 
     /// GC copied `from` to `to`: the spare area travels with the data.
     pub(super) fn oob_copy(&mut self, from: Ppn, to: Ppn) {
+        let (shift, units) = (self.unit_shift, 1usize << self.unit_shift);
         if let Some(o) = self.oob.as_mut() {
-            o.lpn[to as usize] = o.lpn[from as usize];
-            o.seq[to as usize] = o.seq[from as usize];
+            let (src, dst) = ((from << shift) as usize, (to << shift) as usize);
+            o.lpn.copy_within(src..src + units, dst);
+            o.seq.copy_within(src..src + units, dst);
         }
     }
 
@@ -135,7 +152,7 @@ impl Ftl {
         let version = self.page_version(ppn);
         let Some(o) = self.oob.as_mut() else { return };
         o.partials_in_flight.push((ppn, o.seq[ppn as usize], version));
-        self.oob_new_write(lpn, ppn);
+        self.oob_new_write(lpn, 0, 1, ppn, 0);
     }
 
     /// The partial program into `ppn` finished: its new subpages are durable.
@@ -161,8 +178,10 @@ impl Ftl {
             ..RecoveryScan::default()
         };
         let Some(mut oob) = self.oob.take() else { return scan };
+        let (shift, units) = (self.unit_shift, 1usize << self.unit_shift);
         for &ppn in torn {
-            oob.seq[ppn as usize] = TORN;
+            let first = (ppn << shift) as usize;
+            oob.seq[first..first + units].fill(TORN);
         }
         let partials = std::mem::take(&mut oob.partials_in_flight);
         for &(ppn, previous_seq, previous_version) in &partials {
@@ -171,7 +190,7 @@ impl Ftl {
                 v.page_version[ppn as usize] = previous_version;
             }
         }
-        scan.torn_pages = oob.seq.iter().filter(|&&s| s == TORN).count() as u64;
+        scan.torn_pages = oob.seq.iter().step_by(units).filter(|&&s| s == TORN).count() as u64;
         for &block in erases_in_flight {
             let die = self.addr.die_of_plane(self.addr.plane_of_block(block));
             scan.erases_per_die[die as usize] += 1;
@@ -180,7 +199,7 @@ impl Ftl {
         self.pinned.fill(0);
         self.map.fill(NO_PAGE);
         self.reverse.fill(NO_PAGE);
-        // Scan: the freshest readable copy of each logical page wins.
+        // Scan: the freshest readable copy of each logical unit wins.
         let mut best = vec![(0u64, 0u64); self.map.len()];
         // A block with a torn page never got its summary (written after its last page).
         let mut torn_blocks: Vec<u32> =
@@ -188,6 +207,7 @@ impl Ftl {
         torn_blocks.sort_unstable();
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;
+            self.blocks[block as usize].valid_units = 0;
             let written = self.blocks[block as usize].write_ptr;
             if written == 0 {
                 continue;
@@ -208,25 +228,31 @@ impl Ftl {
                     scan.reads_per_die[die as usize] += 1;
                 }
                 let ppn = self.addr.ppn(block, page);
-                let (lpn, seq) = (oob.lpn[ppn as usize], oob.seq[ppn as usize]);
-                if lpn == NO_PAGE || seq == 0 || seq == TORN || (lpn as usize) >= self.map.len() {
-                    continue;
-                }
-                let key = (seq, self.program_seq[ppn as usize]);
-                if seq > oob.trim_seq[lpn as usize] && key > best[lpn as usize] {
-                    best[lpn as usize] = key;
-                    self.map[lpn as usize] = ppn;
+                for pu in (ppn << shift) as usize..((ppn << shift) as usize + units) {
+                    let (lu, seq) = (oob.lpn[pu], oob.seq[pu]);
+                    if lu == NO_PAGE || seq == 0 || seq == TORN || (lu as usize) >= self.map.len() {
+                        continue;
+                    }
+                    let key = (seq, self.program_seq[ppn as usize]);
+                    if seq > oob.trim_seq[(lu >> shift) as usize] && key > best[lu as usize] {
+                        best[lu as usize] = key;
+                        self.map[lu as usize] = pu as u32;
+                    }
                 }
             }
         }
-        for lpn in 0..self.map.len() {
-            let ppn = self.map[lpn];
-            if ppn != NO_PAGE {
-                self.reverse[ppn as usize] = lpn as u32;
-                self.blocks[self.addr.block_of(ppn) as usize].valid_pages += 1;
-                scan.mapped_pages += 1;
+        for lu in 0..self.map.len() {
+            let pu = self.map[lu];
+            if pu != NO_PAGE {
+                let block = self.addr.block_of(pu >> shift) as usize;
+                if self.page_valid_units(pu >> shift) == 0 {
+                    self.blocks[block].valid_pages += 1;
+                }
+                self.blocks[block].valid_units += 1;
+                self.reverse[pu as usize] = lu as u32;
             }
         }
+        scan.mapped_pages = (0..self.logical_pages).filter(|&lpn| self.is_mapped(lpn)).count() as u64;
         self.oob = Some(oob);
         scan.abandoned_pages = self.rebuild_block_pools();
         scan

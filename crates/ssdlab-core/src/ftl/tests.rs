@@ -30,9 +30,9 @@ fn verify_catches_a_mapping_that_points_at_stale_data() {
     let mut ftl = small();
     ftl.track_versions();
     let (old, v1) = write(&mut ftl, 3);
-    ftl.acknowledge(3, v1);
+    ftl.acknowledge(3, 0, 1, v1);
     let (_new, v2) = write(&mut ftl, 3);
-    ftl.acknowledge(3, v2);
+    ftl.acknowledge(3, 0, 1, v2);
     ftl.verify_data("test").unwrap();
     // Corrupt the map: logical page 3 back to its first copy.
     ftl.map[3] = old;
@@ -45,15 +45,15 @@ fn verify_catches_lost_data_and_respects_trims() {
     let mut ftl = small();
     ftl.track_versions();
     let (_, v) = write(&mut ftl, 5);
-    ftl.acknowledge(5, v);
+    ftl.acknowledge(5, 0, 1, v);
     ftl.trim(5);
     ftl.acknowledge_trim(5);
     ftl.verify_data("trimmed").unwrap();
     // A write issued before the trim but completing after it must not resurrect the page.
-    ftl.acknowledge(5, v);
+    ftl.acknowledge(5, 0, 1, v);
     ftl.verify_data("late completion").unwrap();
     let (_, v2) = write(&mut ftl, 6);
-    ftl.acknowledge(6, v2);
+    ftl.acknowledge(6, 0, 1, v2);
     ftl.map[6] = NO_PAGE;
     let e = ftl.verify_data("lost").unwrap_err();
     assert!(e.contains("logical page 6") && e.contains("no mapping"), "{e}");
@@ -77,7 +77,7 @@ fn aged_with_oob() -> Ftl {
         for lpn in 0..20u32 {
             if (lpn + round) % 3 != 0 {
                 let (_, v) = write(&mut ftl, lpn);
-                ftl.acknowledge(lpn, v);
+                ftl.acknowledge(lpn, 0, 1, v);
             }
         }
     }
@@ -87,11 +87,11 @@ fn aged_with_oob() -> Ftl {
     }
     // Rewrite a trimmed page: the new copy must win over the trim.
     let (_, v) = write(&mut ftl, 7);
-    ftl.acknowledge(7, v);
+    ftl.acknowledge(7, 0, 1, v);
     // A GC move copies data and its OOB to a new page.
     let from = ftl.lookup(4).expect("written");
     let to = ftl.allocate_gc(0, 0).expect("room");
-    assert!(ftl.commit_move(4, from, to.ppn));
+    assert!(ftl.move_page(from, to.ppn));
     ftl
 }
 
@@ -177,4 +177,188 @@ fn one_shot_user_page_set_is_the_rest_of_the_write_points_wordline() {
     }
     assert_eq!(ftl.free_blocks(0), 1);
     assert_eq!(ftl.user_page_set(0), 0);
+}
+
+/// A one-plane drive with a unit map (half pages or 4 subpages), OOB and versions on.
+fn unit_map(mapping: crate::config::Mapping) -> Ftl {
+    let mut c = small_config();
+    c.ftl.mapping = mapping;
+    c.geometry.subpages_per_page = 4;
+    c.validate().expect("valid");
+    let mut ftl = Ftl::new(&c);
+    ftl.track_oob();
+    ftl.track_versions();
+    ftl
+}
+
+/// A user write of units `first..first + count` of `lpn` into `ppn` from `slot`,
+/// acknowledged.
+fn write_units(ftl: &mut Ftl, lpn: u32, first: u32, count: u32, ppn: Ppn, slot: u32) {
+    let v = ftl.issue_version(lpn, first, count);
+    ftl.commit_units(lpn, first, count, ppn, slot);
+    ftl.acknowledge(lpn, first, count, v);
+}
+
+/// A whole-page user write of `lpn` into the next page, acknowledged.
+fn write_whole(ftl: &mut Ftl, lpn: u32) -> Ppn {
+    let a = ftl.allocate_user(0, 0).expect("room");
+    let units = ftl.units_per_page();
+    write_units(ftl, lpn, 0, units, a.ppn, 0);
+    a.ppn
+}
+
+/// Cleans `block` as the engine does: a fully valid page is copied, a partly valid one
+/// compacted with the victim's next pages; then the erase.
+fn clean_block(ftl: &mut Ftl, block: u32) {
+    let p = &mut ftl.planes[0];
+    p.victim = block;
+    p.victim_cursor = 0;
+    loop {
+        match ftl.gc_next_step(0, 0).expect("a step") {
+            GcStep::Move { ppn, .. } => {
+                let to = ftl.allocate_gc(0, 0).expect("room").ppn;
+                if ftl.page_valid_units(ppn) < ftl.units_per_page() {
+                    ftl.compact_into(0, ppn, to, &mut Vec::new());
+                } else {
+                    assert!(ftl.move_page(ppn, to));
+                }
+            }
+            GcStep::Erase { block: b } => {
+                assert_eq!(b, block);
+                ftl.erase(b);
+                return;
+            }
+        }
+        ftl.check_invariants().unwrap();
+        ftl.verify_data("during GC").unwrap();
+    }
+}
+
+/// Fills the rest of the open user block with whole writes of logical pages from 40 on,
+/// so that it closes (a GC victim must be closed).
+fn close_user_block(ftl: &mut Ftl, block: u32) {
+    let mut lpn = 40;
+    while ftl.blocks[block as usize].state != BlockState::Closed {
+        write_whole(ftl, lpn);
+        lpn += 1;
+    }
+}
+
+#[test]
+fn a_half_page_pair_survives_an_overwrite_gc_and_a_power_loss() {
+    let mut ftl = unit_map(crate::config::Mapping::HalfPages);
+    // Logical pages 0 and 1 interleaved over A and B (a multi-plane pair program).
+    let a = ftl.allocate_user(0, 0).unwrap().ppn;
+    let b = ftl.allocate_user(0, 0).unwrap().ppn;
+    for (lpn, slot) in [(0, 0), (1, 1)] {
+        let v = ftl.issue_version(lpn, 0, 2);
+        ftl.commit_units(lpn, 0, 1, a, slot);
+        ftl.commit_units(lpn, 1, 1, b, slot);
+        ftl.acknowledge(lpn, 0, 2, v);
+    }
+    assert_eq!(
+        [ftl.unit_page(0, 0), ftl.unit_page(0, 1), ftl.unit_page(1, 0), ftl.unit_page(1, 1)],
+        [Some(a), Some(b), Some(a), Some(b)]
+    );
+    assert_eq!((ftl.page_valid_units(a), ftl.page_valid_units(b)), (2, 2));
+    assert_eq!(ftl.split_logical_pages(), 2);
+    let block = ftl.addr.block_of(a);
+    close_user_block(&mut ftl, block);
+    // Overwriting one logical page of the pair leaves each page half valid, still valid.
+    write_whole(&mut ftl, 1);
+    assert_eq!((ftl.page_valid_units(a), ftl.page_valid_units(b)), (1, 1));
+    assert_eq!(ftl.blocks[block as usize].valid_units, ftl.blocks[block as usize].valid_pages * 2 - 2);
+    ftl.check_invariants().unwrap();
+    // GC of the block holding both halves of the other page packs them with others.
+    clean_block(&mut ftl, block);
+    let (h0, h1) = (ftl.unit_page(0, 0).unwrap(), ftl.unit_page(0, 1).unwrap());
+    assert_ne!(ftl.addr.block_of(h0), block);
+    assert_ne!(ftl.addr.block_of(h1), block);
+    ftl.verify_data("after GC").unwrap();
+    // Power fails: the map rebuilt from the OOB areas is the same, unit by unit.
+    let map = ftl.map.clone();
+    let units: Vec<u32> = ftl.blocks.iter().map(|b| b.valid_units).collect();
+    ftl.power_loss_recover(&[], &[]);
+    assert_eq!(ftl.map, map, "the rebuilt map differs");
+    assert_eq!(ftl.blocks.iter().map(|b| b.valid_units).collect::<Vec<_>>(), units);
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after recovery").unwrap();
+    // A torn rewrite of page 0 falls back to its halves where GC put them.
+    let torn = ftl.allocate_user(0, 0).unwrap().ppn;
+    let v = ftl.issue_version(0, 0, 2);
+    ftl.commit_units(0, 0, 2, torn, 0);
+    let _ = v;
+    ftl.power_loss_recover(&[torn], &[]);
+    assert_eq!((ftl.unit_page(0, 0), ftl.unit_page(0, 1)), (Some(h0), Some(h1)));
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after a torn rewrite").unwrap();
+}
+
+#[test]
+fn a_subpage_entry_survives_an_overwrite_gc_and_a_power_loss() {
+    let mut ftl = unit_map(crate::config::Mapping::Subpages);
+    // Logical page 5's four subpages packed into two pages with subpages of 6 and 7.
+    let p = ftl.allocate_user(0, 0).unwrap().ppn;
+    let q = ftl.allocate_user(0, 0).unwrap().ppn;
+    write_units(&mut ftl, 6, 2, 2, p, 0);
+    write_units(&mut ftl, 5, 0, 2, p, 2);
+    write_units(&mut ftl, 5, 2, 2, q, 0);
+    write_units(&mut ftl, 7, 0, 1, q, 2);
+    assert_eq!(ftl.page_valid_units(p), 4);
+    assert_eq!(ftl.page_valid_units(q), 3, "one slot of q was never written");
+    assert_eq!(ftl.split_logical_pages(), 3);
+    // A subpage map's table is two-level: a page entry each, plus subpage entries for the
+    // three split pages.
+    assert_eq!(ftl.mapping_memory_bytes(4), ftl.logical_pages as u64 * 4 + 3 * 4 * 4);
+    let block = ftl.addr.block_of(p);
+    close_user_block(&mut ftl, block);
+    // Overwrite one subpage of page 5 (into a page of its own).
+    let r = ftl.allocate_user(0, 0).unwrap().ppn;
+    write_units(&mut ftl, 5, 3, 1, r, 0);
+    assert_eq!(ftl.page_valid_units(q), 2);
+    assert_eq!(ftl.unit_page(5, 3), Some(r));
+    clean_block(&mut ftl, block);
+    for k in 0..3 {
+        let at = ftl.unit_page(5, k).expect("still mapped");
+        assert_ne!(ftl.addr.block_of(at), block, "unit {k} moved out of the victim");
+    }
+    ftl.verify_data("after GC").unwrap();
+    let map = ftl.map.clone();
+    ftl.power_loss_recover(&[], &[]);
+    assert_eq!(ftl.map, map, "the rebuilt map differs");
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after recovery").unwrap();
+    // A trim discards every subpage, also after recovery.
+    ftl.trim(5);
+    ftl.acknowledge_trim(5);
+    ftl.power_loss_recover(&[], &[]);
+    assert!(!ftl.is_mapped(5));
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after a trim and recovery").unwrap();
+}
+
+#[test]
+fn compaction_packs_the_valid_units_of_partly_valid_pages() {
+    let mut ftl = unit_map(crate::config::Mapping::Subpages);
+    // Six pages with one valid subpage each: compaction needs two pages for them.
+    let first = ftl.allocate_user(0, 0).unwrap().ppn;
+    write_units(&mut ftl, 0, 0, 1, first, 0);
+    for lpn in 1..6 {
+        let ppn = ftl.allocate_user(0, 0).unwrap().ppn;
+        write_units(&mut ftl, lpn, 0, 1, ppn, 0);
+    }
+    let block = ftl.addr.block_of(first);
+    close_user_block(&mut ftl, block);
+    let p = &mut ftl.planes[0];
+    p.victim = block;
+    p.victim_cursor = 1;
+    let to = ftl.allocate_gc(0, 0).unwrap().ppn;
+    let mut sources = Vec::new();
+    assert_eq!(ftl.compact_into(0, first, to, &mut sources), 4);
+    assert_eq!(sources.len(), 4, "four pages read for one page programmed");
+    assert_eq!(ftl.page_valid_units(to), 4);
+    assert!((0..4).all(|lpn| ftl.unit_page(lpn, 0) == Some(to)));
+    assert_eq!(ftl.planes[0].victim_cursor, 4, "the victim's next page is the fifth");
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after compaction").unwrap();
 }

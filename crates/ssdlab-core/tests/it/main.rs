@@ -7,6 +7,7 @@ mod everyday;
 mod gc;
 mod hybrid;
 mod liveness;
+mod mapping;
 mod mutants;
 mod power;
 mod preconditioning;

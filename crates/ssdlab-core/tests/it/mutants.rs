@@ -387,7 +387,7 @@ fn the_data_checker_reports_lost_and_misdirected_mappings() {
         let a = ftl.allocate_user(0, 0).expect("a fresh drive has room");
         ftl.commit_write(lpn, a.ppn);
         let version = ftl.tag_write(lpn, a.ppn);
-        ftl.acknowledge(lpn, version);
+        ftl.acknowledge(lpn, 0, 1, version);
         a.ppn
     };
     write(&mut ftl, 5);
