@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod figures;
 pub mod import;
 pub mod mqsim_xml;
 pub mod output;

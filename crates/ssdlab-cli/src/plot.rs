@@ -13,6 +13,8 @@ const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 360.0;
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
+/// The right margin when there is a legend: it sits beside the plot, never over the data.
+const RIGHT_WITH_LEGEND: f64 = 170.0;
 const TOP: f64 = 36.0;
 const BOTTOM: f64 = 50.0;
 /// Colour-blind-safe palette (Okabe-Ito), in drawing order.
@@ -116,8 +118,8 @@ fn header(out: &mut String, title: &str) {
     );
 }
 
-fn axis_labels(out: &mut String, x_label: &str, y_label: &str) {
-    let (x, y) = (LEFT + (WIDTH - LEFT - RIGHT) / 2.0, TOP + (HEIGHT - TOP - BOTTOM) / 2.0);
+fn axis_labels(out: &mut String, x_label: &str, y_label: &str, right: f64) {
+    let (x, y) = (LEFT + (WIDTH - LEFT - right) / 2.0, TOP + (HEIGHT - TOP - BOTTOM) / 2.0);
     let _ = write!(
         out,
         "<text class=\"axis-label x\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{}</text>\
@@ -128,14 +130,19 @@ fn axis_labels(out: &mut String, x_label: &str, y_label: &str) {
     );
 }
 
+/// Whether a chart of these series labels has a legend (one unnamed series has none).
+fn has_legend(labels: &[&str]) -> bool {
+    !(labels.len() < 2 && labels.iter().all(|l| l.is_empty()))
+}
+
 fn legend(out: &mut String, labels: &[&str]) {
-    if labels.len() < 2 && labels.iter().all(|l| l.is_empty()) {
+    if !has_legend(labels) {
         return;
     }
     let mut y = TOP + 8.0;
     for (i, label) in labels.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let x = WIDTH - RIGHT - 150.0;
+        let x = WIDTH - RIGHT_WITH_LEGEND + 12.0;
         let _ = write!(
             out,
             "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"4\" fill=\"{colour}\"/><text class=\"legend\" x=\"{}\" \
@@ -154,9 +161,11 @@ fn legend(out: &mut String, labels: &[&str]) {
 pub fn line_chart(chart: &LineChart) -> String {
     let usable = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!chart.x_log || x > 0.0);
     let all: Vec<(f64, f64)> = chart.lines.iter().flat_map(|l| l.points.iter().copied().filter(usable)).collect();
+    let labels: Vec<&str> = chart.lines.iter().map(|l| l.label.as_str()).collect();
+    let right = if has_legend(&labels) { RIGHT_WITH_LEGEND } else { RIGHT };
     let mut out = String::new();
     header(&mut out, &chart.title);
-    axis_labels(&mut out, &chart.x_label, &chart.y_label);
+    axis_labels(&mut out, &chart.x_label, &chart.y_label, right);
     if all.is_empty() {
         let _ = write!(
             out,
@@ -176,7 +185,7 @@ pub fn line_chart(chart: &LineChart) -> String {
     }
     let (x0, x1, x_ticks) = if chart.x_log { log_ticks(x_lo, x_hi) } else { linear_ticks(x_lo, x_hi) };
     let (y0, y1, y_ticks) = linear_ticks(y_lo, y_hi);
-    let (pw, ph) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+    let (pw, ph) = (WIDTH - LEFT - right, HEIGHT - TOP - BOTTOM);
     let sx = |x: f64| {
         let f = if chart.x_log { (x.log10() - x0.log10()) / (x1.log10() - x0.log10()) } else { (x - x0) / (x1 - x0) };
         LEFT + f * pw
@@ -186,6 +195,7 @@ pub fn line_chart(chart: &LineChart) -> String {
         &mut out,
         &x_ticks.iter().map(|&t| (sx(t), tick_text(t))).collect::<Vec<_>>(),
         &y_ticks.iter().map(|&t| (sy(t), tick_text(t))).collect::<Vec<_>>(),
+        right,
     );
     for (i, line) in chart.lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
@@ -208,14 +218,14 @@ pub fn line_chart(chart: &LineChart) -> String {
             }
         }
     }
-    legend(&mut out, &chart.lines.iter().map(|l| l.label.as_str()).collect::<Vec<_>>());
+    legend(&mut out, &labels);
     out.push_str("</svg>");
     out
 }
 
 /// The plot area's frame, grid and tick labels: (pixel, label) per tick.
-fn axes_frame(out: &mut String, x_ticks: &[(f64, String)], y_ticks: &[(f64, String)]) {
-    let (x_end, y_end) = (WIDTH - RIGHT, HEIGHT - BOTTOM);
+fn axes_frame(out: &mut String, x_ticks: &[(f64, String)], y_ticks: &[(f64, String)], right: f64) {
+    let (x_end, y_end) = (WIDTH - right, HEIGHT - BOTTOM);
     for (y, label) in y_ticks {
         let _ = write!(
             out,
@@ -241,9 +251,11 @@ fn axes_frame(out: &mut String, x_ticks: &[(f64, String)], y_ticks: &[(f64, Stri
 
 /// A grouped bar chart (bars from 0; negative values are drawn downwards).
 pub fn bar_chart(chart: &BarChart) -> String {
+    let labels: Vec<&str> = chart.groups.iter().map(|g| g.0.as_str()).collect();
+    let right = if has_legend(&labels) { RIGHT_WITH_LEGEND } else { RIGHT };
     let mut out = String::new();
     header(&mut out, &chart.title);
-    axis_labels(&mut out, &chart.x_label, &chart.y_label);
+    axis_labels(&mut out, &chart.x_label, &chart.y_label, right);
     let values: Vec<f64> = chart.groups.iter().flat_map(|g| g.1.iter().copied()).filter(|v| v.is_finite()).collect();
     if values.is_empty() || chart.categories.is_empty() {
         let _ = write!(
@@ -257,14 +269,14 @@ pub fn bar_chart(chart: &BarChart) -> String {
     let lo = values.iter().copied().fold(0.0, f64::min);
     let hi = values.iter().copied().fold(0.0, f64::max);
     let (y0, y1, y_ticks) = linear_ticks(lo, if hi > lo { hi } else { lo + 1.0 });
-    let (pw, ph) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+    let (pw, ph) = (WIDTH - LEFT - right, HEIGHT - TOP - BOTTOM);
     let sy = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
     let slot = pw / chart.categories.len() as f64;
     let groups = chart.groups.len().max(1) as f64;
     let bar = slot * 0.8 / groups;
     let x_ticks: Vec<(f64, String)> =
         chart.categories.iter().enumerate().map(|(i, c)| (LEFT + slot * (i as f64 + 0.5), escape(c))).collect();
-    axes_frame(&mut out, &x_ticks, &y_ticks.iter().map(|&t| (sy(t), tick_text(t))).collect::<Vec<_>>());
+    axes_frame(&mut out, &x_ticks, &y_ticks.iter().map(|&t| (sy(t), tick_text(t))).collect::<Vec<_>>(), right);
     for (g, (label, vals)) in chart.groups.iter().enumerate() {
         let colour = COLOURS[g % COLOURS.len()];
         for (i, &v) in vals.iter().enumerate().take(chart.categories.len()) {
@@ -282,7 +294,7 @@ pub fn bar_chart(chart: &BarChart) -> String {
             );
         }
     }
-    legend(&mut out, &chart.groups.iter().map(|g| g.0.as_str()).collect::<Vec<_>>());
+    legend(&mut out, &labels);
     out.push_str("</svg>");
     out
 }
