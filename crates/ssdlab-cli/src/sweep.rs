@@ -760,3 +760,30 @@ pub fn child_runner<'a>(sweep: &'a Sweep, file: &'a Path, exe: &'a Path) -> impl
 pub fn default_output(file: &Path) -> PathBuf {
     file.with_extension("csv")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example of docs/sweep.md parses, with the counts the page states.
+    #[test]
+    fn the_documented_example_parses() {
+        let doc = include_str!("../../../docs/sweep.md");
+        let block = doc.split("```toml\n").nth(1).and_then(|b| b.split("```").next()).expect("a toml block");
+        let sweep = Sweep::parse(block, "docs/sweep.md", Path::new("/data")).unwrap();
+        assert_eq!(sweep.len(), 144);
+        assert_eq!(sweep.axes.iter().map(|a| a.values.len()).collect::<Vec<_>>(), [3, 4, 3, 2]);
+        assert_eq!(sweep.output.as_deref(), Some(Path::new("/data/gc-sweep.csv")));
+        let fractions: Vec<&str> = sweep.axes[1].values.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(fractions, ["0.05", "0.1", "0.15", "0.2"]);
+        // Run 0: the first value of every axis, repetition 0; the workload's trace made absolute.
+        let args = sweep.setup_args(0).unwrap();
+        assert_eq!(args.trace.as_deref(), Some(Path::new("/data/../shared/traces/umass_spc/fin1.trace")));
+        assert!(args.synthetic.is_none(), "the workload axis replaces the base's workload");
+        assert_eq!(args.seed, Some(1));
+        assert!(args.set.contains(&"ftl.gc_victim=greedy".to_string()), "{:?}", args.set);
+        let last = sweep.run_spec(143);
+        assert_eq!((last.point, last.repetition), (71, 1));
+        assert_eq!(last.labels, ["fifo", "0.2", "3", "random"]);
+    }
+}
