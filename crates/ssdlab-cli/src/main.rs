@@ -261,8 +261,11 @@ fn run(mut args: RunArgs) -> Result<()> {
     }
     // Every IO_Scenario of an MQSim workload is a run of its own.
     let workload = args.setup.workload.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-    if args.series.is_some() || args.requests.is_some() {
-        bail!("{workload}: {scenarios} scenarios: --series and --requests write one run's data; choose one with --scenario N");
+    if args.series.is_some() || args.requests.is_some() || args.html.is_some() {
+        bail!(
+            "{workload}: {scenarios} scenarios: --series, --requests and --html write one run's data; choose one with \
+             --scenario N (or write --json and run `ssdlab report` on it)"
+        );
     }
     let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
     let mut reports = Vec::new();

@@ -254,4 +254,18 @@ fn report_refuses_bad_inputs_without_panicking() {
     write(dir.path(), "bad.csv", "start_ns,end_ns,bandwidth_mib_s,erases\n0,1,x,0\n");
     let stderr = fails(&["report", &p("a.json"), "--series", &p("bad.csv"), "-o", &p("x.html")]);
     assert!(stderr.contains("bad.csv:2: column bandwidth_mib_s: 'x' is not a number"), "{stderr}");
+    // One page per run: an MQSim workload of three scenarios needs --scenario (or report on its JSON).
+    let configs = common::traces().join("../configs/mqsim");
+    let (device, workload) = (configs.join("ssdconfig.xml"), configs.join("workload.xml"));
+    let stderr = fails(&[
+        "run",
+        "--quiet",
+        "--config",
+        device.to_str().unwrap(),
+        "--workload",
+        workload.to_str().unwrap(),
+        "--html",
+        &p("m.html"),
+    ]);
+    assert!(stderr.contains("3 scenarios: --series, --requests and --html write one run's data"), "{stderr}");
 }

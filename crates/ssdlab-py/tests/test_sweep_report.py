@@ -104,9 +104,10 @@ def test_sweep_dict_errors_and_backends(tmp_path):
         "axis": [{"key": "ftl.gc_victim", "values": ["greedy", "fifo"]}],
         "repetitions": 2,
     }
-    table = ssdlab.sweep(spec)
+    table = ssdlab.sweep(spec, parquet=tmp_path / "t.parquet")
     assert list(table.repetition) == [0, 1, 0, 1]
     assert table.requests.tolist() == [500] * 4
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), table)
     bad = dict(spec, axis=[{"key": "ftl.gc_victm", "values": ["fifo"]}])
     with pytest.raises(ssdlab.SsdlabError, match=r"sweep dict:\d+: axis 'ftl.gc_victm'.*did you mean 'gc_victim'"):
         ssdlab.sweep(bad)
