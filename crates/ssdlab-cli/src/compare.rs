@@ -67,15 +67,52 @@ pub fn compare(
     baseline: Option<String>,
     json: Option<PathBuf>,
     serial: bool,
+    html: Option<PathBuf>,
 ) -> Result<()> {
     let variants: Vec<Variant> = variants.iter().map(|v| parse_variant(v)).collect::<Result<_>>()?;
     let (baseline, base_index, prepared) = prepare_variants(&setup, &variants, baseline)?;
-    let outcomes = run_variants(prepared, serial, |_| RunOptions { quiet: true, ..RunOptions::default() })?;
+    // With --html every variant's latencies are gathered (not its rows) for the CDFs.
+    let mut sinks: Vec<Mutex<Option<crate::output::RequestSink>>> = Vec::new();
+    let mut histograms = Vec::new();
+    if html.is_some() {
+        for _ in &variants {
+            let (sink, h) = crate::report_html::collecting_sink(None);
+            sinks.push(Mutex::new(Some(sink)));
+            histograms.push(h);
+        }
+    }
+    let outcomes = run_variants(prepared, serial, |i| RunOptions {
+        quiet: true,
+        requests: sinks.get(i).and_then(|s| s.lock().expect("no panic holds the lock").take()),
+        ..RunOptions::default()
+    })?;
     print_table(&variants, &outcomes, base_index);
     if let Some(path) = json {
         let map = compare_json(&baseline, &variants, &outcomes);
         std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = html {
+        let runs = variants
+            .iter()
+            .zip(&outcomes)
+            .zip(&histograms)
+            .map(|((v, o), h)| {
+                let series = (o.config.output.series_interval_ns > 0)
+                    .then(|| crate::output::series_csv(&o.config, &o.series))
+                    .transpose()?
+                    .map(|csv| crate::report_html::SeriesTable::from_csv(&csv, &v.name))
+                    .transpose()?;
+                Ok(crate::report_html::ReportRun {
+                    name: v.name.clone(),
+                    report: json_value(o, false),
+                    series,
+                    latencies: Some(h.lock().expect("no panic holds the lock").clone()),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        crate::report_html::write_html(&path, &crate::report_html::html(&runs))?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }

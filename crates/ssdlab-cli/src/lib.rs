@@ -5,14 +5,18 @@
 
 pub mod bench;
 pub mod compare;
+pub mod figures;
 pub mod import;
 pub mod mqsim_xml;
 pub mod output;
+pub mod plot;
 pub mod presets;
+pub mod report_html;
 pub mod reproduce;
 pub mod reproduce_spa;
 pub mod session;
 pub mod setup;
+pub mod sweep;
 pub mod trace_stats;
 
 use clap::Args;
@@ -169,6 +173,10 @@ pub struct RunArgs {
     /// give byte-identical files.
     #[arg(long)]
     pub no_wall_clock: bool,
+    /// Also write a self-contained HTML report here: summary, latency CDFs, time series,
+    /// page types, erase counts (docs/report.md). Keeps the time series as --series does.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// `ssdlab compare`'s arguments.
@@ -189,6 +197,10 @@ pub struct CompareArgs {
     /// Run the variants one after another instead of in parallel.
     #[arg(long)]
     pub serial: bool,
+    /// Also write a self-contained HTML report of the variants here (latency CDFs
+    /// overlaid, time series, page types, erase counts; docs/report.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Set by Ctrl-C once `catch_interrupt` installed the handler: `ssdlab run` stops the

@@ -5,8 +5,8 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use ssdlab_cli::{
-    bench, catch_interrupt, compare, import, interrupted, mqsim_xml, output, reproduce, session, setup, trace_stats,
-    CompareArgs, RunArgs, SetupArgs,
+    bench, catch_interrupt, compare, import, interrupted, mqsim_xml, output, report_html, reproduce, session, setup,
+    sweep, trace_stats, CompareArgs, RunArgs, SetupArgs,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +17,30 @@ use std::sync::atomic::Ordering;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `ssdlab sweep`'s arguments.
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// The sweep file (TOML: [base], [[axis]], repetitions, output; docs/sweep.md).
+    file: PathBuf,
+    /// The table to write (CSV; default: the file's `output`, else SWEEP.csv beside it).
+    /// Runs already in it with status ok are kept (a rerun resumes).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Runs at once on this machine (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run the points on a Dask.distributed cluster (the scheduler's address, e.g.
+    /// tcp://scheduler:8786) through the ssdlab Python package ($SSDLAB_PYTHON or python3).
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "ray")]
+    dask: Option<String>,
+    /// Run the points on Ray (`auto`, or a cluster address) through the Python package.
+    #[arg(long, value_name = "ADDRESS")]
+    ray: Option<String>,
+    /// Internal: run one point in this process and print its row as JSON.
+    #[arg(long, hide = true)]
+    run_one: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -49,6 +73,26 @@ enum Command {
         /// Fig. 7 trace names).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+    },
+    /// Run every point of a sweep file (a base setup, axes of config keys, setup flags,
+    /// workloads or seeds, repetitions) and write one table, a row per run (docs/sweep.md).
+    Sweep(SweepArgs),
+    /// Write a self-contained HTML report (summary, latency CDFs, time series, page types,
+    /// erase counts) of JSON reports from `run --json` or `compare --json` (docs/report.md).
+    Report {
+        /// JSON reports; a compare file contributes each variant.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The HTML file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Each run's time series (`run --series`), one per run in order: the plots over time.
+        #[arg(long)]
+        series: Vec<PathBuf>,
+        /// Each run's per-request CSV (`run --requests`), one per run in order: full latency
+        /// CDFs instead of curves through the report's percentiles.
+        #[arg(long)]
+        requests: Vec<PathBuf>,
     },
     /// Run the standard speed and memory scenarios (see BENCHMARKS.md).
     Bench {
@@ -156,7 +200,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
-        Command::Compare(args) => compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial),
+        Command::Compare(args) => {
+            compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial, args.html)
+        }
+        Command::Sweep(args) => sweep_command(args),
+        Command::Report { inputs, output, series, requests } => {
+            report_html::report_command(&inputs, &series, &requests, &output)
+                .map(|()| eprintln!("wrote {}", output.display()))
+        }
         Command::Presets { show } => presets(show),
         Command::Reproduce { name, traces, out, scale, only } => reproduce::reproduce(reproduce::ReproduceArgs {
             out: out.unwrap_or_else(|| PathBuf::from(format!("docs/reproductions/{name}.md"))),
@@ -210,8 +261,11 @@ fn run(mut args: RunArgs) -> Result<()> {
     }
     // Every IO_Scenario of an MQSim workload is a run of its own.
     let workload = args.setup.workload.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-    if args.series.is_some() || args.requests.is_some() {
-        bail!("{workload}: {scenarios} scenarios: --series and --requests write one run's data; choose one with --scenario N");
+    if args.series.is_some() || args.requests.is_some() || args.html.is_some() {
+        bail!(
+            "{workload}: {scenarios} scenarios: --series, --requests and --html write one run's data; choose one with \
+             --scenario N (or write --json and run `ssdlab report` on it)"
+        );
     }
     let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
     let mut reports = Vec::new();
@@ -244,7 +298,8 @@ fn run(mut args: RunArgs) -> Result<()> {
 
 /// One run. With `collect`, the JSON report is pushed there instead of written to `--json`.
 fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_json::Value>>) -> Result<()> {
-    let plan = session::plan(setup, &session::PlanOptions::of_run(args, args.series.is_some()))?;
+    let html = args.html.is_some() && collect.is_none();
+    let plan = session::plan(setup, &session::PlanOptions::of_run(args, args.series.is_some() || html))?;
     if !args.quiet {
         for w in &plan.warnings {
             eprintln!("warning: {w}");
@@ -263,6 +318,18 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
     let mqsim_xml = mqsim_xml_path.as_ref().map(|p| output::create_output(p, "MQSim result XML")).transpose()?;
     let requests = args.requests.as_deref().map(output::RequestSink::open).transpose()?;
     let requests_to_stdout = matches!(requests, Some(output::RequestSink::Stdout));
+    let html_file = match (&args.html, html) {
+        (Some(p), true) => Some(output::create_output(p, "HTML report")?),
+        _ => None,
+    };
+    // With --html the latencies are gathered for the CDFs, the user's --requests still written.
+    let (requests, latencies) = match html {
+        true => {
+            let (sink, h) = report_html::collecting_sink(requests);
+            (Some(sink), Some(h))
+        }
+        false => (requests, None),
+    };
     let options = output::RunOptions {
         requests,
         check: args.check,
@@ -287,6 +354,23 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
     if let (Some(file), Some(path)) = (mqsim_xml, &mqsim_xml_path) {
         mqsim_xml::write(file, path, &outcome.report)?;
     }
+    if let (Some(file), Some(path)) = (html_file, &args.html) {
+        drop(file);
+        let csv = match &args.series {
+            Some(p) => std::fs::read(p).with_context(|| format!("cannot read back {}", p.display()))?,
+            None => output::series_csv(&outcome.config, &outcome.series)?,
+        };
+        let run = report_html::ReportRun {
+            name: "run".to_string(),
+            report: output::json_value(&outcome, false),
+            series: Some(report_html::SeriesTable::from_csv(&csv, "the time series")?),
+            latencies: latencies.map(|h| h.lock().expect("no panic holds the lock").clone()),
+        };
+        report_html::write_html(path, &report_html::html(&[run]))?;
+        if !args.quiet {
+            eprintln!("wrote {}", path.display());
+        }
+    }
     if !args.quiet {
         output::print_summary(&outcome, requests_to_stdout);
     }
@@ -309,6 +393,45 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
             }
         );
     }
+    Ok(())
+}
+
+/// `ssdlab sweep`: every run of a sweep file, on local processes or through the Python
+/// package on Dask or Ray; one table, a row per run (docs/sweep.md).
+fn sweep_command(args: SweepArgs) -> Result<()> {
+    let sweep = sweep::Sweep::from_file(&args.file)?;
+    if let Some(index) = args.run_one {
+        // One run for the local backend's parent: its row as JSON on stdout.
+        let row = sweep.run_point(index);
+        println!("{}", serde_json::to_string(&row)?);
+        return Ok(());
+    }
+    let output = args.output.clone().or(sweep.output.clone()).unwrap_or_else(|| sweep::default_output(&args.file));
+    if let Some((backend, address)) = args.dask.as_ref().map(|a| ("dask", a)).or(args.ray.as_ref().map(|a| ("ray", a)))
+    {
+        // The distributed backends live in the Python package (ssdlab/sweeps.py).
+        let python = std::env::var("SSDLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+        let mut command = std::process::Command::new(&python);
+        command.args(["-m", "ssdlab.sweeps", &format!("--{backend}"), address, "-o"]).arg(&output).arg(&args.file);
+        let status = command.status().with_context(|| {
+            format!("cannot start {python} (the ssdlab Python package runs --{backend} sweeps; set SSDLAB_PYTHON)")
+        })?;
+        if !status.success() {
+            bail!("the {backend} sweep ({python} -m ssdlab.sweeps) failed: {status}");
+        }
+        return Ok(());
+    }
+    catch_interrupt();
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let exe = std::env::current_exe().context("cannot find the ssdlab binary to run the points")?;
+    let outcome = sweep::run_with(&sweep, Some(&output), jobs, true, sweep::child_runner(&sweep, &args.file, &exe))?;
+    println!(
+        "sweep: {} runs in {} ({} kept from before, {} failed)",
+        outcome.runs,
+        output.display(),
+        outcome.kept,
+        outcome.failed
+    );
     Ok(())
 }
 

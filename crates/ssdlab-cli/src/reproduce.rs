@@ -187,6 +187,8 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     let wall = started.elapsed().as_secs_f64();
 
     let mut md = String::new();
+    let mut figures = crate::figures::Figures::new(&args.out);
+    let schemes: Vec<String> = PA_SCHEMES.iter().map(|s| s.0.to_string()).collect();
     let command = format!(
         "ssdlab reproduce pa-ssd --traces {} --scale {}{}",
         args.traces.display(),
@@ -211,25 +213,42 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         write_header(&mut md, "workload", PA_SCHEMES.iter().map(|s| s.0))?;
         let mut sums = vec![0.0; PA_SCHEMES.len()];
         let mut counted = 0;
+        let mut plotted = vec![Vec::new(); PA_SCHEMES.len()];
+        let mut names = Vec::new();
         for (wi, w) in workloads.iter().enumerate() {
             let base = mean(&cell(wi, 0).outcome, write);
             if base <= 0.0 {
                 continue;
             }
             counted += 1;
+            names.push(w.name.to_string());
             let mut row = format!("| {} ({:.0} µs) |", w.name, base / 1e3);
             for (si, sum) in sums.iter_mut().enumerate() {
                 let v = mean(&cell(wi, si).outcome, write) / base;
                 *sum += v;
+                plotted[si].push(v);
                 write!(row, " {v:.3} |")?;
             }
             writeln!(md, "{row}")?;
         }
         let mut row = "| **mean** |".to_string();
-        for s in &sums {
+        for (si, s) in sums.iter().enumerate() {
             write!(row, " **{:.3}** |", s / counted.max(1) as f64)?;
+            plotted[si].push(s / counted.max(1) as f64);
         }
         writeln!(md, "{row}\n")?;
+        names.push("mean".into());
+        figures.bars(
+            &mut md,
+            &format!("fig9{}", if write { "a" } else { "b" }),
+            crate::plot::BarChart {
+                title: format!("Fig. 9{}: mean {title} response time / baseline", if write { "a" } else { "b" }),
+                x_label: "workload".into(),
+                y_label: "normalised response time".into(),
+                categories: names,
+                groups: schemes.iter().cloned().zip(plotted).collect(),
+            },
+        );
     }
     writeln!(md, "Paper (PA §6.1, averages over its traces): US −10% write / −18% read; LFS −85% / −42%; SBS+US −54% / −36%; QDS+US −60% / −45%; QDS+UBS 2.4× write and 1.5× read performance.\n")?;
     let qds_ubs = PA_SCHEMES.iter().position(|s| s.0 == "QDS+UBS").expect("scheme listed");
@@ -246,25 +265,54 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     // Fig. 10 and 11
     writeln!(md, "## Fig. 10: share of LSB- / CSB- / MSB-dominated writes (%)\n")?;
     write_header(&mut md, "workload", PA_SCHEMES.iter().map(|s| s.0))?;
+    let mut msb = vec![Vec::new(); PA_SCHEMES.len()];
     for (wi, w) in workloads.iter().enumerate() {
         let mut row = format!("| {} |", w.name);
-        for si in 0..PA_SCHEMES.len() {
+        for (si, share) in msb.iter_mut().enumerate() {
             let d = &cell(wi, si).outcome.report.dominated_write_share;
             write!(row, " {:.0}/{:.0}/{:.0} |", d[0] * 100.0, d[1] * 100.0, d[2] * 100.0)?;
+            share.push(d[2] * 100.0);
         }
         writeln!(md, "{row}")?;
     }
+    let names: Vec<String> = workloads.iter().map(|w| w.name.to_string()).collect();
+    writeln!(md)?;
+    figures.bars(
+        &mut md,
+        "fig10",
+        crate::plot::BarChart {
+            title: "Fig. 10: MSB-dominated writes (%)".into(),
+            x_label: "workload".into(),
+            y_label: "% of write requests".into(),
+            categories: names.clone(),
+            groups: schemes.iter().cloned().zip(msb).collect(),
+        },
+    );
     writeln!(md, "\nPaper: the baseline is mostly MSB-dominated (P_slow = 1−(2/3)^n); US spreads writes evenly; LFS, QDS and SBS make most writes LSB-dominated.\n")?;
     writeln!(md, "## Fig. 11: success rate of type-specified allocation (%)\n")?;
     write_header(&mut md, "workload", PA_SCHEMES.iter().skip(1).map(|s| s.0))?;
+    let mut rates = vec![Vec::new(); PA_SCHEMES.len() - 1];
     for (wi, w) in workloads.iter().enumerate() {
         let mut row = format!("| {} |", w.name);
         for si in 1..PA_SCHEMES.len() {
             let rate = cell(wi, si).outcome.report.pa.as_ref().map_or(0.0, |p| p.success_rate);
             write!(row, " {:.1} |", rate * 100.0)?;
+            rates[si - 1].push(rate * 100.0);
         }
         writeln!(md, "{row}")?;
     }
+    writeln!(md)?;
+    figures.bars(
+        &mut md,
+        "fig11",
+        crate::plot::BarChart {
+            title: "Fig. 11: type-specified allocation success (%)".into(),
+            x_label: "workload".into(),
+            y_label: "% of allocations".into(),
+            categories: names.clone(),
+            groups: schemes.iter().skip(1).cloned().zip(rates).collect(),
+        },
+    );
     writeln!(md, "\nPaper: above 98% for every scheme except LFS.\n")?;
 
     writeln!(md, "## GC activity: erases relative to the baseline\n")?;
@@ -294,6 +342,30 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             w.name
         )?;
         let rows = cell(wi, 0).series.len();
+        let lines = (0..PA_SCHEMES.len())
+            .map(|si| crate::plot::Line {
+                label: PA_SCHEMES[si].0.to_string(),
+                points: cell(wi, si)
+                    .series
+                    .iter()
+                    .filter(|s| s.writes > 0)
+                    .map(|s| (s.end_ns as f64 / 1e9, s.write_latency_mean_ns / 1e6))
+                    .collect(),
+                ..Default::default()
+            })
+            .collect();
+        figures.lines(
+            &mut md,
+            &format!("fig12-{}", w.name.split_whitespace().next().unwrap_or("run").to_lowercase()),
+            crate::plot::LineChart {
+                title: format!("Fig. 12 ({}): mean write latency per window", w.name),
+                x_label: "window end (s)".into(),
+                y_label: "write latency (ms)".into(),
+                lines,
+                y_from_zero: true,
+                ..Default::default()
+            },
+        );
         write_header(&mut md, "window end (s)", PA_SCHEMES.iter().map(|s| s.0))?;
         let step = (rows / 20).max(1);
         for r in (0..rows).step_by(step) {
@@ -318,14 +390,32 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     // Fig. 13: the last run of the multi-run replays.
     writeln!(md, "## Fig. 13: last run of each multi-run replay, mean write response time normalised to the baseline's last run\n")?;
     write_header(&mut md, "workload (runs)", PA_SCHEMES.iter().map(|s| s.0))?;
+    let (mut multi, mut last_runs) = (Vec::new(), vec![Vec::new(); PA_SCHEMES.len()]);
     for (wi, w) in workloads.iter().enumerate().filter(|(_, w)| w.runs > 1) {
         let last = |si: usize| cell(wi, si).outcome.report.runs.last().map_or(0.0, |r| r.write.latency_ns.mean);
         let base = last(0);
         let mut row = format!("| {} ({}) |", w.name, w.runs);
-        for si in 0..PA_SCHEMES.len() {
-            write!(row, " {:.3} |", if base > 0.0 { last(si) / base } else { 0.0 })?;
+        multi.push(w.name.to_string());
+        for (si, values) in last_runs.iter_mut().enumerate() {
+            let v = if base > 0.0 { last(si) / base } else { 0.0 };
+            write!(row, " {v:.3} |")?;
+            values.push(v);
         }
         writeln!(md, "{row}")?;
+    }
+    if !multi.is_empty() {
+        writeln!(md)?;
+        figures.bars(
+            &mut md,
+            "fig13",
+            crate::plot::BarChart {
+                title: "Fig. 13: last run's mean write response time / baseline".into(),
+                x_label: "workload".into(),
+                y_label: "normalised response time".into(),
+                categories: multi,
+                groups: schemes.iter().cloned().zip(last_runs).collect(),
+            },
+        );
     }
     writeln!(md, "\nPaper (third run of MSFS): LFS −66%, QDS+US −79%, QDS+UBS −93% write response time.\n")?;
 
@@ -340,6 +430,7 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(&args.out, md).with_context(|| format!("writing {}", args.out.display()))?;
+    figures.write()?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), cells.len());
     Ok(())
 }

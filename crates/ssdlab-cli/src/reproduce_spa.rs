@@ -319,6 +319,10 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         outcomes.len()
     )?;
     let checks_at = md.len();
+    let mut figures = crate::figures::Figures::new(&args.out);
+    let bars = |title: &str, x: &str, y: &str, categories: Vec<String>, groups: Vec<(String, Vec<f64>)>| {
+        crate::plot::BarChart { title: title.into(), x_label: x.into(), y_label: y.into(), categories, groups }
+    };
 
     // ---------------------------------------------------------------- Fig. 3
     if figs.contains(&"fig3") {
@@ -350,6 +354,35 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             writeln!(md, "{row}")?;
         }
         writeln!(md)?;
+        let lines = names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| crate::plot::Line {
+                label: name.clone(),
+                points: (0..FIG3_GEOMETRY.len())
+                    .map(|gi| {
+                        let (chips, dies) = FIG3_GEOMETRY[gi];
+                        let fig =
+                            Fig::F3 { ql: k / FIG3_VARIANTS.len(), geometry: gi, variant: k % FIG3_VARIANTS.len() };
+                        ((8 * chips * dies) as f64, get(fig).1.report.write.bandwidth_mib_s)
+                    })
+                    .collect(),
+                markers: true,
+                ..Default::default()
+            })
+            .collect();
+        figures.lines(
+            &mut md,
+            "fig3",
+            crate::plot::LineChart {
+                title: "Fig. 3: write throughput against parallelism (TLC only)".into(),
+                x_label: "dies".into(),
+                y_label: "MiB/s".into(),
+                lines,
+                y_from_zero: true,
+                ..Default::default()
+            },
+        );
         writeln!(
             md,
             "Saturation point (fewest dies reaching 95% of the column's best throughput), against the paper's 48 dies \
@@ -423,6 +456,33 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             writeln!(md, "{line}")?;
         }
         writeln!(md)?;
+        let lines = FIG5_ALLOC
+            .iter()
+            .enumerate()
+            .map(|(ai, (name, _))| crate::plot::Line {
+                label: name.to_string(),
+                points: get(Fig::F5 { alloc: ai })
+                    .1
+                    .series
+                    .iter()
+                    .enumerate()
+                    .map(|(r, s)| ((r + 1) as f64 * window_s, s.bandwidth_mib_s))
+                    .collect(),
+                ..Default::default()
+            })
+            .collect();
+        figures.lines(
+            &mut md,
+            "fig5",
+            crate::plot::LineChart {
+                title: "Fig. 5: write throughput over time (SLC in 16 planes, QL 256)".into(),
+                x_label: "time (s)".into(),
+                y_label: "MiB/s".into(),
+                lines,
+                y_from_zero: true,
+                ..Default::default()
+            },
+        );
         writeln!(md, "Stage means (MiB/s; SLC stage = windows ending with SLC pages free, TLC stage = windows with no SLC write; the window in which the SLC ran out and the last, draining window are left out):\n")?;
         writeln!(md, "| allocation | SLC stage | TLC stage | whole run | SLC hit ratio | SLC exhausted at (s) | mean write latency (ms) |")?;
         writeln!(md, "|---|---:|---:|---:|---:|---:|---:|")?;
@@ -481,10 +541,13 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         )?;
         writeln!(md, "| QL | BG-DM whole run | QPC-DM whole run | QPC / BG | BG-DM to 95% | QPC-DM to 95% | QPC / BG (95%) | QPC SLC hit ratio | QPC migrated pages | QPC max write latency (ms) |")?;
         writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        let mut fig6 = [Vec::new(), Vec::new()];
         for (qi, &ql) in FIG6_QL.iter().enumerate() {
             let (_, bg) = get(Fig::F6 { ql: qi, migration: 0 });
             let (_, qpc) = get(Fig::F6 { ql: qi, migration: 1 });
             let (b, q) = (bg.report.write.bandwidth_mib_s, qpc.report.write.bandwidth_mib_s);
+            fig6[0].push(b);
+            fig6[1].push(q);
             let b95 = throughput_95(&bg.series, bg.report.write.requests);
             let q95 = throughput_95(&qpc.series, qpc.report.write.requests);
             let h = qpc.report.hybrid.clone().unwrap_or_default();
@@ -506,6 +569,18 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             }
         }
         writeln!(md)?;
+        let [bg, qpc] = fig6;
+        figures.bars(
+            &mut md,
+            "fig6",
+            bars(
+                "Fig. 6: write throughput after the SLC is exhausted",
+                "queue length",
+                "MiB/s (whole run)",
+                FIG6_QL.iter().map(|q| q.to_string()).collect(),
+                vec![("BG-DM".into(), bg), ("QPC-DM".into(), qpc)],
+            ),
+        );
         writeln!(
             md,
             "Paper (SPA §VI-B, Fig. 6): QPC-DM much higher than BG-DM at queue lengths up to 128 (up to 10×), close to \
@@ -535,6 +610,8 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             writeln!(md, "### Fig. 7a ({start}): mean write latency normalised to SPA-SSD\n")?;
             write_header(&mut md, "trace (SPA-SSD mean)", FIG7_SCHEMES.iter().map(|s| s.0))?;
             let mut sums = vec![0.0; FIG7_SCHEMES.len()];
+            let mut plotted = vec![Vec::new(); FIG7_SCHEMES.len()];
+            let trace_names: Vec<String> = traces.iter().map(|&t| SPA_TRACES[t].name.to_string()).collect();
             for &t in &traces {
                 let base = get(Fig::F7 { trace: t, scheme: spa, start: bi }).1.report.write.latency_ns.mean;
                 let mut row = format!("| {} ({:.0} µs) |", SPA_TRACES[t].name, base / 1e3);
@@ -542,6 +619,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                     let v = get(Fig::F7 { trace: t, scheme: si, start: bi }).1.report.write.latency_ns.mean
                         / base.max(1e-9);
                     *sum += v;
+                    plotted[si].push(v);
                     write!(row, " {v:.2} |")?;
                 }
                 writeln!(md, "{row}")?;
@@ -551,15 +629,29 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                 write!(row, " **{:.2}** |", s / traces.len().max(1) as f64)?;
             }
             writeln!(md, "{row}\n")?;
+            let scheme_names = || FIG7_SCHEMES.iter().map(|s| s.0.to_string());
+            figures.bars(
+                &mut md,
+                &format!("fig7a-{}", if bi == 0 { "slc-full" } else { "slc-empty" }),
+                bars(
+                    &format!("Fig. 7a ({start}): write latency / SPA-SSD's"),
+                    "trace",
+                    "normalised mean write latency",
+                    trace_names.clone(),
+                    scheme_names().zip(plotted).collect(),
+                ),
+            );
             writeln!(md, "### Fig. 7b ({start}): SLC hit ratio (% of user page writes served by SLC)\n")?;
             write_header(&mut md, "trace", FIG7_SCHEMES.iter().map(|s| s.0))?;
             let mut hit_sums = vec![0.0; FIG7_SCHEMES.len()];
+            let mut hits = vec![Vec::new(); FIG7_SCHEMES.len()];
             for &t in &traces {
                 let mut row = format!("| {} |", SPA_TRACES[t].name);
                 for (si, sum) in hit_sums.iter_mut().enumerate() {
                     let (_, o) = get(Fig::F7 { trace: t, scheme: si, start: bi });
                     let hit = o.report.hybrid.as_ref().map_or(0.0, |h| h.slc_hit_ratio) * 100.0;
                     *sum += hit;
+                    hits[si].push(hit);
                     write!(row, " {hit:.1} |")?;
                 }
                 writeln!(md, "{row}")?;
@@ -569,6 +661,17 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                 write!(row, " **{:.1}** |", s / traces.len().max(1) as f64)?;
             }
             writeln!(md, "{row}\n")?;
+            figures.bars(
+                &mut md,
+                &format!("fig7b-{}", if bi == 0 { "slc-full" } else { "slc-empty" }),
+                bars(
+                    &format!("Fig. 7b ({start}): SLC hit ratio (%)"),
+                    "trace",
+                    "% of user page writes in SLC",
+                    trace_names,
+                    scheme_names().zip(hits).collect(),
+                ),
+            );
             if bi == 0 {
                 let best_other = hit_sums[..spa].iter().copied().fold(0.0, f64::max);
                 checks.push((
@@ -643,6 +746,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(&args.out, md).with_context(|| format!("writing {}", args.out.display()))?;
+    figures.write()?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());
     for (what, pass, measured) in &checks {
         println!("{} {what}: {measured}", if *pass { "pass" } else { "FAIL" });

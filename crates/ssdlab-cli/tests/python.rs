@@ -1,9 +1,13 @@
 //! The Python package's tests (issue 18), run by the README's test command: this test
-//! makes a virtual environment under the target folder (once), installs pytest, pandas
-//! and matplotlib into it from PyPI (pip's cache makes later runs quick), installs the
+//! makes a virtual environment under the target folder (once), installs pytest, pandas,
+//! matplotlib, Dask (`dask[distributed]`, for the sweeps on a local cluster) and pyarrow
+//! (the sweep table as Parquet) into it
+//! from PyPI (pip's cache makes later runs quick), installs the
 //! package with the plain `pip install ./crates/ssdlab-py` a user types (maturin builds
 //! it in this test build's profile, so it reuses the crates `cargo test` just built), and
 //! runs pytest on crates/ssdlab-py/tests with this `ssdlab` binary to compare against.
+//! The HTML reports are opened in headless Chromium (Debian's `chromium`, which .ci/run
+//! installs when missing; `$SSDLAB_CHROMIUM` names another binary).
 //!
 //! Nothing here skips: no Python, no network to PyPI, a failed build or a failed Python
 //! test fails this test with pip's or pytest's output.
@@ -11,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PYTHON_PACKAGES: &[&str] = &["pytest", "pandas", "matplotlib"];
+const PYTHON_PACKAGES: &[&str] = &["pytest", "pandas", "matplotlib", "dask[distributed]", "pyarrow"];
 
 fn repo() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).canonicalize().unwrap()
@@ -59,7 +63,10 @@ fn python_package_tests() {
         c.args(["-m", "pip", "--disable-pip-version-check"]).args(args);
         c
     };
-    must(pip(&["install", "--quiet"]).args(PYTHON_PACKAGES), "pip install pytest pandas matplotlib");
+    must(
+        pip(&["install", "--quiet"]).args(PYTHON_PACKAGES),
+        "pip install pytest pandas matplotlib dask[distributed] pyarrow",
+    );
     // The install a user does, from the repository; built in this profile into `target`.
     must(
         pip(&["install", "--quiet", "--force-reinstall", "--no-deps"])

@@ -266,6 +266,125 @@ fn parse_variant(text: &str) -> PyResult<(String, Vec<String>)> {
     Ok((v.name, v.overrides))
 }
 
+fn sweep_of(text: &str, origin: &str, folder: &str) -> PyResult<ssdlab_cli::sweep::Sweep> {
+    ssdlab_cli::sweep::Sweep::parse(text, origin, std::path::Path::new(folder)).map_err(cli_error)
+}
+
+/// Parses and checks a sweep (TOML text): (runs, table columns, the file's `output`
+/// resolved against `folder`, or None).
+#[pyfunction]
+fn sweep_parse(text: &str, origin: &str, folder: &str) -> PyResult<(usize, Vec<String>, Option<String>)> {
+    let sweep = sweep_of(text, origin, folder)?;
+    Ok((sweep.len(), sweep.header(), sweep.output.as_ref().map(|p| p.display().to_string())))
+}
+
+/// Runs one run of a sweep in this process (without the GIL) and returns its row; a
+/// failed run is a row with status `error`.
+#[pyfunction]
+fn sweep_run(py: Python<'_>, text: &str, origin: &str, folder: &str, index: usize) -> PyResult<Vec<String>> {
+    let sweep = sweep_of(text, origin, folder)?;
+    Ok(py.detach(move || sweep.run_point(index)))
+}
+
+/// The row of a run that failed outside the simulation (a lost worker): status `error`.
+#[pyfunction]
+fn sweep_error_row(text: &str, origin: &str, folder: &str, index: usize, message: &str) -> PyResult<Vec<String>> {
+    Ok(sweep_of(text, origin, folder)?.row(index, Err(message)))
+}
+
+/// Starts (or resumes) a sweep's output file: keeps the rows of runs already done and
+/// returns the indices of the runs still to do.
+#[pyfunction]
+fn sweep_begin(text: &str, origin: &str, folder: &str, output: &str) -> PyResult<Vec<usize>> {
+    let sweep = sweep_of(text, origin, folder)?;
+    let path = std::path::Path::new(output);
+    let kept = ssdlab_cli::sweep::resume(&sweep, path).map_err(cli_error)?;
+    ssdlab_cli::sweep::write_table(path, &sweep.header(), &kept).map_err(cli_error)?;
+    Ok((0..sweep.len()).filter(|i| !kept.contains_key(i)).collect())
+}
+
+/// Appends one finished run's row to the output file (the order is fixed at the end).
+#[pyfunction]
+fn sweep_append(output: &str, row: Vec<String>) -> PyResult<()> {
+    ssdlab_cli::sweep::append_row(std::path::Path::new(output), &row).map_err(cli_error)
+}
+
+/// The final table as CSV, rows in run order: the output file's rows (when there is
+/// one) and `rows`; writes the file sorted.
+#[pyfunction]
+#[pyo3(signature = (text, origin, folder, rows, output=None))]
+fn sweep_finish(
+    text: &str,
+    origin: &str,
+    folder: &str,
+    rows: Vec<Vec<String>>,
+    output: Option<&str>,
+) -> PyResult<String> {
+    let sweep = sweep_of(text, origin, folder)?;
+    let header = sweep.header();
+    let mut table = match output {
+        Some(path) => ssdlab_cli::sweep::resume(&sweep, std::path::Path::new(path)).map_err(cli_error)?,
+        None => Default::default(),
+    };
+    for row in rows {
+        let spec =
+            row.first().zip(row.get(1)).and_then(|(p, r)| Some((p.parse::<usize>().ok()?, r.parse::<usize>().ok()?)));
+        let Some((point, repetition)) = spec else {
+            return Err(error("sweep_finish: a row without point and repetition"));
+        };
+        let index = sweep
+            .index_of(point, repetition)
+            .ok_or_else(|| error(format!("sweep_finish: no run {point}/{repetition} in the sweep")))?;
+        table.insert(index, row);
+    }
+    if let Some(path) = output {
+        ssdlab_cli::sweep::write_table(std::path::Path::new(path), &header, &table).map_err(cli_error)?;
+    }
+    ssdlab_cli::sweep::csv_text(&header, &table).map_err(cli_error)
+}
+
+/// Runs a sweep on threads of this process (`jobs` at once), resuming `output` when
+/// given; returns the table as CSV.
+#[pyfunction]
+#[pyo3(signature = (text, origin, folder, jobs, output=None))]
+fn sweep_local(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    folder: &str,
+    jobs: usize,
+    output: Option<String>,
+) -> PyResult<String> {
+    let sweep = sweep_of(text, origin, folder)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let result = detached(py, stop, move || {
+        let path = output.map(std::path::PathBuf::from);
+        ssdlab_cli::sweep::run_with(&sweep, path.as_deref(), jobs, false, |i| sweep.run_point(i)).map(|o| o.csv)
+    })?;
+    result.map_err(cli_error)
+}
+
+/// A self-contained HTML report of runs: (name, summary JSON, series CSV or None,
+/// per-request CSV or None) each, as `ssdlab report` writes it.
+type ReportInput = (String, String, Option<Vec<u8>>, Option<Vec<u8>>);
+
+#[pyfunction]
+fn report_html(runs: Vec<ReportInput>) -> PyResult<String> {
+    use ssdlab_cli::report_html::{html, LatencyHistograms, ReportRun, SeriesTable};
+    let mut list = Vec::new();
+    for (name, summary, series, requests) in runs {
+        let report: serde_json::Value = serde_json::from_str(&summary).map_err(error)?;
+        let series =
+            series.map(|b| SeriesTable::from_csv(&b, &format!("{name}: series"))).transpose().map_err(cli_error)?;
+        let latencies = requests
+            .map(|b| LatencyHistograms::from_requests_csv(&b[..], &format!("{name}: requests")))
+            .transpose()
+            .map_err(cli_error)?;
+        list.push(ReportRun { name, report, series, latencies });
+    }
+    Ok(html(&list))
+}
+
 /// The version of the Rust crates.
 #[pyfunction]
 fn version() -> &'static str {
@@ -282,5 +401,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_config, m)?)?;
     m.add_function(wrap_pyfunction!(parse_variant, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    for f in [
+        wrap_pyfunction!(sweep_parse, m)?,
+        wrap_pyfunction!(sweep_run, m)?,
+        wrap_pyfunction!(sweep_error_row, m)?,
+        wrap_pyfunction!(sweep_begin, m)?,
+        wrap_pyfunction!(sweep_append, m)?,
+        wrap_pyfunction!(sweep_finish, m)?,
+        wrap_pyfunction!(sweep_local, m)?,
+        wrap_pyfunction!(report_html, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     Ok(())
 }

@@ -29,6 +29,8 @@ from ._native import SsdlabError
 __all__ = [
     "run",
     "compare",
+    "sweep",
+    "report",
     "presets",
     "preset_config",
     "RunResult",
@@ -465,3 +467,48 @@ def preset_config(name: str) -> Dict[str, Any]:
         return json.loads(_native.preset_config(name))
     except SsdlabError as e:
         raise _clean_error(e) from None
+
+
+from .sweeps import sweep  # noqa: E402  (the module needs _native and SsdlabError above)
+
+
+def report(
+    results: Union[RunResult, Comparison, Mapping[str, RunResult], Sequence[Union[RunResult, Comparison]]],
+    path: PathLike,
+) -> str:
+    """Writes a self-contained HTML report (summary table, latency CDFs per operation with
+    the runs overlaid, throughput, latency, GC and SLC time series, page-type usage,
+    erase-count distribution; inline SVG, no network needed), as ``ssdlab report`` does.
+
+    Args:
+        results: a :class:`RunResult`, a :class:`Comparison` (each variant), a dict
+            ``{name: RunResult}``, or a list of these.
+        path: the HTML file to write.
+
+    Returns:
+        the path written. The CDFs use each run's per-request rows and the plots over
+        time its series when the run kept them (``requests=True``, ``series=True``).
+    """
+    named: List[Tuple[str, RunResult]] = []
+
+    def add(name: str, r: Any) -> None:
+        if isinstance(r, Comparison):
+            named.extend(r.runs.items())
+        elif isinstance(r, RunResult):
+            named.append((name, r))
+        else:
+            raise TypeError(f"report: {r!r} is not a RunResult or Comparison")
+
+    if isinstance(results, Mapping):
+        for name, r in results.items():
+            add(str(name), r)
+    elif isinstance(results, (RunResult, Comparison)):
+        add("run", results)
+    else:
+        for i, r in enumerate(results):
+            add(f"run {i + 1}", r)
+    runs = [(name, json.dumps(r.summary), r._series_csv, r._requests_csv) for name, r in named]
+    html = _native.report_html(runs)
+    with open(os.fspath(path), "w", encoding="utf-8") as f:
+        f.write(html)
+    return os.fspath(path)
