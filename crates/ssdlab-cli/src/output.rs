@@ -363,7 +363,12 @@ pub fn series_header(config: &Config) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     header.extend(page_type_names(config.bits_per_cell()).iter().map(|t| format!("free_pages_{t}")));
-    header.extend(["slc_user_pages".to_string(), "slc_free_pages".to_string(), "intervals".to_string()]);
+    header.extend([
+        "slc_user_pages".to_string(),
+        "slc_free_pages".to_string(),
+        "slc_migrated_pages".to_string(),
+        "intervals".to_string(),
+    ]);
     header
 }
 
@@ -394,7 +399,12 @@ fn series_fields(r: &SeriesRow) -> Vec<String> {
         r.erases.to_string(),
     ];
     fields.extend(r.free_pages_by_type.iter().map(|n| n.to_string()));
-    fields.extend([r.slc_user_pages.to_string(), r.slc_free_pages.to_string(), r.intervals.to_string()]);
+    fields.extend([
+        r.slc_user_pages.to_string(),
+        r.slc_free_pages.to_string(),
+        r.slc_migrated_pages.to_string(),
+        r.intervals.to_string(),
+    ]);
     fields
 }
 

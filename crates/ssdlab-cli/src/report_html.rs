@@ -564,6 +564,7 @@ fn series_section(h: &mut String, runs: &[ReportRun]) {
     if !hybrid.is_empty() {
         let mut ratio = Vec::new();
         let mut slc_free = Vec::new();
+        let mut migrated = Vec::new();
         for r in &hybrid {
             let s = r.series.as_ref().expect("filtered");
             let page = num(&r.report, "device.page_size_bytes");
@@ -578,6 +579,9 @@ fn series_section(h: &mut String, runs: &[ReportRun]) {
                 ratio.push(Line { label: r.name.clone(), points: s.steps(&share), ..Line::default() });
                 slc_free.push(Line { label: r.name.clone(), points: s.steps(&free), ..Line::default() });
             }
+            if let Some(moved) = s.column("slc_migrated_pages") {
+                migrated.push(Line { label: r.name.clone(), points: s.steps(&moved), ..Line::default() });
+            }
         }
         figure(h, &line_chart(&time_chart("SLC hit ratio", "SLC share of written pages", ratio)), "User pages programmed into SLC-mode blocks / pages written by the host, per interval (host pages from the interval's bytes).");
         figure(
@@ -585,6 +589,13 @@ fn series_section(h: &mut String, runs: &[ReportRun]) {
             &line_chart(&time_chart("SLC free pages (migration frees them)", "pages", slc_free)),
             "Free SLC-mode pages at the end of each interval: writes use them up, migration and SLC GC free them.",
         );
+        if !migrated.is_empty() {
+            figure(
+                h,
+                &line_chart(&time_chart("SLC migration", "pages moved out of SLC", migrated)),
+                "Valid pages GC moved out of SLC-mode blocks per interval (migration, or GC of SLC blocks).",
+            );
+        }
     }
     h.push_str("</div>\n");
 }

@@ -438,6 +438,8 @@ pub(crate) struct FlashCounters {
     pub(crate) packed_programs: u64,
     /// Unit maps: GC moves that packed the valid units of partly valid pages.
     pub(crate) compactions: u64,
+    /// Pages GC moved out of SLC-mode blocks (migration), for the time series.
+    pub(crate) slc_gc_moved_pages: u64,
 }
 
 impl<'a> Simulator<'a> {

@@ -161,6 +161,8 @@ pub struct SeriesRow {
     /// SLC-mode pages still free at its end (hybrid drives; 0 otherwise).
     pub slc_user_pages: u64,
     pub slc_free_pages: u64,
+    /// Valid pages GC moved out of SLC-mode blocks during the interval (migration).
+    pub slc_migrated_pages: u64,
 }
 
 /// Accumulator for the current time-series interval.
@@ -175,6 +177,7 @@ pub struct SeriesAccumulator {
     pub write_latency_sum_ns: u128,
     pub erases_at_start: u64,
     pub slc_user_at_start: u64,
+    pub slc_migrated_at_start: u64,
 }
 
 /// One completed request, for the optional per-request CSV.

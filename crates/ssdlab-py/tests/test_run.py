@@ -63,7 +63,7 @@ def test_series_columns():
         "write_latency_mean_ns", "iops", "bandwidth_mib_s", "free_blocks", "erases",
     ]
     assert cols[12:] == ["free_pages_LSB", "free_pages_CSB", "free_pages_MSB", "slc_user_pages", "slc_free_pages",
-                         "intervals"]
+                         "slc_migrated_pages", "intervals"]
     assert r.series.reads.sum() + r.series.writes.sum() == 3000
     assert (r.series.end_ns > r.series.start_ns).all()
 

@@ -775,6 +775,7 @@ impl Simulator<'_> {
             } else {
                 0
             },
+            slc_migrated_pages: self.flash_counters.slc_gc_moved_pages - acc.slc_migrated_at_start,
         };
         match self.observers.series.as_mut() {
             Some(observer) => observer(&row),
@@ -783,6 +784,7 @@ impl Simulator<'_> {
         self.series_acc.bucket = acc.bucket + intervals;
         self.series_acc.erases_at_start = self.ftl.counters.erases;
         self.series_acc.slc_user_at_start = self.flash_counters.slc_user_programs;
+        self.series_acc.slc_migrated_at_start = self.flash_counters.slc_gc_moved_pages;
     }
 }
 

@@ -264,7 +264,7 @@ impl Simulator<'_> {
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
-                self.gc_moved(pages, src_slc, false);
+                self.note_gc_moved(pages, src_slc, false);
                 let copyback = self.config.flash.copyback;
                 if copyback {
                     self.flash_counters.copybacks += pages;
@@ -314,7 +314,7 @@ impl Simulator<'_> {
         let program = self.program_ns(dest.page_type, dest.slc) + self.summary_ns(summaries);
         let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
         self.txns[txn as usize].from = ppn;
-        self.gc_moved(1, src_slc, false);
+        self.note_gc_moved(1, src_slc, false);
         self.flash_counters.compactions += 1;
         let bytes = units as u64 * self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
@@ -355,6 +355,15 @@ impl Simulator<'_> {
         }
         self.ftl.skip_rest_of_wordline(last);
         sense
+    }
+
+    /// Counts a GC command's moved pages (those leaving SLC-mode blocks for the time
+    /// series) and tells the design.
+    pub(crate) fn note_gc_moved(&mut self, pages: u64, from_slc: bool, cross_plane: bool) {
+        if from_slc {
+            self.flash_counters.slc_gc_moved_pages += pages;
+        }
+        self.gc_moved(pages, from_slc, cross_plane);
     }
 
     pub(crate) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
@@ -861,7 +870,7 @@ impl Simulator<'_> {
             sense += self.gather_page_set(&mut cmd, plane, to, dest.ppn, TxnKind::MoveOut);
         }
         let pages = cmd.txns.len() as u64;
-        self.gc_moved(pages, src_slc, true);
+        self.note_gc_moved(pages, src_slc, true);
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(pages * self.timing.page_size_bytes)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;
