@@ -1135,6 +1135,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("write_point_choice", "s"),
             ("gc_through_user_write_points", "b"),
             ("mapping", "s"),
+            ("slc_levels", "u"),
+            ("slc_gc_destination", "s"),
         ],
     ),
     (
@@ -1229,7 +1231,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"least-busy\"", "\"one-victim-per-block\"", "\"overwrite\"", "\"program\"", "\"buffer\"",
             "\"plane\"", "\"die\"", "\"chip\"", "\"channel\"", "\"tpj\"", "\"tw\"", "\"hc\"", "\"pf\"", "\"qpc\"",
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
-            "\"page\"", "\"half-pages\"", "\"subpages\"",
+            "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

@@ -72,6 +72,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             let mut records = draw_workload(&mut rng, &config);
             let mut config = config;
             draw_mapping(seed, &mut config, &mut records);
+            draw_slc_levels(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -273,6 +274,25 @@ fn draw_mapping(seed: u64, c: &mut Config, records: &mut [Record]) {
     }
 }
 
+/// SLC levels and where GC of the SLC cache moves data (issue 12 §3–4), from a stream of
+/// their own, on drives with a conventional SLC cache big enough for them.
+fn draw_slc_levels(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-slc-levels"));
+    if c.ftl.slc_blocks_per_plane < 3 || !rng.random_bool(0.5) {
+        return;
+    }
+    // (The conventional SLC cache: the levels replace the hybrid policies drawn before.)
+    let mut drawn = c.clone();
+    drawn.hybrid.allocation = HybridAllocation::Pf;
+    drawn.hybrid.migration = SlcMigration::Gc;
+    drawn.ftl.slc_levels = rng.random_range(1..=(c.ftl.slc_blocks_per_plane - 2).min(3));
+    drawn.ftl.slc_gc_destination =
+        pick(rng, &[SlcGcDestination::OutOfCache, SlcGcDestination::SameLevel, SlcGcDestination::NextLevel]);
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -345,7 +365,7 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
-        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, victim={:?}, \
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
@@ -363,6 +383,8 @@ fn describe(c: &Config, records: usize) -> String {
         c.hybrid.migration,
         c.ftl.partial_program_updates,
         c.ftl.mapping,
+        c.ftl.slc_levels,
+        c.ftl.slc_gc_destination,
         c.ftl.gc_victim,
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,

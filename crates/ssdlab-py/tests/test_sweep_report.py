@@ -131,9 +131,9 @@ def test_report_renders_in_chromium(traces, tmp_path, chromium, cli):
     assert "<script" not in html and "http" not in html.replace("http://www.w3.org/2000/svg", "")
     # 2 CDFs (read, write), 6 plots over time, 2 page-type plots, 1 erase-count plot.
     assert_rendered(chromium(path, tmp_path), 11)
-    # The CLI's compare --html of a hybrid drive: SLC plots too.
+    # The CLI's compare --html of a hybrid drive: SLC plots too (hit ratio, free SLC pages, migration).
     out = tmp_path / "hybrid.html"
     status, _, err = cli("compare", "--preset", "spa-ssd-hybrid", "--synthetic", "count=3000",
                          "--variant", "base", "--variant", "fifo:ftl.gc_victim=fifo", "--html", str(out))
     assert status == 0, err
-    assert_rendered(chromium(out, tmp_path), 13)
+    assert_rendered(chromium(out, tmp_path), 14)

@@ -431,6 +431,7 @@ impl Config {
             }
         }
         errors.extend(self.validate_mapping());
+        errors.extend(self.validate_slc_levels());
         if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
             errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
         }
@@ -588,6 +589,40 @@ impl Config {
             Mapping::HalfPages => 2,
             Mapping::Subpages => self.geometry.subpages_per_page,
         }
+    }
+
+    fn validate_slc_levels(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        let t = &self.ftl;
+        if !(1..=8).contains(&t.slc_levels) {
+            errors.push(err("ftl.slc_levels", "must be 1 to 8"));
+            return errors;
+        }
+        if t.slc_levels == 1 && t.slc_gc_destination == SlcGcDestination::OutOfCache {
+            return errors;
+        }
+        let key = if t.slc_levels > 1 { "ftl.slc_levels" } else { "ftl.slc_gc_destination" };
+        if t.slc_blocks_per_plane == 0 {
+            errors.push(err(key, "needs SLC-mode blocks: set ftl.slc_blocks_per_plane"));
+        } else if t.slc_blocks_per_plane < t.slc_levels + 2 {
+            errors.push(err(
+                "ftl.slc_blocks_per_plane",
+                format!("{} SLC levels need at least {} SLC blocks per plane", t.slc_levels, t.slc_levels + 2),
+            ));
+        }
+        if self.hybrid.allocation != HybridAllocation::Pf || self.hybrid.migration != SlcMigration::Gc {
+            errors.push(err(
+                key,
+                "applies to the conventional SLC cache (hybrid.allocation = \"pf\", migration = \"gc\")",
+            ));
+        }
+        if t.slc_gc_destination == SlcGcDestination::NextLevel && t.slc_levels < 2 {
+            errors.push(err("ftl.slc_gc_destination", "\"next-level\" needs ftl.slc_levels of at least 2"));
+        }
+        if self.flash.program_scheme == ProgramScheme::OneShot {
+            errors.push(err(key, "is not modelled with one-shot programming"));
+        }
+        errors
     }
 
     fn validate_mapping(&self) -> Vec<ConfigError> {

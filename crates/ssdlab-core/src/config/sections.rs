@@ -286,6 +286,20 @@ pub enum GcDestination {
     OtherChip,
 }
 
+/// Where GC of the conventional SLC cache moves the valid pages of an SLC-mode block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlcGcDestination {
+    /// Out of the cache, into normal blocks (the GC write point).
+    OutOfCache,
+    /// Into the victim's own SLC level while its open block has room (or a free SLC block
+    /// beyond the last can be opened), else out of the cache.
+    SameLevel,
+    /// One level up (data that survived GC in level l goes to l + 1), the top level into
+    /// itself, with the same fallback out of the cache.
+    NextLevel,
+}
+
 /// Which of a plane's user write points takes the next user page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -373,6 +387,10 @@ pub struct Ftl {
     pub gc_through_user_write_points: bool,
     /// Mapping granularity: whole pages, half pages or subpages.
     pub mapping: Mapping,
+    /// SLC write streams (levels) per plane; user writes take level 0.
+    pub slc_levels: u32,
+    /// Where GC of SLC-mode blocks moves valid pages (the conventional SLC cache).
+    pub slc_gc_destination: SlcGcDestination,
 }
 
 impl Default for Ftl {
@@ -396,6 +414,8 @@ impl Default for Ftl {
             write_point_choice: WritePointChoice::RoundRobin,
             gc_through_user_write_points: false,
             mapping: Mapping::Page,
+            slc_levels: 1,
+            slc_gc_destination: SlcGcDestination::OutOfCache,
         }
     }
 }

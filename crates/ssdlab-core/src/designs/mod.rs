@@ -15,8 +15,9 @@
 //! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
 //! | `write_bound` / `write_programmed` | a user write got its page / finished programming | nothing |
 //! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | `ftl.gc_destination` |
-//! | `gc_page` | a same-plane GC move needs its destination page | the plane's GC write point |
-//! | `gc_moved` | a GC command moved pages (counts) | nothing |
+//! | `gc_victim` | a plane needing GC has no victim: the design may pick it | `None`: the FTL's `ftl.gc_victim` policy |
+//! | `gc_page` | a same-plane GC move of a page needs its destination page | the GC write point; SLC pages by `ftl.slc_gc_destination` |
+//! | `gc_moved` | a GC command moved pages (counts; whether they left the SLC cache) | nothing |
 //! | `block_erased` | GC erased a block | nothing |
 //! | `die_work` | a die is free, after emergency GC, before the user queues | nothing started |
 //! | `device_idle` | the last outstanding request completed | nothing |
@@ -35,6 +36,7 @@ pub mod spa_hybrid;
 
 use crate::config::Config;
 use crate::engine::{SimError, Simulator, NO_TYPE};
+use crate::flash::Ppn;
 use crate::ftl::{Allocated, Ftl, WriteMode};
 use crate::stats::Report;
 use ssdlab_trace::Record;
@@ -152,10 +154,21 @@ impl Simulator<'_> {
         }
     }
 
-    pub(crate) fn gc_page(&mut self, plane: u32) -> Option<Allocated> {
+    /// The destination page of a same-plane GC move of the page `from`.
+    pub(crate) fn gc_page(&mut self, plane: u32, from: Ppn) -> Option<Allocated> {
         match self.design {
             Design::PaSsd(_) => self.pa_gc_page(plane),
-            _ => self.ftl.allocate_gc(plane, self.now),
+            // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
+            Design::Baseline | Design::SpaHybrid(_) => self.baseline_gc_page(plane, from),
+        }
+    }
+
+    /// The block GC cleans next in `plane` when it has none, or `None` for the FTL's
+    /// victim policy (`ftl.gc_victim`). A design that ranks blocks by its own bookkeeping
+    /// (IPU's ISR) answers here; none of the present ones does.
+    pub(crate) fn gc_victim(&mut self, _plane: u32) -> Option<u32> {
+        match self.design {
+            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) => None,
         }
     }
 

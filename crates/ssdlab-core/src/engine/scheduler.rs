@@ -173,6 +173,13 @@ impl Simulator<'_> {
             // Nowhere to move to until another plane's GC frees blocks.
             return Ok(false);
         }
+        if victim == NO_PAGE {
+            if let Some(block) = self.gc_victim(plane) {
+                self.ftl
+                    .set_victim(plane, block)
+                    .map_err(|message| SimError::Invariant { time_ns: self.now, message })?;
+            }
+        }
         let Some(step) = self.ftl.gc_next_step(plane, self.now) else {
             self.dies[die as usize].gc_starved = true;
             return Ok(false);
@@ -235,7 +242,7 @@ impl Simulator<'_> {
             }
             GcStep::Move { ppn, lpn } => {
                 let summaries = self.ftl.counters.summary_programs;
-                let dest = self.gc_page(plane);
+                let dest = self.gc_page(plane, ppn);
                 let Some(dest) = dest else {
                     return Err(SimError::Stalled {
                         time_ns: self.now,
@@ -264,7 +271,7 @@ impl Simulator<'_> {
                 }
                 program += self.summary_ns(summaries);
                 let pages = cmd.txns.len() as u64;
-                self.note_gc_moved(pages, src_slc, false);
+                self.note_gc_moved(pages, src_slc && !dest.slc, false);
                 let copyback = self.config.flash.copyback;
                 if copyback {
                     self.flash_counters.copybacks += pages;
@@ -294,7 +301,7 @@ impl Simulator<'_> {
     /// in (no copyback: the page is assembled in the controller).
     pub(crate) fn start_compaction(&mut self, die: u32, plane: u32, ppn: Ppn, lpn: u32) -> Result<bool, SimError> {
         let summaries = self.ftl.counters.summary_programs;
-        let Some(dest) = self.gc_page(plane) else {
+        let Some(dest) = self.gc_page(plane, ppn) else {
             return Err(SimError::Stalled {
                 time_ns: self.now,
                 outstanding: self.outstanding,
@@ -314,7 +321,7 @@ impl Simulator<'_> {
         let program = self.program_ns(dest.page_type, dest.slc) + self.summary_ns(summaries);
         let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
         self.txns[txn as usize].from = ppn;
-        self.note_gc_moved(1, src_slc, false);
+        self.note_gc_moved(1, src_slc && !dest.slc, false);
         self.flash_counters.compactions += 1;
         let bytes = units as u64 * self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
@@ -357,13 +364,13 @@ impl Simulator<'_> {
         sense
     }
 
-    /// Counts a GC command's moved pages (those leaving SLC-mode blocks for the time
-    /// series) and tells the design.
-    pub(crate) fn note_gc_moved(&mut self, pages: u64, from_slc: bool, cross_plane: bool) {
-        if from_slc {
+    /// Counts a GC command's moved pages (those leaving the SLC cache, `out_of_slc`, for
+    /// the time series) and tells the design.
+    pub(crate) fn note_gc_moved(&mut self, pages: u64, out_of_slc: bool, cross_plane: bool) {
+        if out_of_slc {
             self.flash_counters.slc_gc_moved_pages += pages;
         }
-        self.gc_moved(pages, from_slc, cross_plane);
+        self.gc_moved(pages, out_of_slc, cross_plane);
     }
 
     pub(crate) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
@@ -870,7 +877,7 @@ impl Simulator<'_> {
             sense += self.gather_page_set(&mut cmd, plane, to, dest.ppn, TxnKind::MoveOut);
         }
         let pages = cmd.txns.len() as u64;
-        self.note_gc_moved(pages, src_slc, true);
+        self.note_gc_moved(pages, src_slc && !dest.slc, true);
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(pages * self.timing.page_size_bytes)]);
         self.dies[die as usize].command = cmd;
         self.dies[die as usize].busy = true;

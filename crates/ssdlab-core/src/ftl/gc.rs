@@ -112,6 +112,24 @@ impl Ftl {
         found
     }
 
+    /// Makes `block` the plane's victim (a design's choice, `gc_victim`): a closed block
+    /// of `plane` while the plane cleans none. GC then moves its valid pages and erases it.
+    pub fn set_victim(&mut self, plane: u32, block: u32) -> Result<(), String> {
+        let p = &self.planes[plane as usize];
+        if p.victim != NO_PAGE {
+            return Err(format!("plane {plane} is cleaning block {} already; block {block} was chosen", p.victim));
+        }
+        if self.addr.plane_of_block(block) != plane || self.blocks[block as usize].state != BlockState::Closed {
+            return Err(format!("block {block} chosen as a GC victim is not a closed block of plane {plane}"));
+        }
+        let p = &mut self.planes[plane as usize];
+        p.victim = block;
+        p.victim_cursor = 0;
+        self.counters.gc_victims += 1;
+        self.touch_mappings_of(block);
+        Ok(())
+    }
+
     /// Chooses a victim for `plane` if none is being cleaned; false if none can be.
     pub fn ensure_victim(&mut self, plane: u32, now_ns: u64) -> bool {
         if self.planes[plane as usize].victim != NO_PAGE {

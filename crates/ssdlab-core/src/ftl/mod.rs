@@ -59,6 +59,8 @@ pub struct BlockInfo {
     pub state: BlockState,
     /// Used in SLC mode: fewer pages, SLC latencies, all page type 0.
     pub slc: bool,
+    /// The SLC level (write stream) that last opened it (`ftl.slc_levels`; 0 otherwise).
+    pub slc_level: u8,
     /// Order in which blocks were closed (FIFO victim policy).
     pub closed_seq: u64,
     /// Time of the last program into this block (cost-benefit age).
@@ -66,8 +68,9 @@ pub struct BlockInfo {
 }
 
 /// Which write point of a plane a page is taken from: an index into the plane's active
-/// blocks. 0, 1 and 2 are the user, GC and SLC write points; user write points beyond the
-/// first (`ftl.user_write_points`) follow from 3.
+/// blocks. 0, 1 and 2 are the user, GC and SLC (level 0) write points; user write points
+/// beyond the first (`ftl.user_write_points`) follow from 3, then SLC levels beyond the
+/// first (`ftl.slc_levels`, `Ftl::slc_stream`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stream(pub u16);
 
@@ -174,6 +177,8 @@ pub struct Ftl {
     /// User write points per plane (`ftl.user_write_points`), how the next is chosen, and
     /// whether GC writes through them.
     pub user_write_points: u32,
+    /// SLC write streams (levels) per plane (`ftl.slc_levels`).
+    pub slc_levels: u32,
     pub write_point_choice: crate::config::WritePointChoice,
     pub gc_through_user: bool,
     /// Pages GC programs at once into a normal block: a wordline's page set for one-shot
@@ -253,7 +258,7 @@ impl Ftl {
             let mut state = PlaneState {
                 free: VecDeque::with_capacity(addr.blocks_per_plane as usize),
                 free_slc: VecDeque::new(),
-                active: vec![NO_PAGE; 2 + user_write_points.max(1) as usize],
+                active: vec![NO_PAGE; 1 + user_write_points.max(1) as usize + config.ftl.slc_levels.max(1) as usize],
                 wp_cursor: 0,
                 victim: NO_PAGE,
                 victim_cursor: 0,
@@ -272,6 +277,7 @@ impl Ftl {
                     erase_count: 0,
                     state: BlockState::Free,
                     slc,
+                    slc_level: 0,
                     closed_seq: 0,
                     last_write_ns: 0,
                 });
@@ -317,6 +323,7 @@ impl Ftl {
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
             user_write_points: user_write_points.max(1),
+            slc_levels: config.ftl.slc_levels.max(1),
             write_point_choice: config.ftl.write_point_choice,
             gc_through_user: config.ftl.gc_through_user_write_points,
             gc_page_set: if config.flash.program_scheme == crate::config::ProgramScheme::OneShot {
@@ -574,6 +581,31 @@ impl Ftl {
         None
     }
 
+    /// The write stream of SLC level `level` (0 = `Stream::SLC`).
+    pub fn slc_stream(&self, level: u32) -> Stream {
+        debug_assert!(level < self.slc_levels);
+        if level == 0 {
+            Stream::SLC
+        } else {
+            Stream((1 + self.user_write_points + level) as u16)
+        }
+    }
+
+    /// Whether `stream` takes SLC-mode blocks.
+    pub fn is_slc_stream(&self, stream: Stream) -> bool {
+        stream == Stream::SLC || stream.0 as u32 > 1 + self.user_write_points
+    }
+
+    /// Takes the next page of SLC level `level` in `plane`, opening a block from the SLC
+    /// pool only while more than `reserve` are free there. A design places user writes in
+    /// a level with it (`user_page`), and GC moves inside the cache (`gc_page`).
+    pub fn allocate_slc(&mut self, plane: u32, level: u32, now_ns: u64, reserve: usize) -> Option<Allocated> {
+        if self.slc_blocks[plane as usize] == 0 {
+            return None;
+        }
+        self.allocate_in(plane, self.slc_stream(level), now_ns, reserve)
+    }
+
     /// Takes the next page for a GC move into normal blocks of `plane`.
     pub fn allocate_gc(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.gc_through_user {
@@ -586,15 +618,18 @@ impl Ftl {
     /// pool when the active one is full and more than `reserve` free blocks remain.
     fn allocate_in(&mut self, plane: u32, stream: Stream, now_ns: u64, reserve: usize) -> Option<Allocated> {
         if self.active_room(plane, stream) == 0 {
+            let slc = self.is_slc_stream(stream);
+            let level = if stream == Stream::SLC || !slc { 0 } else { stream.0 as u32 - 1 - self.user_write_points };
             let p = &mut self.planes[plane as usize];
-            let pool = if stream == Stream::SLC { &mut p.free_slc } else { &mut p.free };
+            let pool = if slc { &mut p.free_slc } else { &mut p.free };
             if pool.len() <= reserve {
                 return None;
             }
             let block = pool.pop_front().expect("checked non-empty");
             p.active[stream.index()] = block;
             self.blocks[block as usize].state = BlockState::Open;
-            if stream != Stream::SLC {
+            self.blocks[block as usize].slc_level = level as u8;
+            if !slc {
                 self.note_block_opened(plane);
             }
         }

@@ -283,8 +283,10 @@ impl Ftl {
             // GC must always find room to finish a victim); any beyond the plane's write
             // points are closed. Abandoning them would take from GC the pages it had left
             // in its open block and can leave it without a destination.
+            let user_write_points = self.user_write_points;
             let mut slots: Vec<Stream> = vec![Stream::SLC, Stream::GC, Stream::USER];
             slots.extend((1..self.user_write_points).map(Stream::user));
+            slots.extend((1..self.slc_levels).map(|level| self.slc_stream(level)));
             for block in first..first + self.addr.blocks_per_plane {
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {
@@ -306,7 +308,16 @@ impl Ftl {
                         continue;
                     }
                 }
-                let wanted = |s: &Stream| (*s == Stream::SLC) == info.slc;
+                // An SLC block goes back to its own level's stream (its level is kept with
+                // the block, as a block summary would record it).
+                let level = info.slc_level as u32;
+                let wanted = |s: &Stream| {
+                    if info.slc {
+                        *s == if level == 0 { Stream::SLC } else { Stream((1 + user_write_points + level) as u16) }
+                    } else {
+                        !(*s == Stream::SLC || s.0 as u32 > 1 + user_write_points)
+                    }
+                };
                 if let Some(i) = slots.iter().position(wanted) {
                     info.state = BlockState::Open;
                     self.planes[plane as usize].active[slots.remove(i).index()] = block;

@@ -362,3 +362,37 @@ fn compaction_packs_the_valid_units_of_partly_valid_pages() {
     ftl.check_invariants().unwrap();
     ftl.verify_data("after compaction").unwrap();
 }
+
+#[test]
+fn a_victim_set_by_a_design_is_the_block_gc_cleans() {
+    let mut ftl = small();
+    ftl.track_versions();
+    for lpn in 0..30u32 {
+        let (_, v) = write(&mut ftl, lpn);
+        ftl.acknowledge(lpn, 0, 1, v);
+    }
+    // Block 1 (pages 12..24) is closed; it is not the greedy choice (nothing is invalid).
+    assert_eq!(ftl.blocks[1].state, BlockState::Closed);
+    assert!(ftl.set_victim(0, 5).is_err(), "a free block cannot be a victim");
+    ftl.set_victim(0, 1).unwrap();
+    assert!(ftl.set_victim(0, 0).is_err(), "one victim at a time");
+    let mut moved = 0;
+    loop {
+        match ftl.gc_next_step(0, 0).expect("a step") {
+            GcStep::Move { ppn, .. } => {
+                assert_eq!(ftl.addr.block_of(ppn), 1);
+                let to = ftl.allocate_gc(0, 0).unwrap().ppn;
+                assert!(ftl.move_page(ppn, to));
+                moved += 1;
+            }
+            GcStep::Erase { block } => {
+                assert_eq!(block, 1);
+                ftl.erase(block);
+                break;
+            }
+        }
+    }
+    assert_eq!(moved, 12);
+    ftl.check_invariants().unwrap();
+    ftl.verify_data("after the chosen victim").unwrap();
+}

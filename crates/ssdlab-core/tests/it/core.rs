@@ -4,7 +4,7 @@
 
 use super::timing::commands;
 use super::*;
-use ssdlab_core::config::{GcDestination, LayoutKind};
+use ssdlab_core::config::{GcDestination, LayoutKind, SlcGcDestination};
 use ssdlab_core::engine::occupancy::{CommandKind, Interval, Resource};
 
 /// 4 KiB at 0.01 ns/B (the `tiny` channel): ceil(40.96) ns.
@@ -194,4 +194,58 @@ fn gc_through_user_write_points_keeps_the_invariants_and_never_opens_a_gc_block(
     for p in 0..2 {
         assert_eq!(sim.ftl.planes[p].active[ssdlab_core::ftl::Stream::GC.index()], ssdlab_core::flash::NO_PAGE);
     }
+}
+
+/// A single-plane drive with an SLC cache of 8 blocks in `levels` levels; GC of SLC blocks
+/// moves data to `destination`. Overwrites of a hot set among cold pages exhaust the cache.
+fn slc_levels_run(levels: u32, destination: SlcGcDestination) -> (Simulator<'static>, Report) {
+    let mut c = tiny(1, 1, 1, 1);
+    c.geometry.blocks_per_plane = 64;
+    c.ftl.slc_blocks_per_plane = 8;
+    c.flash.slc_pages_per_block = 16;
+    c.ftl.slc_levels = levels;
+    c.ftl.slc_gc_destination = destination;
+    let mut rng = Pcg64Mcg::seed_from_u64(11);
+    let records: Vec<Record> = (0..2_000u64)
+        .map(|i| {
+            let page = if rng.random_bool(0.7) { rng.random_range(0..40) } else { rng.random_range(40..1_000) };
+            rec(i * 2_000_000, Op::Write, page, 1, 4096)
+        })
+        .collect();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+    let mut sim = Simulator::new(c, factory, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    (sim, report)
+}
+
+/// Pages programmed into SLC-mode blocks by GC (all SLC programs but the user ones).
+fn slc_gc_programs(r: &Report) -> u64 {
+    r.flash.slc_programs - (r.flash.slc_hit_ratio * r.flash.user_page_programs as f64).round() as u64
+}
+
+#[test]
+fn gc_of_the_slc_cache_moves_data_between_slc_levels_or_out_of_the_cache() {
+    // Out of the cache: GC programs only normal blocks; every SLC level above 0 is empty.
+    let (sim, out) = slc_levels_run(3, SlcGcDestination::OutOfCache);
+    assert!(out.gc.slc_erases > 10, "the SLC cache was cleaned: {:?}", out.gc);
+    assert_eq!(slc_gc_programs(&out), 0);
+    assert!(sim.ftl.blocks.iter().all(|b| b.slc_level == 0));
+    // Next level: data that survives GC in level l goes to l + 1 while that level has
+    // room; the rest still leaves the cache.
+    let (sim, up) = slc_levels_run(3, SlcGcDestination::NextLevel);
+    assert!(slc_gc_programs(&up) > 0, "GC programmed SLC pages: {:?}", up.flash);
+    assert!(up.gc.moved_pages > slc_gc_programs(&up), "some data still left the cache");
+    let holding =
+        |level: u8| sim.ftl.blocks.iter().filter(|b| b.slc && b.slc_level == level && b.valid_pages > 0).count();
+    assert!(holding(1) > 0 && holding(2) > 0, "levels 1 and 2 hold data: {} {}", holding(1), holding(2));
+    // Same level: GC keeps level-0 data in level 0.
+    let (sim, same) = slc_levels_run(1, SlcGcDestination::SameLevel);
+    assert!(slc_gc_programs(&same) > 0);
+    assert!(sim.ftl.blocks.iter().all(|b| b.slc_level == 0));
+    // Promoted data holds SLC blocks that user writes then miss: the cache that evicts
+    // serves every host write from SLC here, the one that promotes far fewer.
+    assert_eq!(out.flash.slc_hit_ratio, 1.0);
+    assert!(up.flash.slc_hit_ratio < 0.5, "{}", up.flash.slc_hit_ratio);
 }

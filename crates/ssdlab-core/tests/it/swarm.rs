@@ -92,3 +92,19 @@ fn power_loss_seeds_that_once_failed_pass() {
         }
     }
 }
+
+/// The swarm draws the core's mapping kinds and SLC levels often enough that the bounded
+/// runs above and `ssdlab swarm` exercise them (a draw that never validates would
+/// silently drop out).
+#[test]
+fn the_swarm_draws_mapping_kinds_and_slc_levels() {
+    use ssdlab_core::config::{Mapping, SlcGcDestination};
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::config::Config) -> bool| cases.iter().filter(|c| f(&c.config)).count();
+    let half = count(&|c| c.ftl.mapping == Mapping::HalfPages);
+    let sub = count(&|c| c.ftl.mapping == Mapping::Subpages);
+    let levels = count(&|c| c.ftl.slc_levels > 1);
+    let inside = count(&|c| c.ftl.slc_gc_destination != SlcGcDestination::OutOfCache);
+    assert!(half >= 30 && sub >= 30, "half-page maps {half}, subpage maps {sub} of 300");
+    assert!(levels >= 5 && inside >= 10, "SLC levels > 1: {levels}, GC inside the cache: {inside} of 300");
+}
