@@ -1137,6 +1137,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("mapping", "s"),
             ("slc_levels", "u"),
             ("slc_gc_destination", "s"),
+            ("super_page_channels", "u"),
+            ("super_page_dies", "u"),
         ],
     ),
     (

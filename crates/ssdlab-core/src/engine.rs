@@ -378,6 +378,11 @@ pub struct Simulator<'a> {
     /// Superseded copies a user write pinned beyond its `Txn::from` (a unit map's write
     /// can supersede units on several pages), by transaction. Never iterated.
     pub(crate) extra_pins: std::collections::HashMap<u32, Vec<Ppn>>,
+    /// The config as given (the engine runs on its `device_view`): its hash, physical
+    /// pages per super-page, and physical chips (idle power).
+    pub(crate) config_hash: String,
+    pub(crate) super_page_pages: u32,
+    pub(crate) physical_chips: u32,
 }
 
 /// Burst replay bookkeeping.
@@ -450,7 +455,12 @@ impl<'a> Simulator<'a> {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             return Err(SimError::Setup(text.join("; ")));
         }
-        let timing = Timing::new(&config);
+        // With super-pages the engine manages gangs of dies as dies (`Config::device_view`).
+        let config_hash = report::config_hash(&config);
+        let super_page_pages = config.super_page_pages();
+        let physical_chips = config.geometry.channels * config.geometry.chips_per_channel;
+        let (config, lanes) = config.device_view();
+        let timing = Timing::new(&config).with_lanes(lanes);
         let mut ftl = Ftl::new(&config);
         if !config.power.loss_at_ns.is_empty() {
             // Every page, preconditioned ones included, must carry its OOB for recovery.
@@ -544,6 +554,9 @@ impl<'a> Simulator<'a> {
             occupancy: None,
             request_pages: Vec::new(),
             extra_pins: std::collections::HashMap::new(),
+            config_hash,
+            super_page_pages,
+            physical_chips,
             config,
         };
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;

@@ -381,6 +381,10 @@ pub struct DeviceSummary {
     pub physical_bytes: u64,
     pub logical_bytes: u64,
     pub mapping_table_bytes: u64,
+    /// Physical pages per super-page (`ftl.super_page_*`); the geometry above is then the
+    /// FTL's: gangs of dies as dies, super-pages as pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub super_page_pages: Option<u32>,
 }
 
 /// The whole result of a run. Field order is the JSON order; every map is ordered.

@@ -73,6 +73,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             let mut config = config;
             draw_mapping(seed, &mut config, &mut records);
             draw_slc_levels(seed, &mut config);
+            draw_super_pages(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -293,6 +294,23 @@ fn draw_slc_levels(seed: u64, c: &mut Config) {
     }
 }
 
+/// Super-pages (issue 12 §5), from a stream of their own: a gang of channels and dies of
+/// a page-mapped drive without subpages. The workload's sizes stay as drawn, so requests
+/// cover parts of super-pages too.
+fn draw_super_pages(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-super-pages"));
+    if !rng.random_bool(0.25) {
+        return;
+    }
+    let mut drawn = c.clone();
+    let g = &c.geometry;
+    drawn.ftl.super_page_channels = pick(rng, &[1, g.channels]);
+    drawn.ftl.super_page_dies = pick(rng, &[1, g.dies_per_chip, g.chips_per_channel * g.dies_per_chip]);
+    if drawn.super_page_pages() > 1 && drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -365,7 +383,7 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
-        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, victim={:?}, \
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
@@ -385,6 +403,8 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.mapping,
         c.ftl.slc_levels,
         c.ftl.slc_gc_destination,
+        c.ftl.super_page_channels,
+        c.ftl.super_page_dies,
         c.ftl.gc_victim,
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,

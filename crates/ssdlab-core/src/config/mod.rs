@@ -188,7 +188,12 @@ impl Config {
         pages * g.page_size_bytes as u64
     }
 
+    /// The host-visible capacity: logical pages × page size of the device the FTL manages
+    /// (with super-pages, whole super-pages: `device_view`).
     pub fn logical_bytes(&self) -> u64 {
+        if self.super_page_pages() > 1 {
+            return self.device_view().0.logical_bytes();
+        }
         self.logical_pages() * self.geometry.page_size_bytes as u64
     }
 
@@ -432,6 +437,7 @@ impl Config {
         }
         errors.extend(self.validate_mapping());
         errors.extend(self.validate_slc_levels());
+        errors.extend(self.validate_super_pages());
         if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
             errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
         }
@@ -589,6 +595,82 @@ impl Config {
             Mapping::HalfPages => 2,
             Mapping::Subpages => self.geometry.subpages_per_page,
         }
+    }
+
+    /// Physical pages per super-page (`ftl.super_page_channels` × `ftl.super_page_dies`).
+    pub fn super_page_pages(&self) -> u32 {
+        self.ftl.super_page_channels * self.ftl.super_page_dies
+    }
+
+    /// The device the FTL and the engine manage (thesis §5.1): with super-pages, each
+    /// gang of `super_page_channels` channels × `super_page_dies` dies per channel acts as
+    /// one die whose page is the super-page, on one channel `super_page_channels` lanes
+    /// wide. Its members work in lock step at the same address, so a command's parts end
+    /// together: a program transfers each lane's pages in turn (vertical striping) while
+    /// the lanes run in parallel (horizontal), then programs all members at once (one
+    /// page's latency); a read senses all members, then transfers. Energies per page and
+    /// block scale with the members. Returns the device config and the lanes per channel;
+    /// without super-pages, the config itself and 1.
+    pub fn device_view(&self) -> (Config, u32) {
+        let (h, v) = (self.ftl.super_page_channels.max(1), self.ftl.super_page_dies.max(1));
+        if h * v == 1 {
+            return (self.clone(), 1);
+        }
+        let mut c = self.clone();
+        let g = &mut c.geometry;
+        let dies_per_channel = g.chips_per_channel * g.dies_per_chip / v;
+        g.channels /= h;
+        if g.dies_per_chip.is_multiple_of(v) {
+            g.dies_per_chip /= v;
+        } else {
+            g.chips_per_channel = dies_per_channel;
+            g.dies_per_chip = 1;
+        }
+        g.page_size_bytes *= h * v;
+        let n = (h * v) as f64;
+        let e = &mut c.energy;
+        e.read_nj.iter_mut().for_each(|x| *x *= n);
+        e.program_nj.iter_mut().for_each(|x| *x *= n);
+        e.erase_nj *= n;
+        e.slc_read_nj *= n;
+        e.slc_program_nj *= n;
+        c.ftl.super_page_channels = 1;
+        c.ftl.super_page_dies = 1;
+        (c, h)
+    }
+
+    fn validate_super_pages(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        let (g, t) = (&self.geometry, &self.ftl);
+        if t.super_page_channels == 0 || !g.channels.is_multiple_of(t.super_page_channels.max(1)) {
+            errors.push(err("ftl.super_page_channels", format!("must divide geometry.channels ({})", g.channels)));
+        }
+        let per_channel = g.chips_per_channel * g.dies_per_chip;
+        if t.super_page_dies == 0 || !per_channel.is_multiple_of(t.super_page_dies.max(1)) {
+            errors.push(err(
+                "ftl.super_page_dies",
+                format!("must divide the dies per channel (chips_per_channel × dies_per_chip = {per_channel})"),
+            ));
+        }
+        if self.super_page_pages() > 1 {
+            if g.subpages_per_page > 1 {
+                errors.push(err("ftl.super_page_channels", "super-pages are not modelled with subpages"));
+            }
+            if t.mapping != Mapping::Page {
+                errors.push(err("ftl.mapping", "super-pages are mapped whole: use ftl.mapping = \"page\""));
+            }
+            // SLC layouts are drawn over physical planes, dies and chips, which a gang merges.
+            if self.hybrid.layout != SlcLayout::Plane || self.hybrid.slc_planes > 0 {
+                errors.push(err(
+                    "ftl.super_page_channels",
+                    "super-pages are not modelled with hybrid SLC layouts (hybrid.layout, hybrid.slc_planes)",
+                ));
+            }
+            if self.super_page_pages() as u64 * g.page_size_bytes as u64 > 1 << 20 {
+                errors.push(err("ftl.super_page_dies", "super-pages of more than 1 MiB are not modelled"));
+            }
+        }
+        errors
     }
 
     fn validate_slc_levels(&self) -> Vec<ConfigError> {

@@ -391,6 +391,12 @@ pub struct Ftl {
     pub slc_levels: u32,
     /// Where GC of SLC-mode blocks moves valid pages (the conventional SLC cache).
     pub slc_gc_destination: SlcGcDestination,
+    /// Super-pages (thesis §5.1, Gordon): the physical pages at one address on this many
+    /// channels (horizontal striping) ...
+    pub super_page_channels: u32,
+    /// ... times this many dies of each of those channels (vertical striping) form one
+    /// super-page, the unit of mapping, programs and reads; their blocks form super-blocks.
+    pub super_page_dies: u32,
 }
 
 impl Default for Ftl {
@@ -416,6 +422,8 @@ impl Default for Ftl {
             mapping: Mapping::Page,
             slc_levels: 1,
             slc_gc_destination: SlcGcDestination::OutOfCache,
+            super_page_channels: 1,
+            super_page_dies: 1,
         }
     }
 }

@@ -78,3 +78,30 @@ fn overrides_apply_and_reject_unknown_keys() {
     let e = apply_overrides(&Config::default(), &["ftl.gc_victm=fifo".into()]).unwrap_err();
     assert!(e.message.contains("did you mean 'gc_victim'"), "{}", e.message);
 }
+
+#[test]
+fn new_core_options_are_checked_with_their_keys() {
+    let keys = |c: &Config| c.validate().err().unwrap_or_default().into_iter().map(|e| e.key).collect::<Vec<_>>();
+    let mut c = Config::default();
+    c.ftl.super_page_channels = 3;
+    c.ftl.super_page_dies = 0;
+    let k = keys(&c);
+    assert!(k.contains(&"ftl.super_page_channels".into()) && k.contains(&"ftl.super_page_dies".into()), "{k:?}");
+    let mut c = Config::default();
+    c.ftl.mapping = Mapping::Subpages;
+    assert!(keys(&c).contains(&"geometry.subpages_per_page".into()), "a subpage map needs subpages");
+    c.geometry.subpages_per_page = 4;
+    c.ftl.super_page_channels = 2;
+    assert!(keys(&c).contains(&"ftl.mapping".into()), "super-pages are mapped whole");
+    let mut c = Config::default();
+    c.ftl.slc_levels = 2;
+    assert!(keys(&c).contains(&"ftl.slc_levels".into()), "levels need SLC blocks");
+    c.ftl.slc_blocks_per_plane = 3;
+    c.flash.slc_pages_per_block = 64;
+    assert!(keys(&c).contains(&"ftl.slc_blocks_per_plane".into()), "two levels need four SLC blocks");
+    c.ftl.slc_blocks_per_plane = 4;
+    assert_eq!(keys(&c), Vec::<String>::new());
+    c.ftl.slc_gc_destination = SlcGcDestination::NextLevel;
+    c.ftl.slc_levels = 1;
+    assert!(keys(&c).contains(&"ftl.slc_gc_destination".into()));
+}

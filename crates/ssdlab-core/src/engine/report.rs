@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// The report's `config_hash`: FNV-1a of the config as TOML (the config as given, before
+/// `Config::device_view`).
+pub(crate) fn config_hash(config: &Config) -> String {
+    let text = toml::to_string(config).unwrap_or_default();
+    format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
 impl Simulator<'_> {
     pub(crate) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
         if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
@@ -17,7 +24,7 @@ impl Simulator<'_> {
         let f = &self.flash_counters;
         let waf =
             if f.user_programs == 0 { 0.0 } else { (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64 };
-        let chips = addr.chips() as f64;
+        let chips = self.physical_chips as f64;
         self.energy.idle = self.config.energy.idle_power_mw_per_chip * chips * interval as f64 / 1e3;
         self.energy.total =
             self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
@@ -31,12 +38,11 @@ impl Simulator<'_> {
                 RunSlot::Closed(summary) => summary.clone(),
             })
             .collect();
-        let config_text = toml::to_string(&self.config).unwrap_or_default();
         let mut report = Report {
             schema_version: 1,
             ssdlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.config.seed,
-            config_hash: format!("{:016x}", fnv1a(config_text.as_bytes())),
+            config_hash: self.config_hash.clone(),
             workload: self.workload_name.clone(),
             device: DeviceSummary {
                 preset: self.config.name.clone(),
@@ -51,6 +57,7 @@ impl Simulator<'_> {
                 physical_bytes: self.config.physical_bytes(),
                 logical_bytes: self.logical_bytes,
                 mapping_table_bytes: self.ftl.mapping_memory_bytes(self.config.ftl.mapping_entry_bytes),
+                super_page_pages: (self.super_page_pages > 1).then_some(self.super_page_pages),
             },
             host: HostSummary {
                 requests: self.next_request_id,

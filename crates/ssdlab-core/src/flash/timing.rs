@@ -26,6 +26,8 @@ pub struct Timing {
     slc_read_nj: f64,
     slc_program_nj: f64,
     pub transfer_nj_per_byte: f64,
+    /// Parallel buses per channel (super-pages striped over channels).
+    pub lanes: u64,
 }
 
 impl Timing {
@@ -60,7 +62,15 @@ impl Timing {
                 c.energy.program_nj[0]
             },
             transfer_nj_per_byte: c.energy.transfer_nj_per_byte,
+            lanes: 1,
         }
+    }
+
+    /// A channel of `lanes` parallel buses (a super-page's horizontal stripe): its bytes
+    /// are spread evenly over them.
+    pub fn with_lanes(mut self, lanes: u32) -> Self {
+        self.lanes = lanes.max(1) as u64;
+        self
     }
 
     /// Array sense time of a page of `page_type` (SLC-mode blocks use the SLC latency).
@@ -93,7 +103,8 @@ impl Timing {
     /// Channel occupancy of one command moving `bytes` bytes (partial programs move
     /// only the subpages they write).
     pub fn transfer_bytes_ns(&self, bytes: u64) -> u64 {
-        self.command_overhead_ns + (bytes * self.transfer_ps_per_byte).div_ceil(1000)
+        let per_lane = if self.lanes > 1 { bytes.div_ceil(self.lanes) } else { bytes };
+        self.command_overhead_ns + (per_lane * self.transfer_ps_per_byte).div_ceil(1000)
     }
 
     pub fn read_nj(&self, page_type: u8, slc: bool) -> f64 {

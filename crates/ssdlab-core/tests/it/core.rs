@@ -249,3 +249,61 @@ fn gc_of_the_slc_cache_moves_data_between_slc_levels_or_out_of_the_cache() {
     assert_eq!(out.flash.slc_hit_ratio, 1.0);
     assert!(up.flash.slc_hit_ratio < 0.5, "{}", up.flash.slc_hit_ratio);
 }
+
+/// Runs `records` with every check on; returns the report and request latencies by id.
+fn run_latencies(c: &Config, records: Vec<Record>) -> (Report, Vec<u64>) {
+    let (report, lat, _) = run_logged(c, records);
+    (report, lat)
+}
+
+#[test]
+fn a_super_page_spans_its_dies_and_completes_when_the_last_one_has() {
+    // Four single-die channels striped horizontally: the 16 KiB super-page's four pages
+    // cross four buses at once, then all four dies program; one page's time each.
+    let mut c = tiny(4, 1, 1, 1);
+    slc_like(&mut c);
+    c.ftl.super_page_channels = 4;
+    let write = vec![rec(0, Op::Write, 0, 1, 16384), rec(10_000_000, Op::Read, 0, 1, 16384)];
+    let (report, lat) = run_latencies(&c, write.clone());
+    assert_eq!(lat, [X + 500_000, 50_000 + X]);
+    assert_eq!(report.device.super_page_pages, Some(4));
+    assert_eq!((report.device.channels, report.device.dies, report.device.page_size_bytes), (1, 1, 16384));
+    // The same four pages written as four 4 KiB pages of a page-mapped drive, one per
+    // die: the request completes when the last die does, at the same time.
+    let mut pages = tiny(4, 1, 1, 1);
+    slc_like(&mut pages);
+    let (_, lat_pages) = run_latencies(&pages, vec![rec(0, Op::Write, 0, 4, 4096)]);
+    assert_eq!(lat_pages[0], lat[0]);
+    // Four dies of one bus striped vertically: the bus carries the pages in turn, the dies
+    // program in parallel; the super-page is done when the last die, fed last, is.
+    let mut v = tiny(1, 1, 4, 1);
+    slc_like(&mut v);
+    v.ftl.super_page_dies = 4;
+    let (_, lat) = run_latencies(&v, write.clone());
+    let x4 = (16384.0f64 * 0.01).ceil() as u64;
+    assert_eq!(lat, [x4 + 500_000, 50_000 + x4]);
+    // 2-D: two buses of two dies each.
+    let mut d2 = tiny(2, 1, 2, 1);
+    slc_like(&mut d2);
+    d2.ftl.super_page_channels = 2;
+    d2.ftl.super_page_dies = 2;
+    let (report, lat) = run_latencies(&d2, write);
+    let x2 = (8192.0f64 * 0.01).ceil() as u64;
+    assert_eq!(lat, [x2 + 500_000, 50_000 + x2]);
+    // The map has one entry per super-page: a quarter of the page map's.
+    assert_eq!(report.device.mapping_table_bytes, 4 * pages.logical_pages() / 4);
+    // Energy counts every member page: four pages programmed, four read.
+    assert_eq!(report.flash.user_page_programs, 1);
+    assert_eq!(report.energy_nj.program, 4.0 * pages.energy.program_nj[0]);
+}
+
+#[test]
+fn a_write_of_part_of_a_super_page_reads_the_rest_first() {
+    let mut c = tiny(4, 1, 1, 1);
+    slc_like(&mut c);
+    c.ftl.super_page_channels = 4;
+    // A 4 KiB write into a written 16 KiB super-page: read the super-page, then program it.
+    let (report, lat) = run_latencies(&c, vec![rec(0, Op::Write, 0, 1, 16384), rec(10_000_000, Op::Write, 1, 1, 4096)]);
+    assert_eq!(report.flash.update_reads, 1);
+    assert_eq!(lat[1], 50_000 + X + X + 500_000);
+}

@@ -97,7 +97,7 @@ fn power_loss_seeds_that_once_failed_pass() {
 /// runs above and `ssdlab swarm` exercise them (a draw that never validates would
 /// silently drop out).
 #[test]
-fn the_swarm_draws_mapping_kinds_and_slc_levels() {
+fn the_swarm_draws_mapping_kinds_slc_levels_and_super_pages() {
     use ssdlab_core::config::{Mapping, SlcGcDestination};
     let cases: Vec<_> = (0..300).map(case).collect();
     let count = |f: &dyn Fn(&ssdlab_core::config::Config) -> bool| cases.iter().filter(|c| f(&c.config)).count();
@@ -107,4 +107,6 @@ fn the_swarm_draws_mapping_kinds_and_slc_levels() {
     let inside = count(&|c| c.ftl.slc_gc_destination != SlcGcDestination::OutOfCache);
     assert!(half >= 30 && sub >= 30, "half-page maps {half}, subpage maps {sub} of 300");
     assert!(levels >= 5 && inside >= 10, "SLC levels > 1: {levels}, GC inside the cache: {inside} of 300");
+    let gangs = count(&|c| c.super_page_pages() > 1);
+    assert!(gangs >= 10, "super-pages: {gangs} of 300");
 }
