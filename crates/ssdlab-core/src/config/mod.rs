@@ -599,7 +599,7 @@ impl Config {
 
     /// Physical pages per super-page (`ftl.super_page_channels` × `ftl.super_page_dies`).
     pub fn super_page_pages(&self) -> u32 {
-        self.ftl.super_page_channels * self.ftl.super_page_dies
+        self.ftl.super_page_channels.saturating_mul(self.ftl.super_page_dies)
     }
 
     /// The device the FTL and the engine manage (thesis §5.1): with super-pages, each
@@ -613,12 +613,12 @@ impl Config {
     /// without super-pages, the config itself and 1.
     pub fn device_view(&self) -> (Config, u32) {
         let (h, v) = (self.ftl.super_page_channels.max(1), self.ftl.super_page_dies.max(1));
-        if h * v == 1 {
+        if h.saturating_mul(v) == 1 {
             return (self.clone(), 1);
         }
         let mut c = self.clone();
         let g = &mut c.geometry;
-        let dies_per_channel = g.chips_per_channel * g.dies_per_chip / v;
+        let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip) / v;
         g.channels /= h;
         if g.dies_per_chip.is_multiple_of(v) {
             g.dies_per_chip /= v;
@@ -626,8 +626,8 @@ impl Config {
             g.chips_per_channel = dies_per_channel;
             g.dies_per_chip = 1;
         }
-        g.page_size_bytes *= h * v;
-        let n = (h * v) as f64;
+        g.page_size_bytes = g.page_size_bytes.saturating_mul(h.saturating_mul(v));
+        let n = h as f64 * v as f64;
         let e = &mut c.energy;
         e.read_nj.iter_mut().for_each(|x| *x *= n);
         e.program_nj.iter_mut().for_each(|x| *x *= n);
@@ -645,8 +645,8 @@ impl Config {
         if t.super_page_channels == 0 || !g.channels.is_multiple_of(t.super_page_channels.max(1)) {
             errors.push(err("ftl.super_page_channels", format!("must divide geometry.channels ({})", g.channels)));
         }
-        let per_channel = g.chips_per_channel * g.dies_per_chip;
-        if t.super_page_dies == 0 || !per_channel.is_multiple_of(t.super_page_dies.max(1)) {
+        let per_channel = g.chips_per_channel as u64 * g.dies_per_chip as u64;
+        if t.super_page_dies == 0 || !per_channel.is_multiple_of(t.super_page_dies.max(1) as u64) {
             errors.push(err(
                 "ftl.super_page_dies",
                 format!("must divide the dies per channel (chips_per_channel × dies_per_chip = {per_channel})"),
@@ -686,7 +686,7 @@ impl Config {
         let key = if t.slc_levels > 1 { "ftl.slc_levels" } else { "ftl.slc_gc_destination" };
         if t.slc_blocks_per_plane == 0 {
             errors.push(err(key, "needs SLC-mode blocks: set ftl.slc_blocks_per_plane"));
-        } else if t.slc_blocks_per_plane < t.slc_levels + 2 {
+        } else if t.slc_blocks_per_plane < t.slc_levels.saturating_add(2) {
             errors.push(err(
                 "ftl.slc_blocks_per_plane",
                 format!("{} SLC levels need at least {} SLC blocks per plane", t.slc_levels, t.slc_levels + 2),

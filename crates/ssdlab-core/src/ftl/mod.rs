@@ -581,6 +581,14 @@ impl Ftl {
         None
     }
 
+    /// Takes the next page of user write point `k` of `plane` (a design's own choice of
+    /// stream: per priority, per page type, per hot/cold class), never opening the
+    /// plane's last free block.
+    pub fn allocate_user_point(&mut self, plane: u32, k: u32, now_ns: u64) -> Option<Allocated> {
+        debug_assert!(k < self.user_write_points);
+        self.allocate_in(plane, Stream::user(k), now_ns, 1)
+    }
+
     /// The write stream of SLC level `level` (0 = `Stream::SLC`).
     pub fn slc_stream(&self, level: u32) -> Stream {
         debug_assert!(level < self.slc_levels);

@@ -396,3 +396,19 @@ fn a_victim_set_by_a_design_is_the_block_gc_cleans() {
     ftl.check_invariants().unwrap();
     ftl.verify_data("after the chosen victim").unwrap();
 }
+
+#[test]
+fn a_design_can_write_through_a_user_write_point_of_its_choice() {
+    let mut c = small_config();
+    c.ftl.user_write_points = 3;
+    c.geometry.blocks_per_plane = 24;
+    let mut ftl = Ftl::new(&c);
+    // Write point 2 takes pages of its own block, in order, whatever the round-robin does.
+    let a = ftl.allocate_user_point(0, 2, 0).unwrap();
+    let b = ftl.allocate_user_point(0, 2, 0).unwrap();
+    let other = ftl.allocate_user_point(0, 0, 0).unwrap();
+    assert_eq!(ftl.addr.block_of(a.ppn), ftl.addr.block_of(b.ppn));
+    assert_eq!(ftl.addr.page_in_block(b.ppn), ftl.addr.page_in_block(a.ppn) + 1);
+    assert_ne!(ftl.addr.block_of(other.ppn), ftl.addr.block_of(a.ppn));
+    assert_eq!(ftl.planes[0].active[Stream::user(2).index()], ftl.addr.block_of(a.ppn));
+}
