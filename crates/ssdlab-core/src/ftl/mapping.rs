@@ -64,6 +64,23 @@ impl Ftl {
     /// user write).
     pub fn commit_units(&mut self, lpn: u32, first: u32, count: u32, ppn: Ppn, slot: u32) {
         let shift = self.unit_shift;
+        if shift == 0 {
+            // A page map: one unit, the page (the preconditioning and write hot path).
+            let old = self.map[lpn as usize];
+            if old != NO_PAGE {
+                self.invalidate_unit(old);
+            }
+            self.map[lpn as usize] = ppn;
+            self.reverse[ppn as usize] = lpn;
+            let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
+            block.valid_pages += 1;
+            block.valid_units += 1;
+            if let Some(v) = self.versions.as_mut() {
+                v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
+            }
+            self.oob_new_write(lpn, 0, 1, ppn, 0);
+            return;
+        }
         for k in 0..count {
             let lu = (lpn << shift) + first + k;
             let pu = (ppn << shift) + slot + k;
@@ -180,11 +197,12 @@ impl Ftl {
     }
 
     /// Physical unit `pu` no longer holds valid data; its page is invalid once no slot does.
+    #[inline]
     fn invalidate_unit(&mut self, pu: u32) {
         debug_assert_ne!(self.reverse[pu as usize], NO_PAGE);
         self.reverse[pu as usize] = NO_PAGE;
         let ppn = pu >> self.unit_shift;
-        let empty = self.page_valid_units(ppn) == 0;
+        let empty = self.unit_shift == 0 || self.page_valid_units(ppn) == 0;
         let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
         block.valid_units -= 1;
         if empty {

@@ -625,24 +625,34 @@ impl Ftl {
     /// Takes the next page of `stream`'s active block, opening a new block from the free
     /// pool when the active one is full and more than `reserve` free blocks remain.
     fn allocate_in(&mut self, plane: u32, stream: Stream, now_ns: u64, reserve: usize) -> Option<Allocated> {
-        if self.active_room(plane, stream) == 0 {
-            let slc = self.is_slc_stream(stream);
-            let level = if stream == Stream::SLC || !slc { 0 } else { stream.0 as u32 - 1 - self.user_write_points };
-            let p = &mut self.planes[plane as usize];
-            let pool = if slc { &mut p.free_slc } else { &mut p.free };
-            if pool.len() <= reserve {
-                return None;
-            }
-            let block = pool.pop_front().expect("checked non-empty");
-            p.active[stream.index()] = block;
-            self.blocks[block as usize].state = BlockState::Open;
-            self.blocks[block as usize].slc_level = level as u8;
-            if !slc {
-                self.note_block_opened(plane);
-            }
+        if self.active_room(plane, stream) == 0 && !self.open_block(plane, stream, reserve) {
+            return None;
         }
         let block = self.planes[plane as usize].active[stream.index()];
         Some(self.take_page(block, now_ns))
+    }
+
+    /// Makes a free block of the stream's pool its active block; false when the pool has
+    /// no more than `reserve` blocks. (Once a block's worth of pages: kept off the
+    /// per-page path.)
+    #[cold]
+    #[inline(never)]
+    fn open_block(&mut self, plane: u32, stream: Stream, reserve: usize) -> bool {
+        let slc = self.is_slc_stream(stream);
+        let level = if stream == Stream::SLC || !slc { 0 } else { stream.0 as u32 - 1 - self.user_write_points };
+        let p = &mut self.planes[plane as usize];
+        let pool = if slc { &mut p.free_slc } else { &mut p.free };
+        if pool.len() <= reserve {
+            return false;
+        }
+        let block = pool.pop_front().expect("checked non-empty");
+        p.active[stream.index()] = block;
+        self.blocks[block as usize].state = BlockState::Open;
+        self.blocks[block as usize].slc_level = level as u8;
+        if !slc {
+            self.note_block_opened(plane);
+        }
+        true
     }
 
     /// Advances a block's write pointer by one page and returns that page.
