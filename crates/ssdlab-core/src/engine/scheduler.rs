@@ -85,7 +85,9 @@ impl Simulator<'_> {
             let mut best: Option<((bool, i64), u32)> = None;
             for k in 1..planes {
                 let plane = (from + k) % planes;
-                if room[plane as usize] <= 0 || !self.ftl.can_allocate_user(plane) {
+                // (As the write itself asks: one meant for normal blocks needs them; a plane
+                // with only SLC room would bounce it back, forever.)
+                if room[plane as usize] <= 0 || !self.write_has_room_in(t, plane) {
                     continue;
                 }
                 let key = (self.ftl.gc_need(plane) == GcNeed::Emergency, -room[plane as usize]);
@@ -121,11 +123,15 @@ impl Simulator<'_> {
     /// Whether the queued write `t` could get a page in its plane now (a write meant for
     /// TLC pages needs normal blocks).
     pub(crate) fn write_has_room(&self, t: u32) -> bool {
-        let txn = &self.txns[t as usize];
-        if txn.mode == WriteMode::Tlc {
-            self.ftl.can_allocate_normal(txn.plane)
+        self.write_has_room_in(t, self.txns[t as usize].plane)
+    }
+
+    /// Whether the queued write `t` could get a page in `plane` now.
+    pub(crate) fn write_has_room_in(&self, t: u32, plane: u32) -> bool {
+        if self.txns[t as usize].mode == WriteMode::Tlc {
+            self.ftl.can_allocate_normal(plane)
         } else {
-            self.ftl.can_allocate_user(txn.plane)
+            self.ftl.can_allocate_user(plane)
         }
     }
 
@@ -184,6 +190,13 @@ impl Simulator<'_> {
             self.dies[die as usize].gc_starved = true;
             return Ok(false);
         };
+        if let GcStep::Erase { block } = step {
+            if self.stale_reads_of(block) {
+                // A queued read of a page the host has since rewritten elsewhere still
+                // senses it here: the erase waits for that read's command (same die).
+                return Ok(false);
+            }
+        }
         if emergency {
             self.gc_emergency_steps += 1;
         } else {
@@ -210,7 +223,8 @@ impl Simulator<'_> {
                         && self.config.flash.multi_plane
                         && victim != NO_PAGE
                         && (self.config.flash.multi_plane_any_address || self.ftl.addr.block_in_plane(victim) == index)
-                        && self.ftl.erasable(victim);
+                        && self.ftl.erasable(victim)
+                        && !self.stale_reads_of(victim);
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
                         let slc = self.ftl.blocks[target as usize].slc;
@@ -424,7 +438,7 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         self.dies[die as usize].reads.pop_front();
-        self.txns[first as usize].ppn = first_ppn;
+        self.take_read(first, first_ppn)?;
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
             let any_address = self.config.flash.multi_plane_any_address;
@@ -439,7 +453,7 @@ impl Simulator<'_> {
                     && (any_address || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key)
                 {
                     used_planes |= plane_bit;
-                    self.txns[t as usize].ppn = ppn;
+                    self.take_read(t, ppn)?;
                     cmd.txns.push(t);
                     self.dies[die as usize].reads.remove(i);
                 } else {
@@ -479,6 +493,25 @@ impl Simulator<'_> {
         self.dies[die as usize].busy = true;
         self.advance_command(die)?;
         Ok(true)
+    }
+
+    /// Whether a read queued at `block`'s die would still sense a page of `block` (its
+    /// logical page was rewritten in another plane, so it reads the copy it was queued for:
+    /// `current_ppn`). Only blocks a queued read pinned are scanned for.
+    pub(crate) fn stale_reads_of(&self, block: u32) -> bool {
+        if self.ftl.read_pins[block as usize] == 0 {
+            return false;
+        }
+        let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of_block(block));
+        self.dies[die as usize].reads.iter().any(|&t| self.ftl.addr.block_of(self.current_ppn(t)) == block)
+    }
+
+    /// A queued read's command starts: it senses `ppn` now, so its block may be erased
+    /// after it.
+    pub(crate) fn take_read(&mut self, t: u32, ppn: Ppn) -> Result<(), SimError> {
+        self.ftl.unpin_read(self.txns[t as usize].ppn);
+        self.txns[t as usize].ppn = ppn;
+        Ok(())
     }
 
     /// The page a queued read should sense now: its logical page's current location if
