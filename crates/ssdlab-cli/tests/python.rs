@@ -6,8 +6,9 @@
 //! package with the plain `pip install ./crates/ssdlab-py` a user types (maturin builds
 //! it in this test build's profile, so it reuses the crates `cargo test` just built), and
 //! runs pytest on crates/ssdlab-py/tests with this `ssdlab` binary to compare against.
-//! The HTML reports are opened in headless Chromium (Debian's `chromium`, which .ci/run
-//! installs when missing; `$SSDLAB_CHROMIUM` names another binary).
+//! The HTML reports are opened in headless Chromium (Debian's `chromium`, which this test,
+//! like .ci/run, installs with apt-get when missing; `$SSDLAB_CHROMIUM` names another
+//! binary).
 //!
 //! Nothing here skips: no Python, no network to PyPI, a failed build or a failed Python
 //! test fails this test with pip's or pytest's output.
@@ -42,8 +43,31 @@ fn must(command: &mut Command, what: &str) {
     }
 }
 
+/// The HTML report tests need a headless Chromium: `$SSDLAB_CHROMIUM`, or Debian's
+/// `chromium`, installed here with apt-get when missing and running as root (as .ci/run
+/// does), so that the README's test command works on a fresh machine.
+fn ensure_chromium() {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+    };
+    if std::env::var_os("SSDLAB_CHROMIUM").is_some() || on_path("chromium") || on_path("chromium-browser") {
+        return;
+    }
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    assert!(
+        root,
+        "headless Chromium is missing: apt-get install -y chromium (as root), or set SSDLAB_CHROMIUM to a Chromium binary"
+    );
+    must(Command::new("apt-get").args(["update", "-qq"]).env("DEBIAN_FRONTEND", "noninteractive"), "apt-get update");
+    must(
+        Command::new("apt-get").args(["install", "-y", "-qq", "chromium"]).env("DEBIAN_FRONTEND", "noninteractive"),
+        "apt-get install chromium",
+    );
+}
+
 #[test]
 fn python_package_tests() {
+    ensure_chromium();
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_ssdlab"));
     // target/<profile>/ssdlab: the package is built in the same profile and target folder.
     let profile_dir = bin.parent().unwrap();

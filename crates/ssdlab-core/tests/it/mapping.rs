@@ -12,7 +12,9 @@ use std::rc::Rc;
 const X: u64 = 41;
 const X2: u64 = 82;
 
-/// Runs with checks, `--verify` and the occupancy log; keeps the simulator for inspection.
+/// Runs with checks, `--verify` and the occupancy log; keeps the simulator for inspection
+/// (the timing tests' `run_logged` cannot: its observer borrows a local, so it drops the
+/// simulator before returning).
 /// Returns it with the report, the latency of each request by id, and the log.
 fn run_kept(config: &Config, records: Vec<Record>) -> (Simulator<'static>, Report, Vec<u64>, Vec<Interval>) {
     let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
