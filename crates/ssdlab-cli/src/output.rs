@@ -566,6 +566,24 @@ pub fn summary_text(o: &Outcome) -> String {
         r.flash.multi_plane_commands,
         r.flash.copybacks
     );
+    if let Some(m) = &r.mapping {
+        out!(
+            w,
+            "{} map ({} units per page): {} interleaved pairs, {} packed programs, {} GC compactions, {} extra page \
+             reads, {} logical pages split at the end; mapping table {} bytes",
+            m.kind,
+            m.units_per_page,
+            m.interleaved_pairs,
+            m.packed_programs,
+            m.gc_compactions,
+            m.extra_page_reads,
+            m.split_logical_pages,
+            d.mapping_table_bytes
+        );
+    }
+    if let Some(n) = d.super_page_pages {
+        out!(w, "super-pages of {n} physical pages: the geometry above is the FTL's (gangs of dies as dies)");
+    }
     let st = &r.start_state;
     out!(
         w,

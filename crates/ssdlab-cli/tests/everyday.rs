@@ -330,3 +330,15 @@ fn ctrl_c_keeps_the_results_so_far() {
         .sum();
     assert_eq!(counted, completed, "the series counts every completed read and write");
 }
+
+/// The terminal summary says what a half-page or subpage map did and when the geometry is
+/// the super-page view, and a bad combination is refused naming its key.
+#[test]
+fn the_summary_reports_mapping_kinds_and_super_pages() {
+    let (stdout, _) = ok(&["run", "--set", "ftl.mapping=half-pages", "--synthetic", "count=3000"]);
+    assert!(stdout.contains("half-pages map (2 units per page):") && stdout.contains("interleaved pairs"), "{stdout}");
+    let (stdout, _) = ok(&["run", "--set", "ftl.super_page_channels=2", "--synthetic", "count=3000"]);
+    assert!(stdout.contains("super-pages of 2 physical pages"), "{stdout}");
+    let stderr = fails(&["run", "--set", "ftl.mapping=subpages"]);
+    assert!(stderr.contains("geometry.subpages_per_page"), "{stderr}");
+}
