@@ -106,6 +106,13 @@ fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
     (10f64.powf(a), 10f64.powf(b), ticks)
 }
 
+/// Closes a chart that has nothing to draw with a centred "no data".
+fn no_data(mut out: String) -> String {
+    let _ =
+        write!(out, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data</text></svg>", WIDTH / 2.0, HEIGHT / 2.0);
+    out
+}
+
 fn header(out: &mut String, title: &str) {
     let _ = write!(
         out,
@@ -167,13 +174,7 @@ pub fn line_chart(chart: &LineChart) -> String {
     header(&mut out, &chart.title);
     axis_labels(&mut out, &chart.x_label, &chart.y_label, right);
     if all.is_empty() {
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data</text></svg>",
-            WIDTH / 2.0,
-            HEIGHT / 2.0
-        );
-        return out;
+        return no_data(out);
     }
     let (mut x_lo, mut x_hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (mut y_lo, y_hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
@@ -258,13 +259,7 @@ pub fn bar_chart(chart: &BarChart) -> String {
     axis_labels(&mut out, &chart.x_label, &chart.y_label, right);
     let values: Vec<f64> = chart.groups.iter().flat_map(|g| g.1.iter().copied()).filter(|v| v.is_finite()).collect();
     if values.is_empty() || chart.categories.is_empty() {
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no data</text></svg>",
-            WIDTH / 2.0,
-            HEIGHT / 2.0
-        );
-        return out;
+        return no_data(out);
     }
     let lo = values.iter().copied().fold(0.0, f64::min);
     let hi = values.iter().copied().fold(0.0, f64::max);
