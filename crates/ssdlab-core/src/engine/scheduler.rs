@@ -438,7 +438,7 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         self.dies[die as usize].reads.pop_front();
-        self.take_read(first, first_ppn)?;
+        self.take_read(first, first_ppn);
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
             let any_address = self.config.flash.multi_plane_any_address;
@@ -453,7 +453,7 @@ impl Simulator<'_> {
                     && (any_address || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key)
                 {
                     used_planes |= plane_bit;
-                    self.take_read(t, ppn)?;
+                    self.take_read(t, ppn);
                     cmd.txns.push(t);
                     self.dies[die as usize].reads.remove(i);
                 } else {
@@ -508,10 +508,9 @@ impl Simulator<'_> {
 
     /// A queued read's command starts: it senses `ppn` now, so its block may be erased
     /// after it.
-    pub(crate) fn take_read(&mut self, t: u32, ppn: Ppn) -> Result<(), SimError> {
+    pub(crate) fn take_read(&mut self, t: u32, ppn: Ppn) {
         self.ftl.unpin_read(self.txns[t as usize].ppn);
         self.txns[t as usize].ppn = ppn;
-        Ok(())
     }
 
     /// The page a queued read should sense now: its logical page's current location if

@@ -91,6 +91,24 @@ impl Stream {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// SLC level `level` (0 = `SLC`), after a plane's `user_write_points` user streams.
+    pub fn slc_level(level: u32, user_write_points: u32) -> Stream {
+        if level == 0 {
+            Stream::SLC
+        } else {
+            Stream((1 + user_write_points + level) as u16)
+        }
+    }
+
+    /// The SLC level this stream writes, or `None` for a stream of normal blocks.
+    pub fn level_of(self, user_write_points: u32) -> Option<u32> {
+        match self {
+            Stream::SLC => Some(0),
+            Stream(i) if i as u32 > 1 + user_write_points => Some(i as u32 - 1 - user_write_points),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -597,16 +615,7 @@ impl Ftl {
     /// The write stream of SLC level `level` (0 = `Stream::SLC`).
     pub fn slc_stream(&self, level: u32) -> Stream {
         debug_assert!(level < self.slc_levels);
-        if level == 0 {
-            Stream::SLC
-        } else {
-            Stream((1 + self.user_write_points + level) as u16)
-        }
-    }
-
-    /// Whether `stream` takes SLC-mode blocks.
-    pub fn is_slc_stream(&self, stream: Stream) -> bool {
-        stream == Stream::SLC || stream.0 as u32 > 1 + self.user_write_points
+        Stream::slc_level(level, self.user_write_points)
     }
 
     /// Takes the next page of SLC level `level` in `plane`, opening a block from the SLC
@@ -643,8 +652,9 @@ impl Ftl {
     #[cold]
     #[inline(never)]
     fn open_block(&mut self, plane: u32, stream: Stream, reserve: usize) -> bool {
-        let slc = self.is_slc_stream(stream);
-        let level = if stream == Stream::SLC || !slc { 0 } else { stream.0 as u32 - 1 - self.user_write_points };
+        let level = stream.level_of(self.user_write_points);
+        let slc = level.is_some();
+        let level = level.unwrap_or(0);
         let p = &mut self.planes[plane as usize];
         let pool = if slc { &mut p.free_slc } else { &mut p.free };
         if pool.len() <= reserve {

@@ -300,7 +300,7 @@ impl Ftl {
             let user_write_points = self.user_write_points;
             let mut slots: Vec<Stream> = vec![Stream::SLC, Stream::GC, Stream::USER];
             slots.extend((1..self.user_write_points).map(Stream::user));
-            slots.extend((1..self.slc_levels).map(|level| self.slc_stream(level)));
+            slots.extend((1..self.slc_levels).map(|level| Stream::slc_level(level, user_write_points)));
             for block in first..first + self.addr.blocks_per_plane {
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {
@@ -324,14 +324,8 @@ impl Ftl {
                 }
                 // An SLC block goes back to its own level's stream (its level is kept with
                 // the block, as a block summary would record it).
-                let level = info.slc_level as u32;
-                let wanted = |s: &Stream| {
-                    if info.slc {
-                        *s == if level == 0 { Stream::SLC } else { Stream((1 + user_write_points + level) as u16) }
-                    } else {
-                        !(*s == Stream::SLC || s.0 as u32 > 1 + user_write_points)
-                    }
-                };
+                let level = info.slc.then_some(info.slc_level as u32);
+                let wanted = |s: &Stream| s.level_of(user_write_points) == level;
                 if let Some(i) = slots.iter().position(wanted) {
                     info.state = BlockState::Open;
                     self.planes[plane as usize].active[slots.remove(i).index()] = block;

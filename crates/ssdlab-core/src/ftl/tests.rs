@@ -210,23 +210,30 @@ fn write_whole(ftl: &mut Ftl, lpn: u32) -> Ppn {
 /// Cleans `block` as the engine does: a fully valid page is copied, a partly valid one
 /// compacted with the victim's next pages; then the erase.
 fn clean_block(ftl: &mut Ftl, block: u32) {
-    let p = &mut ftl.planes[0];
-    p.victim = block;
-    p.victim_cursor = 0;
+    ftl.set_victim(0, block).unwrap();
+    clean_victim(ftl, block);
+}
+
+/// Runs the cleanup steps of the plane's victim `block` until its erase, checking the
+/// invariants and data after each; returns the GC moves (pages written).
+fn clean_victim(ftl: &mut Ftl, block: u32) -> u32 {
+    let mut moves = 0;
     loop {
         match ftl.gc_next_step(0, 0).expect("a step") {
             GcStep::Move { ppn, .. } => {
+                assert_eq!(ftl.addr.block_of(ppn), block, "moves come from the victim");
                 let to = ftl.allocate_gc(0, 0).expect("room").ppn;
                 if ftl.page_valid_units(ppn) < ftl.units_per_page() {
                     ftl.compact_into(0, ppn, to, &mut Vec::new());
                 } else {
                     assert!(ftl.move_page(ppn, to));
                 }
+                moves += 1;
             }
             GcStep::Erase { block: b } => {
                 assert_eq!(b, block);
                 ftl.erase(b);
-                return;
+                return moves;
             }
         }
         ftl.check_invariants().unwrap();
@@ -376,23 +383,7 @@ fn a_victim_set_by_a_design_is_the_block_gc_cleans() {
     assert!(ftl.set_victim(0, 5).is_err(), "a free block cannot be a victim");
     ftl.set_victim(0, 1).unwrap();
     assert!(ftl.set_victim(0, 0).is_err(), "one victim at a time");
-    let mut moved = 0;
-    loop {
-        match ftl.gc_next_step(0, 0).expect("a step") {
-            GcStep::Move { ppn, .. } => {
-                assert_eq!(ftl.addr.block_of(ppn), 1);
-                let to = ftl.allocate_gc(0, 0).unwrap().ppn;
-                assert!(ftl.move_page(ppn, to));
-                moved += 1;
-            }
-            GcStep::Erase { block } => {
-                assert_eq!(block, 1);
-                ftl.erase(block);
-                break;
-            }
-        }
-    }
-    assert_eq!(moved, 12);
+    assert_eq!(clean_victim(&mut ftl, 1), 12);
     ftl.check_invariants().unwrap();
     ftl.verify_data("after the chosen victim").unwrap();
 }
