@@ -301,7 +301,6 @@ impl Simulator<'_> {
                         {
                             let plane = self.ftl.addr.plane_of(old);
                             let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
-                            self.ftl.pin_read(old);
                             let die = self.ftl.addr.die_of_plane(plane);
                             self.dies[die as usize].reads.push_back(txn);
                             self.dies[die as usize].last_user_ns = self.now;
@@ -431,12 +430,10 @@ impl Simulator<'_> {
         (first, end.div_ceil(unit_bytes) as u32 - first)
     }
 
-    /// Queues the read of `lpn` at `ppn` at that page's die; the block is pinned until the
-    /// read senses it.
+    /// Queues the read of `lpn` at `ppn` at that page's die.
     pub(crate) fn enqueue_read(&mut self, slot: u32, lpn: u32, ppn: Ppn) -> u32 {
         let plane = self.ftl.addr.plane_of(ppn);
         let txn = self.alloc_txn(TxnKind::Read, slot, lpn, ppn, plane);
-        self.ftl.pin_read(ppn);
         if self.ftl.unit_shift != 0 {
             // The unit it follows if GC moves the page before it is sensed.
             let unit = (0..self.ftl.units_per_page()).find(|&k| self.ftl.unit_page(lpn, k) == Some(ppn));

@@ -185,7 +185,6 @@ impl Simulator<'_> {
         self.buffered_write_pages = 0;
         self.pending_writes.clear();
         self.extra_pins.clear();
-        self.ftl.read_pins.fill(0);
         self.ack_waiting.clear();
         self.waiting_for_room.clear();
         self.room_event_pending = false;

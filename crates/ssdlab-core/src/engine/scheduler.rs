@@ -438,7 +438,7 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         self.dies[die as usize].reads.pop_front();
-        self.take_read(first, first_ppn);
+        self.txns[first as usize].ppn = first_ppn;
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
             let any_address = self.config.flash.multi_plane_any_address;
@@ -453,7 +453,7 @@ impl Simulator<'_> {
                     && (any_address || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key)
                 {
                     used_planes |= plane_bit;
-                    self.take_read(t, ppn);
+                    self.txns[t as usize].ppn = ppn;
                     cmd.txns.push(t);
                     self.dies[die as usize].reads.remove(i);
                 } else {
@@ -497,20 +497,11 @@ impl Simulator<'_> {
 
     /// Whether a read queued at `block`'s die would still sense a page of `block` (its
     /// logical page was rewritten in another plane, so it reads the copy it was queued for:
-    /// `current_ppn`). Only blocks a queued read pinned are scanned for.
+    /// `current_ppn`). Checked once per erase, by scanning that die's read queue: nothing is
+    /// kept per read on the hot path.
     pub(crate) fn stale_reads_of(&self, block: u32) -> bool {
-        if self.ftl.read_pins[block as usize] == 0 {
-            return false;
-        }
         let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of_block(block));
         self.dies[die as usize].reads.iter().any(|&t| self.ftl.addr.block_of(self.current_ppn(t)) == block)
-    }
-
-    /// A queued read's command starts: it senses `ppn` now, so its block may be erased
-    /// after it.
-    pub(crate) fn take_read(&mut self, t: u32, ppn: Ppn) {
-        self.ftl.unpin_read(self.txns[t as usize].ppn);
-        self.txns[t as usize].ppn = ppn;
     }
 
     /// The page a queued read should sense now: its logical page's current location if

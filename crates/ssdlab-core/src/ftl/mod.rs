@@ -227,9 +227,6 @@ pub struct Ftl {
     /// tracking on, such a block is not erased until they are programmed, so a power
     /// failure that tears them still finds the superseded (last acknowledged) copy.
     pub pinned: Vec<u32>,
-    /// Per block: queued reads of one of its pages (they sense it when their command
-    /// starts; a read of data the host has since rewritten must still find it there).
-    pub read_pins: Vec<u32>,
     /// Pages at the end of a normal-mode block holding its summary (0 = no summaries);
     /// SLC-mode blocks use one page.
     pub summary_pages: u32,
@@ -322,7 +319,6 @@ impl Ftl {
         let background_free_blocks =
             ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency_free_blocks);
         let units = config.units_per_page();
-        let block_count = addr.blocks() as usize;
         Ftl {
             map: vec![NO_PAGE; logical_pages as usize * units as usize],
             reverse: vec![NO_PAGE; addr.pages() as usize * units as usize],
@@ -368,7 +364,6 @@ impl Ftl {
             relaxed: None,
             oob: None,
             pinned: Vec::new(),
-            read_pins: vec![0; block_count],
             summary_pages: config.summary_pages_per_block(),
             last_summary: (0, false),
         }

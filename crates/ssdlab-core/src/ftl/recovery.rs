@@ -106,19 +106,6 @@ impl Ftl {
         self.blocks[block as usize].valid_pages == 0 && self.pinned.get(block as usize).is_none_or(|&n| n == 0)
     }
 
-    /// A read of `ppn` was queued: its block is not erased while the read would still sense
-    /// it there (the engine checks, `Simulator::stale_reads_of`).
-    pub fn pin_read(&mut self, ppn: Ppn) {
-        self.read_pins[self.addr.block_of(ppn) as usize] += 1;
-    }
-
-    /// That read's command started (it senses the page now).
-    pub fn unpin_read(&mut self, ppn: Ppn) {
-        let pins = &mut self.read_pins[self.addr.block_of(ppn) as usize];
-        debug_assert!(*pins > 0, "unpinning a block no read pinned");
-        *pins = pins.saturating_sub(1);
-    }
-
     /// OOB of the slots `slot..slot + count` of a page programmed with new data of units
     /// `first..first + count` of `lpn` (one write: one sequence number).
     pub(super) fn oob_new_write(&mut self, lpn: u32, first: u32, count: u32, ppn: Ppn, slot: u32) {
@@ -210,7 +197,6 @@ impl Ftl {
         }
         // Volatile state is gone (the writes that pinned blocks were torn or dropped).
         self.pinned.fill(0);
-        self.read_pins.fill(0);
         self.map.fill(NO_PAGE);
         self.reverse.fill(NO_PAGE);
         // Scan: the freshest readable copy of each logical unit wins.
