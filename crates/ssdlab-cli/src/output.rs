@@ -367,6 +367,7 @@ pub fn series_header(config: &Config) -> Vec<String> {
         "slc_user_pages".to_string(),
         "slc_free_pages".to_string(),
         "slc_migrated_pages".to_string(),
+        "read_retries".to_string(),
         "intervals".to_string(),
     ]);
     header
@@ -403,6 +404,7 @@ fn series_fields(r: &SeriesRow) -> Vec<String> {
         r.slc_user_pages.to_string(),
         r.slc_free_pages.to_string(),
         r.slc_migrated_pages.to_string(),
+        r.read_retries.to_string(),
         r.intervals.to_string(),
     ]);
     fields

@@ -1147,6 +1147,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("used_fraction", "f"),
             ("fill_invalid_to_gc_threshold", "b"),
             ("pe_cycles", "u"),
+            ("pe_spread", "f"),
+            ("retention_age_days", "f"),
             ("aged_invalid_fraction", "f"),
             ("slc_filled", "b"),
             ("working_set_fraction", "f"),
@@ -1180,6 +1182,35 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("write_buffer_pages", "u"),
             ("oob_bytes", "u"),
             ("block_summary", "b"),
+        ],
+    ),
+    (
+        "reliability",
+        &[
+            ("enabled", "b"),
+            ("rber_by_pe", "[p]"),
+            ("page_type_factor", "[f]"),
+            ("slc_factor", "f"),
+            ("retention_per_decade", "f"),
+            ("read_disturb_per_million", "f"),
+            ("in_page_disturb", "f"),
+            ("neighbour_disturb", "f"),
+            ("bit_errors", "s"),
+            ("rated_pe_cycles", "u"),
+            ("program_speedup_at_rated", "f"),
+            ("erase_slowdown_at_rated", "f"),
+        ],
+    ),
+    (
+        "ecc",
+        &[
+            ("scheme", "s"),
+            ("bch_min_decode_ns", "u"),
+            ("bch_max_decode_ns", "u"),
+            ("bch_max_rber", "f"),
+            ("ldpc_retry_steps", "[p]"),
+            ("ldpc_max_rber", "f"),
+            ("uncorrectable", "s"),
         ],
     ),
     (
@@ -1234,16 +1265,19 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"plane\"", "\"die\"", "\"chip\"", "\"channel\"", "\"tpj\"", "\"tw\"", "\"hc\"", "\"pf\"", "\"qpc\"",
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
+            "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],
         "[f]" => &["[]", "[1.0]", "[1850.0, 1850.0, 1850.0, 1850.0]", "[nan, inf, -1.0]"],
+        "[p]" => &["[]", "[[0, 0.001]]", "[[0.005, 2], [0.004, 1]]", "[[1, 2, 3]]", "[[nan, 1]]", "[[3000, 0.5], [3000, 0.1]]",
+                   "[[-1, 0.001]]", "[[0.004, 4294967296]]"],
         _ => &["[]", "[\"gc\"]", "[\"user-read\", \"user-write\", \"gc\"]", "[\"gc\", \"gc\", \"gc\"]",
                "[\"user-read\", \"user-write\"]"],
     }
 }
 
-const KINDS: &[&str] = &["u", "f", "b", "s", "[u]", "[f]", "[s]"];
+const KINDS: &[&str] = &["u", "f", "b", "s", "[u]", "[f]", "[s]", "[p]"];
 
 /// One `key = value` line of a section: mostly its own keys with values of the right kind,
 /// sometimes another section's key, a value of another kind or arbitrary text.

@@ -228,6 +228,34 @@ fn optional_mapping_object_is_documented() {
     }
 }
 
+/// Issue 13: the `errors` object of a run with the error model.
+#[test]
+fn optional_errors_object_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("errors.json");
+    let args = [
+        "run",
+        "--quiet",
+        "--set",
+        "reliability.enabled=true",
+        "--set",
+        "ecc.scheme=ldpc",
+        "--set",
+        "precondition.pe_cycles=3000",
+        "--synthetic",
+        "count=2000,read_fraction=0.7",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    run_ssdlab(&args);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["errors"]["read_retries"].as_u64().unwrap() > 0, "{}", report["errors"]);
+    let mut paths = BTreeSet::new();
+    key_paths(&report, "", &mut paths);
+    let missing = undocumented(&paths, &doc());
+    assert!(missing.is_empty(), "JSON key path(s) of an error-model run not documented:\n  {}", missing.join("\n  "));
+}
+
 /// Issue 17 item 15: the report's `config` object is the resolved configuration, so every
 /// key in it is a config key of docs/config.md.
 #[test]

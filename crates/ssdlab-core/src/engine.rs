@@ -11,6 +11,7 @@
 //! completion for every observer that must wait for the die anyway.
 
 mod command;
+mod errors;
 mod host;
 pub mod occupancy;
 mod pending;
@@ -149,6 +150,9 @@ pub(crate) struct Txn {
     pub(crate) acked: bool,
     /// The write stream (blocks) the design placing the write meant it for.
     pub(crate) mode: WriteMode,
+    /// Reads: soft-sensing retries it took, and its final decode time (`errors.rs`).
+    pub(crate) retries: u8,
+    pub(crate) decode_ns: u32,
 }
 
 /// One step of a command. A command is any sequence of them: a read is sense + transfer
@@ -216,6 +220,8 @@ pub(crate) struct Request {
     pub(crate) pages: u32,
     pub(crate) dominant_type: i32,
     pub(crate) run: u32,
+    /// Soft-sensing retries of its page reads so far.
+    pub(crate) retries: u32,
     /// Page type a design assigned to the request's writes (NO_TYPE without one).
     pub(crate) want: u8,
 }
@@ -383,6 +389,20 @@ pub struct Simulator<'a> {
     pub(crate) config_hash: String,
     pub(crate) super_page_pages: u32,
     pub(crate) physical_chips: u32,
+    /// The error model's stream and statistics (`reliability.enabled`; `errors.rs`).
+    pub(crate) errors: Option<Box<errors::ErrorModel>>,
+    /// Per chip: dies with a command in flight, since when the chip is busy, and its
+    /// busy time so far (idle power is charged only to idle chips).
+    pub(crate) chip_busy: Vec<ChipBusy>,
+    /// Energy of GC work (its reads, programs, transfers and all erases), nJ.
+    pub(crate) energy_gc: f64,
+}
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ChipBusy {
+    pub(crate) dies_busy: u32,
+    pub(crate) since_ns: u64,
+    pub(crate) busy_ns: u64,
 }
 
 /// Burst replay bookkeeping.
@@ -479,6 +499,7 @@ impl<'a> Simulator<'a> {
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
+        let chips = dies / ftl.addr.dies_per_chip.max(1) as usize;
         let channels = ftl.addr.channels as usize;
         let bits = config.bits_per_cell();
         let logical_bytes = ftl.logical_pages as u64 * ftl.addr.page_size_bytes as u64;
@@ -557,8 +578,15 @@ impl<'a> Simulator<'a> {
             config_hash,
             super_page_pages,
             physical_chips,
+            errors: None,
+            chip_busy: vec![ChipBusy::default(); chips],
+            energy_gc: 0.0,
             config,
         };
+        if sim.config.reliability.enabled {
+            sim.ftl.enable_wear(sim.config.precondition.retention_age_days * 86_400.0);
+            sim.errors = Some(Box::new(errors::ErrorModel::new(&sim.config)));
+        }
         sim.series_acc.erases_at_start = sim.ftl.counters.erases;
         Ok(sim)
     }
@@ -599,7 +627,12 @@ impl<'a> Simulator<'a> {
                     a.dies() as usize,
                     a.planes() as usize,
                     a.channels as usize,
-                    self.timing.ecc_decode_ns,
+                    match self.config.ecc.scheme {
+                        crate::config::EccScheme::Bch => {
+                            (self.config.ecc.bch_min_decode_ns, self.config.ecc.bch_max_decode_ns)
+                        }
+                        _ => (self.timing.ecc_decode_ns, self.timing.ecc_decode_ns),
+                    },
                 )));
             }
         } else {

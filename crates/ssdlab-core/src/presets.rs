@@ -1,5 +1,7 @@
 //! Named device presets, one per source paper's simulated SSD. The TOML files live in
 //! `crates/ssdlab-core/presets/` and are compiled in, so `--preset NAME` needs no files.
+//! A preset may start from another (`extends = "name"`): its tables are merged over the
+//! other's, key by key, so a variant states only what it changes.
 
 use crate::config::{parse_config, Config, ConfigError};
 
@@ -8,6 +10,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("pa-ssd-tlc", include_str!("../presets/pa-ssd-tlc.toml")),
     ("spa-ssd-hybrid", include_str!("../presets/spa-ssd-hybrid.toml")),
     ("dir-tlc", include_str!("../presets/dir-tlc.toml")),
+    ("dir-tlc-fresh", include_str!("../presets/dir-tlc-fresh.toml")),
     ("ipu-slc-mlc", include_str!("../presets/ipu-slc-mlc.toml")),
     ("harey-tortoise-mlc", include_str!("../presets/harey-tortoise-mlc.toml")),
     ("gordon", include_str!("../presets/gordon.toml")),
@@ -18,7 +21,11 @@ pub const PRESETS: &[(&str, &str)] = &[
 /// Loads a preset by name; the error lists the valid names.
 pub fn preset(name: &str) -> Result<Config, ConfigError> {
     match PRESETS.iter().find(|(n, _)| *n == name) {
-        Some((n, text)) => parse_config(text, &format!("<preset {n}>")),
+        Some((n, _)) => {
+            let table = preset_table(n)?;
+            let text = toml::to_string(&table).map_err(|e| crate::config::err("--preset", e.to_string()))?;
+            parse_config(&text, &format!("<preset {n}>"))
+        }
         None => {
             let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
             let hint = crate::config::did_you_mean(name, &names)
@@ -28,6 +35,32 @@ pub fn preset(name: &str) -> Result<Config, ConfigError> {
                 key: "--preset".into(),
                 message: format!("unknown preset '{name}'{hint}; known presets: {}", names.join(", ")),
             })
+        }
+    }
+}
+
+/// A preset's TOML table with what it `extends` merged underneath.
+fn preset_table(name: &str) -> Result<toml::Table, ConfigError> {
+    let bad = |message: String| crate::config::err("--preset", format!("preset {name}: {message}"));
+    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name).ok_or_else(|| bad("no such preset".into()))?;
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let Some(base) = table.remove("extends") else { return Ok(table) };
+    let base = base.as_str().ok_or_else(|| bad("extends must name a preset".into()))?;
+    if base == name {
+        return Err(bad("extends itself".into()));
+    }
+    let mut merged = preset_table(base)?;
+    merge(&mut merged, table);
+    Ok(merged)
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
         }
     }
 }
@@ -46,6 +79,21 @@ mod tests {
             }
             assert!(!config.source.is_empty(), "preset {name} must cite its source");
         }
+    }
+
+    #[test]
+    fn a_variant_changes_only_what_it_states() {
+        let aged = preset("dir-tlc").unwrap();
+        let fresh = preset("dir-tlc-fresh").unwrap();
+        assert_eq!(fresh.precondition.pe_cycles, 0);
+        assert_eq!(aged.precondition.pe_cycles, 3000);
+        let same = Config {
+            name: aged.name.clone(),
+            description: aged.description.clone(),
+            precondition: aged.precondition.clone(),
+            ..fresh.clone()
+        };
+        assert_eq!(same, aged, "everything but the name, description and aging is dir-tlc's");
     }
 
     #[test]

@@ -163,6 +163,8 @@ pub struct SeriesRow {
     pub slc_free_pages: u64,
     /// Valid pages GC moved out of SLC-mode blocks during the interval (migration).
     pub slc_migrated_pages: u64,
+    /// Soft-sensing retries of the page reads started during the interval.
+    pub read_retries: u64,
 }
 
 /// Accumulator for the current time-series interval.
@@ -178,6 +180,7 @@ pub struct SeriesAccumulator {
     pub erases_at_start: u64,
     pub slc_user_at_start: u64,
     pub slc_migrated_at_start: u64,
+    pub retries_at_start: u64,
 }
 
 /// One completed request, for the optional per-request CSV.
@@ -194,6 +197,8 @@ pub struct RequestRecord {
     pub pages: u32,
     /// Slowest page type among its sub-requests (writes), or -1.
     pub dominant_page_type: i32,
+    /// Soft-sensing read retries of its page reads (the error model; 0 for writes).
+    pub read_retries: u32,
 }
 
 /// A stopped run (`Simulator::set_stop_flag`): what the report does not include.
@@ -438,8 +443,39 @@ pub struct Report {
     /// Present with a half-page or subpage map (`ftl.mapping`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping: Option<MappingSummary>,
+    /// Present with the error model on (`reliability.enabled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+/// What the error model made of the reads (`reliability.enabled`; issue 13).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct ErrorSummary {
+    /// `fixed`, `bch` or `ldpc` (`ecc.scheme`).
+    pub ecc: String,
+    /// User page reads (and reads before partial-page writes) decoded.
+    pub decoded_reads: u64,
+    pub read_retries: u64,
+    /// Reads by the soft-sensing retries they took: element i = reads with i retries.
+    pub retries_per_read: Vec<u64>,
+    /// Reads of normal-mode pages, their mean model RBER and their retries, by page type.
+    #[serde(serialize_with = "by_page_type")]
+    pub reads_by_page_type: Vec<u64>,
+    #[serde(serialize_with = "by_page_type")]
+    pub mean_rber_by_page_type: Vec<f64>,
+    #[serde(serialize_with = "by_page_type")]
+    pub retries_by_page_type: Vec<u64>,
+    /// The same for pages of SLC-mode blocks.
+    pub slc_reads: u64,
+    pub slc_mean_rber: f64,
+    pub slc_retries: u64,
+    /// Reads the ECC could not correct (their data was returned anyway with
+    /// `ecc.uncorrectable = "count"`).
+    pub uncorrectable_reads: u64,
+    /// Time spent decoding: every decode attempt of every read.
+    pub ecc_decode_ns_total: u64,
 }
 
 /// What a half-page or subpage map did (issue 12 §2).
@@ -561,7 +597,12 @@ pub struct EnergySummary {
     pub program: f64,
     pub erase: f64,
     pub transfer: f64,
+    /// Idle power × the time each chip had no command in flight.
     pub idle: f64,
+    /// The work energy (reads, programs, erases, transfers) split: host requests' work
+    /// (block summaries included) and GC's (its reads, programs, transfers, all erases).
+    pub user: f64,
+    pub gc: f64,
     pub total: f64,
     /// Total energy divided by completed user requests.
     pub per_request: f64,

@@ -74,6 +74,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_mapping(seed, &mut config, &mut records);
             draw_slc_levels(seed, &mut config);
             draw_super_pages(seed, &mut config);
+            draw_errors(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -311,6 +312,32 @@ fn draw_super_pages(seed: u64, c: &mut Config) {
     }
 }
 
+/// The error model (issue 13), from a stream of its own: on a third of the drives, with
+/// a random ECC, wear, spread, age and wear-dependent latency, and RBERs high enough that
+/// LDPC reads retry (up to eight times) and some reads are uncorrectable (counted).
+fn draw_errors(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-errors"));
+    if !rng.random_bool(0.35) {
+        return;
+    }
+    let mut drawn = c.clone();
+    let r = &mut drawn.reliability;
+    r.enabled = true;
+    r.bit_errors = pick(rng, &[BitErrors::Sampled, BitErrors::Expected]);
+    r.page_type_factor = (0..c.bits_per_cell()).map(|t| 0.7 + 0.3 * t as f64).collect();
+    r.read_disturb_per_million = pick(rng, &[0.0, 0.5, 5_000.0]);
+    r.program_speedup_at_rated = pick(rng, &[0.0, 0.0, 0.5]);
+    r.erase_slowdown_at_rated = pick(rng, &[0.0, 0.0, 0.3]);
+    drawn.ecc.scheme = pick(rng, &[EccScheme::Fixed, EccScheme::Bch, EccScheme::Ldpc, EccScheme::Ldpc]);
+    drawn.precondition.pe_cycles = pick(rng, &[0, 1500, 3000, 6000]);
+    drawn.precondition.pe_spread = pick(rng, &[0.0, 0.2]);
+    drawn.precondition.retention_age_days = pick(rng, &[0.0, 30.0, 365.0]);
+    drawn.flash.ecc_decode_ns = pick(rng, &[0, 2_000]);
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -384,7 +411,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
-         gc_dest={:?}, any_address={}, retries={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, errors={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -409,6 +436,14 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,
         c.flash.read_retries,
+        if c.reliability.enabled {
+            format!(
+                "{:?} at {} P/E ±{} {} d",
+                c.ecc.scheme, c.precondition.pe_cycles, c.precondition.pe_spread, c.precondition.retention_age_days
+            )
+        } else {
+            "off".to_string()
+        },
         c.ftl.user_write_points,
         c.ftl.write_point_choice,
         c.ftl.gc_through_user_write_points,

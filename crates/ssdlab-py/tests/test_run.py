@@ -39,7 +39,7 @@ def test_requests_frame_equals_cli_csv(traces, cli, tmp_path):
     pd.testing.assert_frame_equal(r.requests, pd.read_csv(csv))
     assert list(r.requests.columns) == [
         "id", "run", "op", "offset_bytes", "size_bytes", "arrival_ns", "completion_ns", "latency_ns", "pages",
-        "dominant_page_type",
+        "dominant_page_type", "read_retries",
     ]
     assert len(r.requests) == r.summary["host"]["requests"]
     assert (r.requests.latency_ns == r.requests.completion_ns - r.requests.arrival_ns).all()
@@ -63,7 +63,7 @@ def test_series_columns():
         "write_latency_mean_ns", "iops", "bandwidth_mib_s", "free_blocks", "erases",
     ]
     assert cols[12:] == ["free_pages_LSB", "free_pages_CSB", "free_pages_MSB", "slc_user_pages", "slc_free_pages",
-                         "slc_migrated_pages", "intervals"]
+                         "slc_migrated_pages", "read_retries", "intervals"]
     assert r.series.reads.sum() + r.series.writes.sum() == 3000
     assert (r.series.end_ns > r.series.start_ns).all()
 

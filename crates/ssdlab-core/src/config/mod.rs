@@ -15,6 +15,7 @@ mod sections;
 
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
+pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
 pub use sections::*;
 
@@ -41,6 +42,10 @@ pub struct Config {
     pub pa: PaConfig,
     pub power: Power,
     pub hybrid: Hybrid,
+    /// The flash error model (RBER by page type, wear, retention, disturb).
+    pub reliability: Reliability,
+    /// How reads are decoded: fixed time, BCH or LDPC with read retries.
+    pub ecc: Ecc,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -63,6 +68,8 @@ impl Default for Config {
             pa: PaConfig::default(),
             power: Power::default(),
             hybrid: Hybrid::default(),
+            reliability: Reliability::default(),
+            ecc: Ecc::default(),
             workload: None,
         }
     }
@@ -99,8 +106,7 @@ pub const MAX_PAGE_BYTES: u32 = 65536;
 /// Harey Tortoise's largest configuration (thesis §7.3: 1–32 write points per chip).
 const MAX_USER_WRITE_POINTS: u32 = 32;
 
-/// Read-retry tables of real LDPC controllers stop well before this.
-const MAX_READ_RETRIES: u32 = 64;
+use crate::flash::reliability::MAX_RETRIES as MAX_READ_RETRIES;
 
 /// Slowest channel accepted: 1000 ns per byte (1 MB/s; ONFI 1.0 is 25 ns per byte).
 pub const MAX_TRANSFER_NS_PER_BYTE: f64 = 1000.0;
@@ -438,6 +444,18 @@ impl Config {
         errors.extend(self.validate_mapping());
         errors.extend(self.validate_slc_levels());
         errors.extend(self.validate_super_pages());
+        let mut reliability = Vec::new();
+        crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);
+        errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
+        if !(0.0..1.0).contains(&self.precondition.pe_spread) {
+            errors.push(err(
+                "precondition.pe_spread",
+                "must be in [0, 1): each block's P/E count is pe_cycles × (1 ± spread)",
+            ));
+        }
+        if !(self.precondition.retention_age_days >= 0.0 && self.precondition.retention_age_days <= 36_500.0) {
+            errors.push(err("precondition.retention_age_days", "must be between 0 and 36,500 days (100 years)"));
+        }
         if !(0.0..1.0).contains(&self.precondition.aged_invalid_fraction) {
             errors.push(err("precondition.aged_invalid_fraction", "must be in [0, 1)"));
         }

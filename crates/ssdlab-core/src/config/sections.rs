@@ -436,8 +436,14 @@ pub struct Precondition {
     /// After the fill, random overwrites make invalid pages until the free blocks of
     /// every plane are just above the background GC threshold.
     pub fill_invalid_to_gc_threshold: bool,
-    /// Program/erase cycles every block has already seen.
+    /// Program/erase cycles every block has already seen (the mean, with `pe_spread`).
     pub pe_cycles: u32,
+    /// Each block's preconditioned P/E count is `pe_cycles × (1 + u)`, u uniform in
+    /// [−spread, spread], drawn from the `errors` stream (0 = every block the same).
+    pub pe_spread: f64,
+    /// Age of the data on the drive when the run starts (retention time of every page
+    /// programmed before the run), for the error model (`[reliability]`).
+    pub retention_age_days: f64,
     /// SSDSim-style aging (`make_aged`, used by PA-SSD and DIR): after the valid fill,
     /// whole blocks of each plane are marked programmed with only invalid data until this
     /// fraction of the plane's normal blocks is used. GC then reclaims them without moves.
@@ -467,6 +473,8 @@ impl Default for Precondition {
             used_fraction: 0.0,
             fill_invalid_to_gc_threshold: true,
             pe_cycles: 0,
+            pe_spread: 0.0,
+            retention_age_days: 0.0,
             aged_invalid_fraction: 0.0,
             slc_filled: false,
             working_set_fraction: 1.0,

@@ -90,6 +90,40 @@ impl Simulator<'_> {
         Ok(())
     }
 
+    /// A command starts on `die` (its chip stops idling if it was).
+    pub(crate) fn mark_busy(&mut self, die: u32) {
+        if self.dies[die as usize].busy {
+            return;
+        }
+        self.dies[die as usize].busy = true;
+        let chip = &mut self.chip_busy[(die / self.ftl.addr.dies_per_chip) as usize];
+        if chip.dies_busy == 0 {
+            chip.since_ns = self.now;
+        }
+        chip.dies_busy += 1;
+    }
+
+    pub(crate) fn mark_idle(&mut self, die: u32) {
+        if !self.dies[die as usize].busy {
+            return;
+        }
+        self.dies[die as usize].busy = false;
+        let chip = &mut self.chip_busy[(die / self.ftl.addr.dies_per_chip) as usize];
+        chip.dies_busy -= 1;
+        if chip.dies_busy == 0 {
+            chip.busy_ns += self.now - chip.since_ns;
+        }
+    }
+
+    /// Whether `die`'s command is GC work (for the energy split).
+    pub(crate) fn gc_command(&self, die: u32) -> bool {
+        self.dies[die as usize]
+            .command
+            .txns
+            .first()
+            .is_some_and(|&t| matches!(self.txns[t as usize].kind, TxnKind::GcMove | TxnKind::MoveOut | TxnKind::Erase))
+    }
+
     pub(crate) fn start_transfer(&mut self, channel: u32, die: u32) {
         let d = &self.dies[die as usize];
         let bytes = match d.command.steps[d.command.next - 1] {
@@ -97,7 +131,11 @@ impl Simulator<'_> {
             _ => unreachable!("transfer step expected"),
         };
         self.channels[channel as usize].holder = Some(die);
-        self.energy.transfer += self.timing.transfer_nj_per_byte * bytes as f64;
+        let nj = self.timing.transfer_nj_per_byte * bytes as f64;
+        self.energy.transfer += nj;
+        if self.gc_command(die) {
+            self.energy_gc += nj;
+        }
         let ns = self.timing.transfer_bytes_ns(bytes);
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.transfer_started(channel, die, self.now, ns);
@@ -121,14 +159,14 @@ impl Simulator<'_> {
 
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
-        self.dies[die as usize].busy = false;
+        self.mark_idle(die);
         // (Decided before completing: a completion can start commands that reuse the slots.)
         let moved_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MoveOut);
         for &t in &cmd.txns {
             let txn = self.txns[t as usize];
             match txn.kind {
-                TxnKind::Read | TxnKind::UpdateRead if self.timing.ecc_decode_ns > 0 => {
-                    self.push(self.now + self.timing.ecc_decode_ns, Event::Decoded { txn: t });
+                TxnKind::Read | TxnKind::UpdateRead if txn.decode_ns > 0 => {
+                    self.push(self.now + txn.decode_ns as u64, Event::Decoded { txn: t });
                 }
                 _ => self.complete_txn(t)?,
             }
@@ -156,8 +194,9 @@ impl Simulator<'_> {
             return Ok(());
         }
         if let Some(o) = self.occupancy.as_mut() {
-            let decoded = matches!(txn.kind, TxnKind::Read | TxnKind::UpdateRead) && self.timing.ecc_decode_ns > 0;
-            let check = o.txn_completed(t, self.now, decoded);
+            let decode_ns =
+                if matches!(txn.kind, TxnKind::Read | TxnKind::UpdateRead) { txn.decode_ns as u64 } else { 0 };
+            let check = o.txn_completed(t, self.now, decode_ns);
             o.note(check);
         }
         self.free_txns.push(t);
@@ -184,7 +223,10 @@ impl Simulator<'_> {
                 self.write_landed(txn.lpn)?;
                 self.finish_sub_request(txn.request)
             }
-            TxnKind::Read => self.finish_sub_request(txn.request),
+            TxnKind::Read => {
+                self.requests[txn.request as usize].retries += txn.retries as u32;
+                self.finish_sub_request(txn.request)
+            }
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
                 let die = self.enqueue_write(txn.request, txn.lpn, 0)?;

@@ -248,6 +248,7 @@ impl Simulator<'_> {
             dominant_type: -1,
             run: self.run,
             want: NO_TYPE,
+            retries: 0,
         });
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.request_submitted(slot, id, pages);
@@ -561,6 +562,8 @@ impl Simulator<'_> {
             enqueued_ns: self.now,
             acked: false,
             mode: WriteMode::Auto,
+            retries: 0,
+            decode_ns: 0,
         };
         let slot = if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;
@@ -641,6 +644,7 @@ impl Simulator<'_> {
                 latency_ns: latency,
                 pages: r.pages,
                 dominant_page_type: r.dominant_type,
+                read_retries: r.retries,
             });
         }
         let completed = self.total.all.count;
@@ -776,6 +780,7 @@ impl Simulator<'_> {
                 0
             },
             slc_migrated_pages: self.flash_counters.slc_gc_moved_pages - acc.slc_migrated_at_start,
+            read_retries: self.flash_counters.read_retries - acc.retries_at_start,
         };
         match self.observers.series.as_mut() {
             Some(observer) => observer(&row),
@@ -785,6 +790,7 @@ impl Simulator<'_> {
         self.series_acc.erases_at_start = self.ftl.counters.erases;
         self.series_acc.slc_user_at_start = self.flash_counters.slc_user_programs;
         self.series_acc.slc_migrated_at_start = self.flash_counters.slc_gc_moved_pages;
+        self.series_acc.retries_at_start = self.flash_counters.read_retries;
     }
 }
 

@@ -182,7 +182,8 @@ pub(crate) struct Occupancy {
     update_reads: BTreeSet<(u64, u32)>,
     next_command: u64,
     last_event: (u64, u64),
-    ecc_decode_ns: u64,
+    /// Shortest and longest final decode of a read (`ecc`).
+    decode_range_ns: (u64, u64),
     log: Option<Vec<Interval>>,
     /// The first broken rule; the engine fails the run with it after the current event.
     failure: Option<String>,
@@ -195,13 +196,13 @@ fn fail<T>(message: String) -> Result<T, String> {
 }
 
 impl Occupancy {
-    pub fn new(dies: usize, planes: usize, channels: usize, ecc_decode_ns: u64) -> Self {
+    pub fn new(dies: usize, planes: usize, channels: usize, decode_range_ns: (u64, u64)) -> Self {
         Occupancy {
             dies: vec![None; dies],
             planes: vec![None; planes],
             channels: vec![None; channels],
             channel_queues: vec![VecDeque::new(); channels],
-            ecc_decode_ns,
+            decode_range_ns,
             ..Occupancy::default()
         }
     }
@@ -261,13 +262,22 @@ impl Occupancy {
 
     /// A transaction is done (its slot may be reused from now on): only after its command
     /// ended, and a read only after its ECC decode too.
-    pub fn txn_completed(&mut self, slot: u32, now: u64, decoded: bool) -> Check {
+    /// `decode_ns` is the read's final ECC decode (0 for other transactions): it must lie
+    /// within the configured decode times.
+    pub fn txn_completed(&mut self, slot: u32, now: u64, decode_ns: u64) -> Check {
         let Some(trace) = self.txns.get(slot as usize).copied() else {
             return fail(format!("transaction {slot} completed but was never created"));
         };
         match trace.state {
             TxnState::Done(end) => {
-                let expected = if decoded { end + self.ecc_decode_ns } else { end };
+                let (low, high) = self.decode_range_ns;
+                if decode_ns != 0 && !(low..=high).contains(&decode_ns) {
+                    return fail(format!(
+                        "transaction {slot} decoded in {decode_ns} ns, outside the ECC's {:?} ns",
+                        self.decode_range_ns
+                    ));
+                }
+                let expected = end + decode_ns;
                 if now != expected {
                     return fail(format!(
                         "transaction {slot} completed at {now} ns, its command ended at {end} ns (expected {expected} ns)"

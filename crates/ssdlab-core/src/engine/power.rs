@@ -138,9 +138,9 @@ impl Simulator<'_> {
         }
         let update_reads = self.dies[die].reads.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::UpdateRead);
         record.counts.unacknowledged_pages_lost += update_reads.count() as u64;
+        self.mark_idle(die as u32);
         let d = &mut self.dies[die];
         d.reads.clear();
-        d.busy = false;
         d.gc_idle_pending = false;
         d.delay_pending = false;
         d.gc_starved = false;

@@ -24,10 +24,22 @@ impl Simulator<'_> {
         let f = &self.flash_counters;
         let waf =
             if f.user_programs == 0 { 0.0 } else { (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64 };
-        let chips = self.physical_chips as f64;
-        self.energy.idle = self.config.energy.idle_power_mw_per_chip * chips * interval as f64 / 1e3;
-        self.energy.total =
-            self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer + self.energy.idle;
+        // Idle power only while a chip has no command in flight. With super-pages the
+        // engine's chips are gangs of physical chips that are busy together.
+        let gang = self.physical_chips as f64 / self.chip_busy.len().max(1) as f64;
+        let idle_chip_ns: f64 = self
+            .chip_busy
+            .iter()
+            .map(|c| {
+                let busy = c.busy_ns + if c.dies_busy > 0 { self.now - c.since_ns } else { 0 };
+                interval.saturating_sub(busy) as f64
+            })
+            .sum();
+        self.energy.idle = self.config.energy.idle_power_mw_per_chip * gang * idle_chip_ns / 1e3;
+        let work = self.energy.read + self.energy.program + self.energy.erase + self.energy.transfer;
+        self.energy.gc = self.energy_gc;
+        self.energy.user = work - self.energy_gc;
+        self.energy.total = work + self.energy.idle;
         self.energy.per_request = self.energy.total / self.total.all.count.max(1) as f64;
         let runs = self
             .per_run
@@ -112,7 +124,7 @@ impl Simulator<'_> {
                 partial_programs: self.ftl.counters.partial_programs,
                 wasted_pages: self.ftl.counters.wasted_pages,
                 read_retries: f.read_retries,
-                uncorrectable_reads: 0,
+                uncorrectable_reads: self.errors.as_ref().map_or(0, |m| m.uncorrectable()),
             },
             energy_nj: self.energy.clone(),
             precondition: self.precondition_report.clone(),
@@ -146,6 +158,7 @@ impl Simulator<'_> {
                 extra_page_reads: self.host_counters.extra_page_reads,
                 split_logical_pages: self.ftl.split_logical_pages(),
             }),
+            errors: self.error_summary(),
             events: self.events_processed,
         };
         self.design_report(&mut report);

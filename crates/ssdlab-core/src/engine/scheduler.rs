@@ -207,6 +207,7 @@ impl Simulator<'_> {
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
                 cmd.txns.clear();
                 let index = self.ftl.addr.block_in_plane(block);
+                let mut erase_ns = 0;
                 for other in self.die_planes(die) {
                     // Multi-plane erase: other planes of the die whose victim is a block with
                     // the same address and no valid page left are erased in the same command.
@@ -228,12 +229,14 @@ impl Simulator<'_> {
                     if other == plane || joins {
                         let target = if other == plane { block } else { victim };
                         let slc = self.ftl.blocks[target as usize].slc;
+                        erase_ns = erase_ns.max(self.erase_ns_of(target));
                         self.ftl.erase(target);
                         self.block_erased(other, slc);
                         if cfg!(debug_assertions) && self.verify {
                             self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
                         }
                         self.energy.erase += self.timing.erase_nj;
+                        self.energy_gc += self.timing.erase_nj;
                         let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, target, other);
                         cmd.txns.push(txn);
                     }
@@ -242,7 +245,7 @@ impl Simulator<'_> {
                     self.flash_counters.multi_plane += 1;
                 }
                 self.note_erased();
-                cmd.set_steps(&[Step::Array(self.timing.erase_ns)]);
+                cmd.set_steps(&[Step::Array(erase_ns)]);
                 self.dies[die as usize].command = cmd;
             }
             GcStep::Move { ppn, lpn } if target != MoveTarget::SamePlane => {
@@ -268,8 +271,8 @@ impl Simulator<'_> {
                 let src_slc = self.ftl.is_slc(ppn);
                 self.ftl.move_page(ppn, dest.ppn);
                 let mut sense = self.timing.read_ns(src_type, src_slc);
-                let mut program = self.program_ns(dest.page_type, dest.slc);
-                self.count_read(src_type, src_slc);
+                let mut program = self.program_ns_of(dest);
+                self.count_read(ppn, src_type, src_slc, true);
                 self.count_program(dest.page_type, dest.slc, false);
                 let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
                 self.txns[txn as usize].from = ppn;
@@ -304,7 +307,7 @@ impl Simulator<'_> {
                 self.dies[die as usize].command = cmd;
             }
         }
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -329,10 +332,10 @@ impl Simulator<'_> {
         for &source in &sources {
             let (t, slc) = (self.ftl.page_type(source), self.ftl.is_slc(source));
             sense += self.timing.read_ns(t, slc);
-            self.count_read(t, slc);
+            self.count_read(source, t, slc, true);
         }
         self.count_program(dest.page_type, dest.slc, false);
-        let program = self.program_ns(dest.page_type, dest.slc) + self.summary_ns(summaries);
+        let program = self.program_ns_of(dest) + self.summary_ns(summaries);
         let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
         self.txns[txn as usize].from = ppn;
         self.note_gc_moved(1, src_slc && !dest.slc, false);
@@ -343,7 +346,7 @@ impl Simulator<'_> {
         cmd.txns.push(txn);
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes), Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -367,7 +370,7 @@ impl Simulator<'_> {
             let (t, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
             self.ftl.move_page(ppn, next.ppn);
             sense += self.timing.read_ns(t, slc);
-            self.count_read(t, slc);
+            self.count_read(ppn, t, slc, true);
             self.count_program(next.page_type, next.slc, false);
             let txn = self.alloc_txn(kind, NO_REQUEST, lpn, next.ppn, dest_plane);
             self.txns[txn as usize].from = ppn;
@@ -395,6 +398,26 @@ impl Simulator<'_> {
         }
     }
 
+    /// Program time of the page `a`, scaled for its block's wear when the error model
+    /// says so (`reliability.program_speedup_at_rated`).
+    pub(crate) fn program_ns_of(&self, a: Allocated) -> u64 {
+        let base = self.program_ns(a.page_type, a.slc);
+        if !self.config.reliability.wear_changes_latency() {
+            return base;
+        }
+        let pe = self.ftl.blocks[self.ftl.addr.block_of(a.ppn) as usize].erase_count;
+        self.config.reliability.program_ns(base, pe)
+    }
+
+    /// Erase time of `block`, scaled for its wear (`reliability.erase_slowdown_at_rated`).
+    pub(crate) fn erase_ns_of(&self, block: u32) -> u64 {
+        let base = self.timing.erase_ns;
+        if !self.config.reliability.wear_changes_latency() {
+            return base;
+        }
+        self.config.reliability.erase_ns(base, self.ftl.blocks[block as usize].erase_count)
+    }
+
     /// Program time (and energy) of the block summaries that the allocations since the
     /// summary count was `before` wrote: each follows its block's last data page.
     pub(crate) fn summary_ns(&mut self, before: u64) -> u64 {
@@ -407,9 +430,15 @@ impl Simulator<'_> {
         written * self.program_ns(page_type, slc)
     }
 
-    pub(crate) fn count_read(&mut self, page_type: u8, slc: bool) {
+    /// Counts a sense of `ppn` (also toward its block's read disturb).
+    pub(crate) fn count_read(&mut self, ppn: Ppn, page_type: u8, slc: bool, gc: bool) {
         self.flash_counters.page_reads += 1;
-        self.energy.read += self.timing.read_nj(page_type, slc);
+        self.ftl.wear_read(ppn);
+        let nj = self.timing.read_nj(page_type, slc);
+        self.energy.read += nj;
+        if gc {
+            self.energy_gc += nj;
+        }
     }
 
     pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
@@ -426,7 +455,11 @@ impl Simulator<'_> {
         }
         self.flash_counters.programs_by_type[page_type as usize] += 1;
         // One-shot programs a page set with one operation; energy is per page either way.
-        self.energy.program += self.timing.program_nj(page_type, slc);
+        let nj = self.timing.program_nj(page_type, slc);
+        self.energy.program += nj;
+        if !user {
+            self.energy_gc += nj;
+        }
     }
 
     /// Starts a (possibly multi-plane) read of the oldest queued read.
@@ -462,35 +495,54 @@ impl Simulator<'_> {
             }
         }
         let mut sense = 0;
-        let retries = self.config.flash.read_retries;
         let retry_sense_ns = self.config.flash.retry_sense_latency_ns;
         let mut retry_sense = 0;
-        for &t in &cmd.txns {
+        let mut rounds = 0;
+        let mut total_retries = 0u64;
+        for i in 0..cmd.txns.len() {
+            let t = cmd.txns[i];
             let ppn = self.txns[t as usize].ppn;
             let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
             let read_ns = self.timing.read_ns(page_type, slc);
             sense = sense.max(read_ns);
-            retry_sense = retry_sense.max(if retry_sense_ns > 0 { retry_sense_ns } else { read_ns });
-            self.count_read(page_type, slc);
-            // Each retry senses the page again.
-            self.energy.read += retries as f64 * self.timing.read_nj(page_type, slc);
+            self.count_read(ppn, page_type, slc, false);
+            let decode = match self.decode_read(ppn, page_type, slc) {
+                Ok(d) => d,
+                Err(e) => {
+                    self.dies[die as usize].command = cmd;
+                    return Err(e);
+                }
+            };
+            let txn = &mut self.txns[t as usize];
+            txn.retries = decode.retries as u8;
+            txn.decode_ns = decode.decode_ns as u32;
+            if decode.retries > 0 {
+                rounds = rounds.max(decode.retries);
+                total_retries += decode.retries as u64;
+                retry_sense = retry_sense.max(if retry_sense_ns > 0 { retry_sense_ns } else { read_ns });
+                // Each retry senses the page again.
+                self.energy.read += decode.retries as f64 * self.timing.read_nj(page_type, slc);
+            }
         }
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
         }
-        let bytes = cmd.txns.len() as u64 * self.timing.page_size_bytes;
+        let page = self.timing.page_size_bytes;
+        let bytes = cmd.txns.len() as u64 * page;
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
-        // Each retry: the decode that failed (the die waits for its verdict), a soft
-        // sense of the slowest page, and the transfer out again.
-        for _ in 0..retries {
+        // Each retry round: the decode that failed (the die waits for its verdict), a
+        // soft sense (as long as the slowest page that retries) and the transfer out
+        // again of the pages still failing.
+        for round in 1..=rounds {
             if self.timing.ecc_decode_ns > 0 {
                 cmd.steps.push(Step::Array(self.timing.ecc_decode_ns));
             }
-            cmd.steps.extend_from_slice(&[Step::Array(retry_sense), Step::ChannelOut(bytes)]);
+            let failing = cmd.txns.iter().filter(|&&t| self.txns[t as usize].retries as u32 >= round).count() as u64;
+            cmd.steps.extend_from_slice(&[Step::Array(retry_sense), Step::ChannelOut(failing * page)]);
         }
-        self.flash_counters.read_retries += retries as u64 * cmd.txns.len() as u64;
+        self.flash_counters.read_retries += total_retries;
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -583,7 +635,7 @@ impl Simulator<'_> {
             for k in 0..cmd.txns.len() {
                 let t = cmd.txns[k];
                 let a = self.user_write_page(t);
-                program = program.max(self.program_ns(a.page_type, a.slc));
+                program = program.max(self.program_ns_of(a));
                 self.bind_write(t, a.ppn, a.page_type, a.slc);
             }
         }
@@ -594,7 +646,7 @@ impl Simulator<'_> {
         let pages = cmd.txns.len() as u32;
         cmd.set_steps(&[Step::ChannelIn(pages as u64 * self.timing.page_size_bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -624,7 +676,7 @@ impl Simulator<'_> {
         cmd.txns.push(txn);
         cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(self.timing.slc_program_ns)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -709,13 +761,13 @@ impl Simulator<'_> {
         let mut k = 0;
         while k < txns.len() {
             let a = self.user_write_page(txns[k]);
-            program = program.max(self.program_ns(a.page_type, a.slc));
+            program = program.max(self.program_ns_of(a));
             if k + 1 == txns.len() {
                 self.bind_write(txns[k], a.ppn, a.page_type, a.slc);
                 break;
             }
             let b = self.user_write_page(txns[k + 1]);
-            program = program.max(self.program_ns(b.page_type, b.slc));
+            program = program.max(self.program_ns_of(b));
             let (l, m) = (txns[k], txns[k + 1]);
             self.bind_parts(l, &[(a.ppn, 0, 0, 1), (b.ppn, 0, 1, 1)], a.page_type.max(b.page_type), a.slc);
             self.bind_parts(m, &[(b.ppn, 1, 1, 1), (a.ppn, 1, 0, 1)], a.page_type.max(b.page_type), b.slc);
@@ -767,11 +819,11 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.packed_programs += 1;
         }
-        let program = self.program_ns(a.page_type, a.slc) + self.summary_ns(summaries);
+        let program = self.program_ns_of(a) + self.summary_ns(summaries);
         let bytes = slot as u64 * self.timing.page_size_bytes / units_per_page as u64;
         cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -842,7 +894,7 @@ impl Simulator<'_> {
                         self.ftl.allocate_normal(plane, self.now)
                     };
                     let a = a.expect("room was checked");
-                    program = program.max(self.program_ns(a.page_type, a.slc));
+                    program = program.max(self.program_ns_of(a));
                     last = a.ppn;
                     self.bind_write(t, a.ppn, a.page_type, a.slc);
                 }
@@ -856,7 +908,7 @@ impl Simulator<'_> {
                 let pages = cmd.txns.len() as u32;
                 cmd.set_steps(&[Step::ChannelIn(pages as u64 * self.timing.page_size_bytes), Step::Array(program)]);
                 self.dies[die as usize].command = cmd;
-                self.dies[die as usize].busy = true;
+                self.mark_busy(die);
                 self.advance_command(die)?;
                 return Ok(true);
             }
@@ -889,7 +941,7 @@ impl Simulator<'_> {
         let (src_type, src_slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
         let mut sense = self.timing.read_ns(src_type, src_slc);
         self.ftl.move_page(ppn, dest.ppn);
-        self.count_read(src_type, src_slc);
+        self.count_read(ppn, src_type, src_slc, true);
         self.count_program(dest.page_type, dest.slc, false);
         let txn = self.alloc_txn(TxnKind::MoveOut, NO_REQUEST, lpn, dest.ppn, to);
         self.txns[txn as usize].from = ppn;
@@ -903,7 +955,7 @@ impl Simulator<'_> {
         self.note_gc_moved(pages, src_slc && !dest.slc, true);
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(pages * self.timing.page_size_bytes)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }
@@ -912,7 +964,7 @@ impl Simulator<'_> {
     pub(crate) fn forward_moved_pages(&mut self, txns: &[u32]) -> Result<(), SimError> {
         let first = &self.txns[txns[0] as usize];
         let (target, page_type, slc) = (first.plane, self.ftl.page_type(first.ppn), self.ftl.is_slc(first.ppn));
-        let program = self.program_ns(page_type, slc);
+        let program = self.program_ns_of(Allocated { ppn: first.ppn, page_type, slc });
         let mut group = [0u32; 4];
         group[..txns.len()].copy_from_slice(txns);
         let die = self.ftl.addr.die_of_plane(target);
@@ -932,7 +984,7 @@ impl Simulator<'_> {
         let bytes = n as u64 * self.timing.page_size_bytes;
         cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
-        self.dies[die as usize].busy = true;
+        self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
     }

@@ -5,6 +5,7 @@
 
 pub mod address;
 pub mod layout;
+pub mod reliability;
 pub mod timing;
 
 pub use address::{Address, Ppn, NO_PAGE};

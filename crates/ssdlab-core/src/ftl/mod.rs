@@ -11,6 +11,7 @@ pub mod precondition;
 pub mod recovery;
 pub mod relaxed;
 pub mod verify;
+pub mod wear;
 
 use crate::config::{Config, Mapping, VictimPolicy};
 use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};
@@ -218,6 +219,8 @@ pub struct Ftl {
     program_counter: u64,
     /// Version-tagged data for `--verify`; `None` when off.
     pub versions: Option<verify::Versions>,
+    /// Reliability state of the error model (`wear.rs`); `None` when off.
+    pub wear: Option<Box<wear::WearState>>,
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
@@ -361,6 +364,7 @@ impl Ftl {
             program_seq: Vec::new(),
             program_counter: 0,
             versions: None,
+            wear: None,
             relaxed: None,
             oob: None,
             pinned: Vec::new(),
@@ -386,6 +390,7 @@ impl Ftl {
         self.subpages_programmed[ppn as usize] += subpages;
         self.page_programs[ppn as usize] += 1;
         self.counters.partial_programs += 1;
+        self.wear_reprogrammed(ppn);
     }
 
     /// Records the first program of an SLC-mode page: `subpages` written (0 = all).
@@ -407,7 +412,10 @@ impl Ftl {
         }
     }
 
-    pub(crate) fn record_program(&mut self, block: u32, page: u32) {
+    pub(crate) fn record_program(&mut self, block: u32, page: u32, now_ns: u64) {
+        if self.wear.is_some() {
+            self.wear_programmed(self.addr.ppn(block, page), now_ns);
+        }
         if !self.program_seq.is_empty() {
             self.program_counter += 1;
             self.program_seq[self.addr.ppn(block, page) as usize] = self.program_counter;
@@ -668,7 +676,7 @@ impl Ftl {
     /// Advances a block's write pointer by one page and returns that page.
     fn take_page(&mut self, block: u32, now_ns: u64) -> Allocated {
         let page = self.blocks[block as usize].write_ptr;
-        self.record_program(block, page);
+        self.record_program(block, page, now_ns);
         let info = &mut self.blocks[block as usize];
         info.write_ptr += 1;
         info.last_write_ns = now_ns;
@@ -766,6 +774,7 @@ impl Ftl {
 
     /// Erases a block and returns it to its plane's free pool.
     pub fn erase(&mut self, block: u32) {
+        self.wear_erased(block);
         let plane = self.addr.plane_of_block(block);
         let info = &mut self.blocks[block as usize];
         debug_assert_eq!(info.valid_pages, 0, "erasing block {block} with valid data");

@@ -99,8 +99,16 @@ impl Ftl {
     ) -> Result<PreconditionReport, String> {
         let pc = &config.precondition;
         let mut report = PreconditionReport::default();
+        // Per-block wear with a spread, from its own stream ("errors-pe"): the error model's
+        // RBER depends on each block's count (issue 13).
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "errors-pe"));
         for info in self.blocks.iter_mut() {
-            info.erase_count = pc.pe_cycles;
+            info.erase_count = if pc.pe_spread > 0.0 && pc.pe_cycles > 0 {
+                let u: f64 = rng.random_range(-pc.pe_spread..=pc.pe_spread);
+                (pc.pe_cycles as f64 * (1.0 + u)).round() as u32
+            } else {
+                pc.pe_cycles
+            };
         }
         let n_valid = (self.logical_pages as f64 * pc.used_fraction).round() as u64;
         // The fill writes logical pages 0..n_valid; footprint pages above that come on top.

@@ -146,7 +146,7 @@ impl Ftl {
     }
 
     fn take_typed(&mut self, block: u32, page: u32, now_ns: u64) -> Allocated {
-        self.record_program(block, page);
+        self.record_program(block, page, now_ns);
         let info = &mut self.blocks[block as usize];
         let page_type = self.layout.types[page as usize];
         info.programmed_by_type[page_type as usize] += 1;

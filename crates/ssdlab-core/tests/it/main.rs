@@ -3,6 +3,7 @@
 
 mod analytic;
 mod core;
+mod errors;
 mod everyday;
 mod gc;
 mod hybrid;

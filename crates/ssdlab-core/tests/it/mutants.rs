@@ -179,17 +179,18 @@ fn a_gc_move_transfers_one_page_each_way() {
     assert!(moves.iter().all(|&d| d == 50_000 + 2 * 4096 + 500_000), "{moves:?}");
 }
 
-/// Kills `replace * with + in finish` (idle energy): idle power is charged per chip over
-/// the simulated interval, mW x ns / 1e3 = nJ. One one-page write on two chips: the
-/// interval is one transfer plus an LSB program.
+/// Kills `replace * with + in finish` (idle energy): idle power is charged per chip for
+/// the time it has no command in flight, mW x ns / 1e3 = nJ. One one-page write on two
+/// chips: the interval is one transfer plus an LSB program, all of it busy on chip 0,
+/// none of it on chip 1.
 #[test]
-fn idle_energy_is_power_times_chips_times_the_interval() {
+fn idle_energy_is_power_times_idle_chip_time() {
     let mut c = tiny(1, 2, 1, 1);
     c.energy.idle_power_mw_per_chip = 3.0;
     let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096)]);
     let interval = (4096.0f64 * 0.01).ceil() as u64 + 500_000;
     assert_eq!(report.simulated_ns, interval);
-    let expected = 3.0 * 2.0 * interval as f64 / 1e3;
+    let expected = 3.0 * 1.0 * interval as f64 / 1e3;
     assert!((report.energy_nj.idle - expected).abs() < 1e-9, "{} vs {expected}", report.energy_nj.idle);
 }
 

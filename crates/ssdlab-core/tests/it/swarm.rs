@@ -110,3 +110,22 @@ fn the_swarm_draws_mapping_kinds_slc_levels_and_super_pages() {
     let gangs = count(&|c| c.super_page_pages() > 1);
     assert!(gangs >= 10, "super-pages: {gangs} of 300");
 }
+
+/// Issue 13: a third of the cases run the error model, and among the LDPC ones some reads
+/// retry and some are uncorrectable, so the checks see retries of every length.
+#[test]
+fn the_swarm_draws_the_error_model_and_its_reads_retry() {
+    use ssdlab_core::config::EccScheme;
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let on: Vec<_> = cases.iter().filter(|c| c.config.reliability.enabled).collect();
+    assert!((60..=150).contains(&on.len()), "error model on in {} of 300", on.len());
+    let ldpc: Vec<_> = on.iter().filter(|c| c.config.ecc.scheme == EccScheme::Ldpc).take(12).collect();
+    let reports: Vec<_> = ldpc.iter().map(|c| run_case(c).expect("case passes")).collect();
+    let retried = reports.iter().filter(|r| r.flash.read_retries > 0).count();
+    let lost = reports.iter().filter(|r| r.flash.uncorrectable_reads > 0).count();
+    assert!(
+        retried >= 4 && lost >= 1,
+        "{retried} of {} LDPC cases retried, {lost} had uncorrectable reads",
+        reports.len()
+    );
+}

@@ -219,7 +219,7 @@ class RunResult:
     def requests(self):
         """One row per completed request as a pandas DataFrame, the columns of ``ssdlab
         run --requests``: id, run, op, offset_bytes, size_bytes, arrival_ns,
-        completion_ns, latency_ns, pages, dominant_page_type. None with
+        completion_ns, latency_ns, pages, dominant_page_type, read_retries. None with
         ``requests=False``."""
         if self._requests is None and self._requests_csv is not None:
             self._requests = _frame(self._requests_csv)

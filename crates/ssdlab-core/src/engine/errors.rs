@@ -1,0 +1,119 @@
+//! Page reads through the error model: the RBER of each read (`flash/reliability.rs` over
+//! the FTL's wear state), its bit errors drawn from the `errors` stream, the ECC's verdict
+//! (retries, decode time, uncorrectable), and the statistics the report's `errors`
+//! section shows. Without `reliability.enabled` a read takes the fixed
+//! `flash.read_retries` and `flash.ecc_decode_ns`, and none of this runs.
+
+use super::{SimError, Simulator};
+use crate::config::{BitErrors, Config, Uncorrectable};
+use crate::flash::reliability::Decode;
+use crate::flash::Ppn;
+use crate::stats::ErrorSummary;
+use rand::SeedableRng;
+use rand_distr::{Binomial, Distribution};
+use rand_pcg::Pcg64Mcg;
+
+pub(crate) struct ErrorModel {
+    rng: Pcg64Mcg,
+    bits_per_page: u64,
+    /// Page reads decoded, by retries taken (index = retries).
+    retries_per_read: Vec<u64>,
+    /// Sum of the model RBER and reads, by page type (the last slot: SLC mode).
+    rber_sum: Vec<f64>,
+    reads: Vec<u64>,
+    retries_by_type: Vec<u64>,
+    uncorrectable: u64,
+    decode_ns_total: u64,
+}
+
+impl ErrorModel {
+    pub(crate) fn new(config: &Config) -> Self {
+        let slots = config.bits_per_cell() + 1;
+        let max = config.ecc.max_retries(config.flash.read_retries) as usize;
+        ErrorModel {
+            rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "errors")),
+            bits_per_page: config.geometry.page_size_bytes as u64 * 8,
+            retries_per_read: vec![0; max + 1],
+            rber_sum: vec![0.0; slots],
+            reads: vec![0; slots],
+            retries_by_type: vec![0; slots],
+            uncorrectable: 0,
+            decode_ns_total: 0,
+        }
+    }
+
+    pub(crate) fn uncorrectable(&self) -> u64 {
+        self.uncorrectable
+    }
+}
+
+impl Simulator<'_> {
+    /// The ECC's verdict on a user read (or read-before-write) of `ppn` now. Counts its
+    /// retries' senses toward its block's read disturb.
+    pub(crate) fn decode_read(&mut self, ppn: Ppn, page_type: u8, slc: bool) -> Result<Decode, SimError> {
+        let hard_ns = self.timing.ecc_decode_ns;
+        let fixed = self.config.flash.read_retries;
+        let Some(model) = self.errors.as_mut() else {
+            return Ok(Decode { retries: fixed, decode_ns: hard_ns, uncorrectable: false });
+        };
+        let state = self.ftl.page_state(ppn, self.now).expect("wear is tracked with the error model");
+        let rel = &self.config.reliability;
+        let rber = rel.rber(page_type, slc, &state).min(1.0);
+        let observed = match rel.bit_errors {
+            BitErrors::Expected => rber,
+            BitErrors::Sampled => {
+                let n = model.bits_per_page;
+                let errors = Binomial::new(n, rber).map(|b| b.sample(&mut model.rng)).unwrap_or(0);
+                errors as f64 / n as f64
+            }
+        };
+        let d = self.config.ecc.decode(observed, hard_ns, fixed);
+        let slot = if slc { model.reads.len() - 1 } else { page_type as usize };
+        model.rber_sum[slot] += rber;
+        model.reads[slot] += 1;
+        model.retries_by_type[slot] += d.retries as u64;
+        model.retries_per_read[d.retries as usize] += 1;
+        model.decode_ns_total += d.decode_ns * (d.retries as u64 + 1);
+        // Each soft sense disturbs the block too (the hard sense was counted with the read).
+        for _ in 0..d.retries {
+            self.ftl.wear_read(ppn);
+        }
+        if d.uncorrectable {
+            model.uncorrectable += 1;
+            if self.config.ecc.uncorrectable == Uncorrectable::Fail {
+                return Err(SimError::Integrity {
+                    time_ns: self.now,
+                    message: format!(
+                        "uncorrectable read of physical page {ppn} (RBER {observed:.5}, P/E {}, {:.0} h old; \
+                         ecc.uncorrectable = \"fail\")",
+                        state.pe_cycles,
+                        state.age_s / 3600.0
+                    ),
+                });
+            }
+        }
+        Ok(d)
+    }
+
+    /// The report's `errors` section (with the model on).
+    pub(crate) fn error_summary(&self) -> Option<ErrorSummary> {
+        let m = self.errors.as_ref()?;
+        let types = self.ftl.bits_per_cell;
+        let mean = |i: usize| if m.reads[i] == 0 { 0.0 } else { m.rber_sum[i] / m.reads[i] as f64 };
+        let slc = types;
+        Some(ErrorSummary {
+            ecc: format!("{:?}", self.config.ecc.scheme).to_lowercase(),
+            decoded_reads: m.reads.iter().sum(),
+            read_retries: m.retries_by_type.iter().sum(),
+            retries_per_read: m.retries_per_read.clone(),
+            reads_by_page_type: m.reads[..types].to_vec(),
+            mean_rber_by_page_type: (0..types).map(mean).collect(),
+            retries_by_page_type: m.retries_by_type[..types].to_vec(),
+            slc_reads: m.reads[slc],
+            slc_mean_rber: mean(slc),
+            slc_retries: m.retries_by_type[slc],
+            uncorrectable_reads: m.uncorrectable,
+            ecc_decode_ns_total: m.decode_ns_total,
+        })
+    }
+}
