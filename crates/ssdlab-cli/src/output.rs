@@ -583,6 +583,35 @@ pub fn summary_text(o: &Outcome) -> String {
             d.mapping_table_bytes
         );
     }
+    if let Some(e) = &r.errors {
+        let names = page_type_names(e.reads_by_page_type.len());
+        let by_type: Vec<String> =
+            names
+                .iter()
+                .enumerate()
+                .filter(|&(t, _)| e.reads_by_page_type[t] > 0)
+                .map(|(t, name)| {
+                    format!(
+                        "{name} {:.2} (RBER {:.5})",
+                        e.retries_by_page_type[t] as f64 / e.reads_by_page_type[t] as f64,
+                        e.mean_rber_by_page_type[t]
+                    )
+                })
+                .chain((e.slc_reads > 0).then(|| {
+                    format!("SLC {:.2} (RBER {:.5})", e.slc_retries as f64 / e.slc_reads as f64, e.slc_mean_rber)
+                }))
+                .collect();
+        out!(
+            w,
+            "errors ({} ECC): {} page reads, {} retries; per read by type: {}; {} uncorrectable, decode {:.3} ms in all",
+            e.ecc,
+            e.decoded_reads,
+            e.read_retries,
+            if by_type.is_empty() { "none".to_string() } else { by_type.join(", ") },
+            e.uncorrectable_reads,
+            e.ecc_decode_ns_total as f64 / 1e6
+        );
+    }
     if let Some(n) = d.super_page_pages {
         out!(w, "super-pages of {n} physical pages: the geometry above is the FTL's (gangs of dies as dies)");
     }
@@ -640,8 +669,10 @@ pub fn summary_text(o: &Outcome) -> String {
     );
     out!(
         w,
-        "energy: {:.3} J total, {:.1} uJ per request; mapping table {:.1} MiB",
+        "energy: {:.3} J total (work: {:.3} J user, {:.3} J GC), {:.1} uJ per request; mapping table {:.1} MiB",
         r.energy_nj.total / 1e9,
+        r.energy_nj.user / 1e9,
+        r.energy_nj.gc / 1e9,
         r.energy_nj.per_request / 1e3,
         d.mapping_table_bytes as f64 / 1048576.0
     );

@@ -35,9 +35,31 @@ pub fn rows() -> Result<Vec<PresetRow>> {
         .collect()
 }
 
-/// A preset's TOML text as shipped (`ssdlab presets --show NAME`); an unknown name is an
-/// error listing the known ones.
-pub fn toml(name: &str) -> Result<&'static str> {
+/// A preset's TOML text as shipped (`ssdlab presets --show NAME`), a file `--config`
+/// takes; an unknown name is an error listing the known ones. A variant (`extends =
+/// "base"`) is shown as its base's text, comments and all, with the variant's values put
+/// in and marked, under the variant's own header.
+pub fn toml(name: &str) -> Result<String> {
     ssdlab_core::presets::preset(name)?;
-    Ok(ssdlab_core::presets::PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or(""))
+    let text = ssdlab_core::presets::PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or("");
+    let variant: toml_edit::DocumentMut = text.parse()?;
+    let Some(base) = variant.get("extends").and_then(|b| b.as_str()) else { return Ok(text.to_string()) };
+    let mut doc: toml_edit::DocumentMut = toml(base)?.parse()?;
+    let mark = format!(" # {name}");
+    for (key, item) in variant.iter().filter(|(k, _)| *k != "extends") {
+        match item.as_table() {
+            Some(table) => {
+                for (k, v) in table.iter() {
+                    let mut v = v.clone();
+                    if let Some(value) = v.as_value_mut() {
+                        value.decor_mut().set_suffix(mark.as_str());
+                    }
+                    doc[key][k] = v;
+                }
+            }
+            None => doc[key] = item.clone(),
+        }
+    }
+    let header: String = text.lines().take_while(|l| l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    Ok(format!("{header}# The preset {base} with the values marked \"# {name}\" changed:\n\n{doc}"))
 }

@@ -124,6 +124,21 @@ fn presets_lists_every_paper_device() {
     }
 }
 
+/// Every preset's `--show` text is a config file that loads as the preset itself, a
+/// variant (`extends`) included.
+#[test]
+fn every_shown_preset_loads_back_as_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, _) in ssdlab_core::presets::PRESETS {
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, ssdlab_cli::presets::toml(name).unwrap()).unwrap();
+        let shown = ssdlab_core::config::parse_config(&std::fs::read_to_string(&file).unwrap(), "shown").unwrap();
+        assert_eq!(shown, ssdlab_core::presets::preset(name).unwrap(), "{name}");
+    }
+    let fresh = ssdlab_cli::presets::toml("dir-tlc-fresh").unwrap();
+    assert!(fresh.contains("pe_cycles = 0 # dir-tlc-fresh"), "{fresh}");
+}
+
 #[test]
 fn config_errors_name_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();

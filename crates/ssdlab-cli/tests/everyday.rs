@@ -342,3 +342,30 @@ fn the_summary_reports_mapping_kinds_and_super_pages() {
     let stderr = fails(&["run", "--set", "ftl.mapping=subpages"]);
     assert!(stderr.contains("geometry.subpages_per_page"), "{stderr}");
 }
+
+/// Issue 13's acceptance: DIR's aged drive on hm_1 takes read retries, MSB pages most, and
+/// reads slower than the fresh drive, whose reads take none; the summary says so.
+#[test]
+fn the_aged_dir_drive_retries_its_reads_and_the_fresh_one_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let hm1 = trace("msr_cambridge/hm_1_short.csv");
+    let mut reports = Vec::new();
+    for preset in ["dir-tlc", "dir-tlc-fresh"] {
+        let path = dir.path().join(format!("{preset}.json"));
+        let (stdout, _) = ok(&["run", "--preset", preset, "--trace", &hm1, "--json", path.to_str().unwrap()]);
+        assert!(stdout.contains("errors (ldpc ECC):"), "{stdout}");
+        reports.push(json(&path));
+    }
+    let (aged, fresh) = (&reports[0], &reports[1]);
+    let per_read = |r: &serde_json::Value, t: &str| {
+        r["errors"]["retries_by_page_type"][t].as_f64().unwrap()
+            / r["errors"]["reads_by_page_type"][t].as_f64().unwrap()
+    };
+    assert!(aged["errors"]["read_retries"].as_u64().unwrap() > 0);
+    assert!(per_read(aged, "MSB") > per_read(aged, "CSB") && per_read(aged, "CSB") > per_read(aged, "LSB"));
+    let mean = |r: &serde_json::Value| r["read"]["latency_ns"]["mean"].as_f64().unwrap();
+    assert!(mean(aged) > 1.5 * mean(fresh), "aged {} vs fresh {}", mean(aged), mean(fresh));
+    let fresh_retries = fresh["errors"]["read_retries"].as_u64().unwrap();
+    let fresh_reads = fresh["errors"]["decoded_reads"].as_u64().unwrap();
+    assert!(fresh_retries * 1000 <= fresh_reads, "{fresh_retries} retries over {fresh_reads} reads");
+}

@@ -249,7 +249,7 @@ fn presets() -> PyResult<String> {
 /// A preset's TOML text (`ssdlab presets --show NAME`).
 #[pyfunction]
 fn preset_toml(name: &str) -> PyResult<String> {
-    ssdlab_cli::presets::toml(name).map(str::to_string).map_err(cli_error)
+    ssdlab_cli::presets::toml(name).map_err(cli_error)
 }
 
 /// A preset's full config as JSON (the report's `config` section for that preset).

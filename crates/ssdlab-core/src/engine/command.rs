@@ -96,7 +96,7 @@ impl Simulator<'_> {
             return;
         }
         self.dies[die as usize].busy = true;
-        let chip = &mut self.chip_busy[(die / self.ftl.addr.dies_per_chip) as usize];
+        let chip = &mut self.chip_busy[self.ftl.addr.chip_of_die(die) as usize];
         if chip.dies_busy == 0 {
             chip.since_ns = self.now;
         }
@@ -108,7 +108,7 @@ impl Simulator<'_> {
             return;
         }
         self.dies[die as usize].busy = false;
-        let chip = &mut self.chip_busy[(die / self.ftl.addr.dies_per_chip) as usize];
+        let chip = &mut self.chip_busy[self.ftl.addr.chip_of_die(die) as usize];
         chip.dies_busy -= 1;
         if chip.dies_busy == 0 {
             chip.busy_ns += self.now - chip.since_ns;

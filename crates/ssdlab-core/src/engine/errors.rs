@@ -50,12 +50,19 @@ impl ErrorModel {
 impl Simulator<'_> {
     /// The ECC's verdict on a user read (or read-before-write) of `ppn` now. Counts its
     /// retries' senses toward its block's read disturb.
+    #[inline]
     pub(crate) fn decode_read(&mut self, ppn: Ppn, page_type: u8, slc: bool) -> Result<Decode, SimError> {
+        if self.errors.is_none() {
+            let retries = self.config.flash.read_retries;
+            return Ok(Decode { retries, decode_ns: self.timing.ecc_decode_ns, uncorrectable: false });
+        }
+        self.decode_by_rber(ppn, page_type, slc)
+    }
+
+    fn decode_by_rber(&mut self, ppn: Ppn, page_type: u8, slc: bool) -> Result<Decode, SimError> {
         let hard_ns = self.timing.ecc_decode_ns;
         let fixed = self.config.flash.read_retries;
-        let Some(model) = self.errors.as_mut() else {
-            return Ok(Decode { retries: fixed, decode_ns: hard_ns, uncorrectable: false });
-        };
+        let model = self.errors.as_mut().expect("checked by decode_read");
         let state = self.ftl.page_state(ppn, self.now).expect("wear is tracked with the error model");
         let rel = &self.config.reliability;
         let rber = rel.rber(page_type, slc, &state).min(1.0);
