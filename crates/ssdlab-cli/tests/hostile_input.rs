@@ -1213,6 +1213,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("uncorrectable", "s"),
         ],
     ),
+    ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("free_page_type", "u")]),
     (
         "hybrid",
         &[
@@ -1266,6 +1267,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
+            "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

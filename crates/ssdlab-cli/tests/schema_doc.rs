@@ -228,9 +228,10 @@ fn optional_mapping_object_is_documented() {
     }
 }
 
-/// Issue 13: the `errors` object of a run with the error model.
+/// Issue 13: the `errors` object of a run with the error model; issue 14: the `dir`
+/// object.
 #[test]
-fn optional_errors_object_is_documented() {
+fn optional_errors_and_dir_objects_are_documented() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("errors.json");
     let args = [
@@ -242,6 +243,8 @@ fn optional_errors_object_is_documented() {
         "ecc.scheme=ldpc",
         "--set",
         "precondition.pe_cycles=3000",
+        "--set",
+        "dir.scheme=dir",
         "--synthetic",
         "count=2000,read_fraction=0.7",
         "--json",
@@ -250,6 +253,7 @@ fn optional_errors_object_is_documented() {
     run_ssdlab(&args);
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(report["errors"]["read_retries"].as_u64().unwrap() > 0, "{}", report["errors"]);
+    assert!(report["dir"]["groups"].as_u64().unwrap() > 0, "{}", report["dir"]);
     let mut paths = BTreeSet::new();
     key_paths(&report, "", &mut paths);
     let missing = undocumented(&paths, &doc());

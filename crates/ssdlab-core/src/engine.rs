@@ -435,6 +435,8 @@ pub(crate) struct HostCounters {
     /// Page reads beyond one per logical page read: the other pages holding units of
     /// an interleaved or packed logical page (`ftl.mapping`).
     pub(crate) extra_page_reads: u64,
+    /// Logical pages read from flash (not from the write buffer, not unwritten).
+    pub(crate) flash_page_reads_asked: u64,
     /// Simulated time with at least `saturation_limit()` requests outstanding, and when
     /// the outstanding count last changed.
     pub(crate) saturated_ns: u64,
@@ -454,6 +456,10 @@ pub(crate) struct FlashCounters {
     pub(crate) update_reads: u64,
     /// Soft-sensing retries of page reads (one per retry per page).
     pub(crate) read_retries: u64,
+    /// User page reads started (dummy sub-requests included), and those in multi-plane
+    /// read commands.
+    pub(crate) user_read_pages: u64,
+    pub(crate) multi_plane_read_pages: u64,
     /// One-shot page sets programmed with fewer pages than a full set.
     pub(crate) partial_page_sets: u64,
     /// Half-page map: pairs of logical pages interleaved over two pages of a multi-plane
@@ -479,7 +485,7 @@ impl<'a> Simulator<'a> {
         let config_hash = report::config_hash(&config);
         let super_page_pages = config.super_page_pages();
         let physical_chips = config.geometry.channels * config.geometry.chips_per_channel;
-        let (config, lanes) = config.device_view();
+        let (config, lanes) = config.resolved().device_view();
         let timing = Timing::new(&config).with_lanes(lanes);
         let mut ftl = Ftl::new(&config);
         if !config.power.loss_at_ns.is_empty() {

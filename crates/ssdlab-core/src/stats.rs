@@ -446,6 +446,9 @@ pub struct Report {
     /// Present with the error model on (`reliability.enabled`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErrorSummary>,
+    /// Present with `dir.scheme` other than `off`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<DirSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }
@@ -476,6 +479,30 @@ pub struct ErrorSummary {
     pub uncorrectable_reads: u64,
     /// Time spent decoding: every decode attempt of every read.
     pub ecc_decode_ns_total: u64,
+}
+
+/// DIR and its baselines (`dir.scheme`; DIR §4.2's metrics).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct DirSummary {
+    pub scheme: String,
+    /// Flash page reads of user reads per logical page read (dummy sub-requests count).
+    pub read_amplification: f64,
+    /// User page reads served by multi-plane read commands / all user page reads.
+    pub multi_plane_read_share: f64,
+    /// User page programs holding interleaved halves / all user page programs.
+    pub interleaved_write_share: f64,
+    /// DIR only: groups of two adjacent logical pages formed, free (ungrouped) page
+    /// writes, groups written apart because a page could not join its partner, pairs
+    /// programmed by their pages' types (`"LSB-MSB"`: first page LSB, second MSB), and
+    /// pairs whose pages got the same type.
+    pub groups: u64,
+    pub free_writes: u64,
+    pub broken_groups: u64,
+    pub pairs_by_types: std::collections::BTreeMap<String, u64>,
+    pub same_type_pairs: u64,
+    /// DIR only: GC moves that recovered a logical page whole from the two pages of a pair
+    /// whose other logical page was overwritten (DIR §3.2.4).
+    pub gc_deinterleaved: u64,
 }
 
 /// What a half-page or subpage map did (issue 12 §2).

@@ -75,6 +75,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_slc_levels(seed, &mut config);
             draw_super_pages(seed, &mut config);
             draw_errors(seed, &mut config);
+            draw_dir(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -338,6 +339,30 @@ fn draw_errors(seed: u64, c: &mut Config) {
     }
 }
 
+/// DIR and its baselines (issue 14), from a stream of their own, on half of the drives
+/// that allow the scheme drawn (DIR: conventional multi-bit drives with an even number of
+/// planes per die).
+fn draw_dir(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-dir"));
+    if !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = c.clone();
+    drawn.dir.scheme = pick(
+        rng,
+        &[DirScheme::Noac, DirScheme::Ac, DirScheme::Interleaving, DirScheme::Dir, DirScheme::Dir, DirScheme::Dir],
+    );
+    if drawn.dir.scheme == DirScheme::Dir {
+        // DIR's relaxed program order is defined over the staircase layout, without
+        // block summaries.
+        drawn.flash.layout = LayoutKind::Staircase;
+        drawn.power.block_summary = false;
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -411,7 +436,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
-         gc_dest={:?}, any_address={}, retries={}, errors={}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -444,6 +469,7 @@ fn describe(c: &Config, records: usize) -> String {
         } else {
             "off".to_string()
         },
+        c.dir.scheme,
         c.ftl.user_write_points,
         c.ftl.write_point_choice,
         c.ftl.gc_through_user_write_points,

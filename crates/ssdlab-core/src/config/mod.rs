@@ -13,6 +13,7 @@
 mod parse;
 mod sections;
 
+pub use crate::designs::dir::config::{DirConfig, DirScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
@@ -46,6 +47,8 @@ pub struct Config {
     pub reliability: Reliability,
     /// How reads are decoded: fixed time, BCH or LDPC with read retries.
     pub ecc: Ecc,
+    /// DIR and its baselines (one switch).
+    pub dir: DirConfig,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -70,6 +73,7 @@ impl Default for Config {
             hybrid: Hybrid::default(),
             reliability: Reliability::default(),
             ecc: Ecc::default(),
+            dir: DirConfig::default(),
             workload: None,
         }
     }
@@ -203,8 +207,31 @@ impl Config {
         self.logical_pages() * self.geometry.page_size_bytes as u64
     }
 
+    /// The config as the engine runs it: `dir.scheme` (when not `off`) decides
+    /// `flash.multi_plane`, `flash.multi_plane_any_address` and `ftl.mapping`.
+    pub fn resolved(&self) -> Config {
+        let mut c = self.clone();
+        let (multi_plane, any_address, mapping) = match self.dir.scheme {
+            DirScheme::Off => return c,
+            DirScheme::Noac => (false, false, Mapping::Page),
+            DirScheme::Ac => (true, false, Mapping::Page),
+            DirScheme::Interleaving => (true, false, Mapping::HalfPages),
+            DirScheme::Dir => (true, true, Mapping::HalfPages),
+        };
+        c.flash.multi_plane = multi_plane;
+        c.flash.multi_plane_any_address = any_address;
+        c.ftl.mapping = mapping;
+        c
+    }
+
     /// Checks every cross-field constraint; returns all problems found, not just the first.
     pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
+        let resolved = self.resolved();
+        // (Compared by the fields `resolved` sets: a NaN elsewhere makes the configs unequal.)
+        let switched = |c: &Config| (c.flash.multi_plane, c.flash.multi_plane_any_address, c.ftl.mapping);
+        if switched(&resolved) != switched(self) {
+            return resolved.validate();
+        }
         let mut errors = Vec::new();
         let g = &self.geometry;
         for (key, value) in [
@@ -446,6 +473,24 @@ impl Config {
         errors.extend(self.validate_super_pages());
         let mut reliability = Vec::new();
         crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);
+        self.dir.validate(self.bits_per_cell(), &mut reliability);
+        if self.dir.scheme == DirScheme::Dir {
+            if self.pa.enabled() || self.uses_slc() {
+                reliability.push(("dir.scheme".into(), "DIR is not combined with PA-SSD or SLC-mode blocks".into()));
+            }
+            if self.geometry.planes_per_die < 2 || !self.geometry.planes_per_die.is_multiple_of(2) {
+                reliability.push((
+                    "dir.scheme".into(),
+                    "DIR pairs pages over two planes of a die: needs an even geometry.planes_per_die".into(),
+                ));
+            }
+            if self.flash.layout != LayoutKind::Staircase || self.bits_per_cell() < 2 {
+                reliability.push((
+                    "dir.scheme".into(),
+                    "DIR chooses page types under relaxed program order: needs MLC/TLC/QLC cells and flash.layout = \"staircase\"".into(),
+                ));
+            }
+        }
         errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
         if !(0.0..1.0).contains(&self.precondition.pe_spread) {
             errors.push(err(
@@ -538,8 +583,8 @@ impl Config {
             errors.push(err("power.oob_bytes", "cannot exceed geometry.page_size_bytes"));
         }
         if pw.block_summary {
-            if self.pa.enabled() {
-                errors.push(err("power.block_summary", "is not modelled with PA-SSD's relaxed program order"));
+            if self.pa.enabled() || self.dir.scheme == DirScheme::Dir {
+                errors.push(err("power.block_summary", "is not modelled with relaxed program order (PA-SSD, DIR)"));
             }
             if g.pages_per_block <= self.summary_pages_per_block() || (self.uses_slc() && f.slc_pages_per_block < 2) {
                 errors.push(err("power.block_summary", "blocks need room for data besides their summary page"));

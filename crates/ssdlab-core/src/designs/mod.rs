@@ -12,7 +12,9 @@
 //! | `place_write` | a user page write is queued: its plane and write stream | the plane allocator's plane, `WriteMode::Auto` |
 //! | `write_queued` / `write_moved` | a user write was queued / rerouted to another plane | nothing |
 //! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
+//! | `write_partner` | a user write is about to be programmed: the queued write that must share its command (its index in the die's queue) | `None` |
 //! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
+//! | `pair_pages` | two writes are interleaved over one multi-plane program: their two pages | `None`: each write's own page |
 //! | `write_bound` / `write_programmed` | a user write got its page / finished programming | nothing |
 //! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | `ftl.gc_destination` |
 //! | `gc_victim` | a plane needing GC has no victim: the design may pick it | `None`: the FTL's `ftl.gc_victim` policy |
@@ -31,6 +33,7 @@
 //! ARCHITECTURE.md, "Adding a design".
 
 mod baseline;
+pub mod dir;
 pub mod pa_ssd;
 pub mod spa_hybrid;
 
@@ -47,6 +50,7 @@ pub(crate) enum Design {
     Baseline,
     PaSsd(Box<pa_ssd::PaSsd>),
     SpaHybrid(Box<spa_hybrid::SpaHybrid>),
+    Dir(Box<dir::Dir>),
 }
 
 /// Where a GC step's moved pages go.
@@ -67,6 +71,9 @@ impl Design {
         if config.pa.enabled() {
             return Design::PaSsd(Box::new(pa_ssd::PaSsd::new(config)));
         }
+        if config.dir.scheme == crate::config::DirScheme::Dir {
+            return Design::Dir(Box::new(dir::Dir::new(config)));
+        }
         // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
         if ftl.has_slc || config.hybrid.allocation != crate::config::HybridAllocation::Pf {
             return Design::SpaHybrid(Box::new(spa_hybrid::SpaHybrid::new(config, ftl.addr.planes())));
@@ -78,8 +85,10 @@ impl Design {
 /// The hooks: one method per decision point, each a `match` on the active design.
 impl Simulator<'_> {
     pub(crate) fn run_starting(&mut self) {
-        if let Design::PaSsd(_) = self.design {
-            self.pa_run_starting();
+        match self.design {
+            Design::PaSsd(_) => self.pa_run_starting(),
+            Design::Dir(_) => self.dir_run_starting(),
+            _ => {}
         }
     }
 
@@ -100,13 +109,16 @@ impl Simulator<'_> {
     pub(crate) fn place_write(&mut self, static_plane: u32, request: u32) -> (u32, WriteMode) {
         match self.design {
             Design::SpaHybrid(_) if self.spa_places_writes() => self.spa_place_write(static_plane, request),
+            Design::Dir(_) => (self.dir_place_write(static_plane, request), WriteMode::Auto),
             _ => (static_plane, WriteMode::Auto),
         }
     }
 
     pub(crate) fn write_queued(&mut self, txn: u32) {
-        if let Design::SpaHybrid(_) = self.design {
-            self.spa_write_queued(txn);
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_write_queued(txn),
+            Design::Dir(_) => self.dir_write_queued(txn),
+            _ => {}
         }
     }
 
@@ -123,12 +135,29 @@ impl Simulator<'_> {
             Design::PaSsd(_) => false,
             // Writes placed by a hybrid policy carry a mode of their own.
             Design::SpaHybrid(_) => !self.spa_places_writes(),
+            // Only a group's two pages share a command (`write_partner`).
+            Design::Dir(_) => false,
+        }
+    }
+
+    pub(crate) fn write_partner(&mut self, die: u32, txn: u32) -> Option<usize> {
+        match self.design {
+            Design::Dir(_) => self.dir_write_partner(die, txn),
+            _ => None,
         }
     }
 
     pub(crate) fn user_page(&mut self, txn: u32) -> Option<Allocated> {
         match self.design {
             Design::PaSsd(_) => Some(self.pa_user_page(txn)),
+            Design::Dir(_) => Some(self.dir_user_page(txn)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn pair_pages(&mut self, l: u32, m: u32) -> Option<(Allocated, Allocated)> {
+        match self.design {
+            Design::Dir(_) => Some(self.dir_pair_pages(l, m)),
             _ => None,
         }
     }
@@ -149,7 +178,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
             Design::Baseline => self.baseline_gc_move_target(plane),
-            Design::PaSsd(_) => MoveTarget::SamePlane,
+            Design::PaSsd(_) | Design::Dir(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
         }
     }
@@ -158,6 +187,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_page(&mut self, plane: u32, from: Ppn) -> Option<Allocated> {
         match self.design {
             Design::PaSsd(_) => self.pa_gc_page(plane),
+            Design::Dir(_) => self.dir_gc_page(plane),
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
             Design::Baseline | Design::SpaHybrid(_) => self.baseline_gc_page(plane, from),
         }
@@ -168,7 +198,7 @@ impl Simulator<'_> {
     /// (IPU's ISR) answers here; none of the present ones does.
     pub(crate) fn gc_victim(&mut self, _plane: u32) -> Option<u32> {
         match self.design {
-            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) => None,
+            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) | Design::Dir(_) => None,
         }
     }
 
@@ -207,15 +237,20 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn power_lost(&mut self) {
-        if let Design::SpaHybrid(h) = &mut self.design {
-            h.reset_volatile();
-            self.ftl.slc_migrating.fill(false);
+        match &mut self.design {
+            Design::SpaHybrid(h) => {
+                h.reset_volatile();
+                self.ftl.slc_migrating.fill(false);
+            }
+            Design::Dir(_) => self.dir_power_lost(),
+            _ => {}
         }
     }
 
     pub(crate) fn design_report(&self, report: &mut Report) {
         match &self.design {
-            Design::Baseline => {}
+            // DIR's section covers its baselines too (`report.rs`).
+            Design::Baseline | Design::Dir(_) => {}
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
         }

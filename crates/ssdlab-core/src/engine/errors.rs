@@ -5,8 +5,8 @@
 //! `flash.read_retries` and `flash.ecc_decode_ns`, and none of this runs.
 
 use super::{SimError, Simulator};
-use crate::config::{BitErrors, Config, Uncorrectable};
-use crate::flash::reliability::Decode;
+use crate::config::{BitErrors, Config, Mapping, Uncorrectable};
+use crate::flash::reliability::{Decode, PageState};
 use crate::flash::Ppn;
 use crate::stats::ErrorSummary;
 use rand::SeedableRng;
@@ -51,21 +51,41 @@ impl Simulator<'_> {
     /// The ECC's verdict on a user read (or read-before-write) of `ppn` now. Counts its
     /// retries' senses toward its block's read disturb.
     #[inline]
-    pub(crate) fn decode_read(&mut self, ppn: Ppn, page_type: u8, slc: bool) -> Result<Decode, SimError> {
+    pub(crate) fn decode_read(&mut self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool) -> Result<Decode, SimError> {
         if self.errors.is_none() {
             let retries = self.config.flash.read_retries;
             return Ok(Decode { retries, decode_ns: self.timing.ecc_decode_ns, uncorrectable: false });
         }
-        self.decode_by_rber(ppn, page_type, slc)
+        self.decode_by_rber(ppn, lpn, page_type, slc)
     }
 
-    fn decode_by_rber(&mut self, ppn: Ppn, page_type: u8, slc: bool) -> Result<Decode, SimError> {
+    /// The RBER a read of `ppn` (holding data of `lpn`) decodes at: the page's own, or for
+    /// a logical page interleaved over two pages (a half-page map), the mean of both
+    /// pages' (its codewords span both: DIR §2.4, 0.005 and 0.006 decode as 0.0055).
+    fn read_rber(&self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool) -> (f64, PageState) {
+        let rel = &self.config.reliability;
+        let state = self.ftl.page_state(ppn, self.now).expect("wear is tracked with the error model");
+        let own = rel.rber(page_type, slc, &state);
+        if self.ftl.mapping != Mapping::HalfPages {
+            return (own, state);
+        }
+        let other = match (self.ftl.unit_page(lpn, 0), self.ftl.unit_page(lpn, 1)) {
+            (Some(a), Some(b)) if a != b && a == ppn => b,
+            (Some(a), Some(b)) if a != b && b == ppn => a,
+            _ => return (own, state),
+        };
+        let other_state = self.ftl.page_state(other, self.now).expect("tracked");
+        let other_rber = rel.rber(self.ftl.page_type(other), self.ftl.is_slc(other), &other_state);
+        ((own + other_rber) / 2.0, state)
+    }
+
+    fn decode_by_rber(&mut self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool) -> Result<Decode, SimError> {
         let hard_ns = self.timing.ecc_decode_ns;
         let fixed = self.config.flash.read_retries;
+        let (rber, state) = self.read_rber(ppn, lpn, page_type, slc);
+        let rber = rber.min(1.0);
         let model = self.errors.as_mut().expect("checked by decode_read");
-        let state = self.ftl.page_state(ppn, self.now).expect("wear is tracked with the error model");
         let rel = &self.config.reliability;
-        let rber = rel.rber(page_type, slc, &state).min(1.0);
         let observed = match rel.bit_errors {
             BitErrors::Expected => rber,
             BitErrors::Sampled => {

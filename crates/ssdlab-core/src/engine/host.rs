@@ -355,6 +355,7 @@ impl Simulator<'_> {
                             }
                         }
                     };
+                    self.host_counters.flash_page_reads_asked += 1;
                     if self.ftl.unit_shift != 0 {
                         let mut pages = std::mem::take(&mut self.request_pages);
                         self.enqueue_unit_reads(slot, lpn, unit, units, &mut pages)?;

@@ -159,6 +159,7 @@ impl Simulator<'_> {
                 split_logical_pages: self.ftl.split_logical_pages(),
             }),
             errors: self.error_summary(),
+            dir: self.dir_summary(),
             events: self.events_processed,
         };
         self.design_report(&mut report);

@@ -506,7 +506,8 @@ impl Simulator<'_> {
             let read_ns = self.timing.read_ns(page_type, slc);
             sense = sense.max(read_ns);
             self.count_read(ppn, page_type, slc, false);
-            let decode = match self.decode_read(ppn, page_type, slc) {
+            let lpn = self.txns[t as usize].lpn;
+            let decode = match self.decode_read(ppn, lpn, page_type, slc) {
                 Ok(d) => d,
                 Err(e) => {
                     self.dies[die as usize].command = cmd;
@@ -526,6 +527,11 @@ impl Simulator<'_> {
         }
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
+        }
+        let user = cmd.txns.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::Read).count() as u64;
+        self.flash_counters.user_read_pages += user;
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane_read_pages += user;
         }
         let page = self.timing.page_size_bytes;
         let bytes = cmd.txns.len() as u64 * page;
@@ -606,7 +612,10 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(first);
-        if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && self.pairs_user_writes() {
+        if let Some(i) = self.write_partner(die, first) {
+            let partner = self.dies[die as usize].writes.remove(i).expect("index in range");
+            cmd.txns.push(partner);
+        } else if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && self.pairs_user_writes() {
             let key = self.ftl.peek_user(first_plane);
             let any_address = self.config.flash.multi_plane_any_address;
             let mut used_planes = 1u64 << (first_plane % 64);
@@ -760,15 +769,18 @@ impl Simulator<'_> {
         let mut program = 0;
         let mut k = 0;
         while k < txns.len() {
-            let a = self.user_write_page(txns[k]);
-            program = program.max(self.program_ns_of(a));
             if k + 1 == txns.len() {
+                let a = self.user_write_page(txns[k]);
+                program = program.max(self.program_ns_of(a));
                 self.bind_write(txns[k], a.ppn, a.page_type, a.slc);
                 break;
             }
-            let b = self.user_write_page(txns[k + 1]);
-            program = program.max(self.program_ns_of(b));
             let (l, m) = (txns[k], txns[k + 1]);
+            let (a, b) = match self.pair_pages(l, m) {
+                Some(pages) => pages,
+                None => (self.user_write_page(l), self.user_write_page(m)),
+            };
+            program = program.max(self.program_ns_of(a)).max(self.program_ns_of(b));
             self.bind_parts(l, &[(a.ppn, 0, 0, 1), (b.ppn, 0, 1, 1)], a.page_type.max(b.page_type), a.slc);
             self.bind_parts(m, &[(b.ppn, 1, 1, 1), (a.ppn, 1, 0, 1)], a.page_type.max(b.page_type), b.slc);
             self.count_program(a.page_type, a.slc, true);

@@ -134,23 +134,60 @@ impl Ftl {
                 continue;
             }
             let dst = (to << shift) + if same_slots { k } else { slot + moved };
-            let block = &mut self.blocks[self.addr.block_of(to) as usize];
-            if self.reverse[(to << shift) as usize..((to + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
-                block.valid_pages += 1;
-            }
-            block.valid_units += 1;
-            self.invalidate_unit(src);
-            self.map[lu as usize] = dst;
-            self.reverse[dst as usize] = lu;
-            if let Some(v) = self.versions.as_mut() {
-                v.page_version[dst as usize] = v.page_version[src as usize];
-            }
-            if !same_slots {
-                self.oob_copy_unit(src, dst);
-            }
+            self.move_unit(src, dst, !same_slots);
             moved += 1;
         }
         moved
+    }
+
+    /// Moves the valid physical unit `src` to the free unit `dst` (its version, and its
+    /// OOB entry with `copy_oob`: a whole-page copy carries the page's OOB instead).
+    fn move_unit(&mut self, src: u32, dst: u32, copy_oob: bool) {
+        let shift = self.unit_shift;
+        let lu = self.reverse[src as usize];
+        let to = dst >> shift;
+        let block = &mut self.blocks[self.addr.block_of(to) as usize];
+        if self.reverse[(to << shift) as usize..((to + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
+            block.valid_pages += 1;
+        }
+        block.valid_units += 1;
+        self.invalidate_unit(src);
+        self.map[lu as usize] = dst;
+        self.reverse[dst as usize] = lu;
+        if let Some(v) = self.versions.as_mut() {
+            v.page_version[dst as usize] = v.page_version[src as usize];
+        }
+        if copy_oob {
+            self.oob_copy_unit(src, dst);
+        }
+    }
+
+    /// DIR's GC of a half-valid page of an interleaved pair (DIR §3.2.4): the valid half
+    /// of `first` and the other half of the same logical page, on its partner page in
+    /// another plane of the die, are "recovered from two pages" into `to`, whole and in
+    /// order. `None` (nothing moved) unless `first` holds one valid half whose logical
+    /// page is split with another page of the same die.
+    fn deinterleave_into(&mut self, first: Ppn, to: Ppn, sources: &mut Vec<Ppn>) -> Option<u32> {
+        if self.unit_shift != 1 || self.page_valid_units(first) != 1 {
+            return None;
+        }
+        let src = (0..2).map(|k| (first << 1) + k).find(|&pu| self.reverse[pu as usize] != NO_PAGE)?;
+        let lu = self.reverse[src as usize];
+        let (lpn, k) = (lu >> 1, lu & 1);
+        let other = self.map[((lpn << 1) + (1 - k)) as usize];
+        let same_die = |a: Ppn, b: Ppn| {
+            self.addr.die_of_plane(self.addr.plane_of(a)) == self.addr.die_of_plane(self.addr.plane_of(b))
+        };
+        if other == NO_PAGE || other >> 1 == first || !same_die(other >> 1, first) {
+            return None;
+        }
+        sources.push(first);
+        sources.push(other >> 1);
+        self.move_unit(src, (to << 1) + k, true);
+        self.move_unit(other, (to << 1) + 1 - k, true);
+        self.counters.gc_moved_pages += 1;
+        self.counters.deinterleaved += 1;
+        Some(2)
     }
 
     /// Compacting GC for a unit map (MGA's subpage GC; it also keeps a half-page map from
@@ -160,6 +197,11 @@ impl Ftl {
     /// Pushes every page read onto `sources` (`first` included) and returns the units
     /// moved.
     pub fn compact_into(&mut self, plane: u32, first: Ppn, to: Ppn, sources: &mut Vec<Ppn>) -> u32 {
+        if self.deinterleave {
+            if let Some(moved) = self.deinterleave_into(first, to, sources) {
+                return moved;
+            }
+        }
         let units = self.units_per_page();
         sources.push(first);
         let mut slot = self.move_units(first, to, 0, units, false);

@@ -221,6 +221,9 @@ pub struct Ftl {
     pub versions: Option<verify::Versions>,
     /// Reliability state of the error model (`wear.rs`); `None` when off.
     pub wear: Option<Box<wear::WearState>>,
+    /// GC of a half-valid page of an interleaved pair recovers the valid logical page
+    /// whole from both pages (DIR §3.2.4) instead of packing half pages.
+    pub deinterleave: bool,
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
@@ -255,6 +258,9 @@ pub struct FtlCounters {
     pub unprogrammed_reclaimed: u64,
     /// Block summaries programmed (`power.block_summary`).
     pub summary_programs: u64,
+    /// GC moves that recovered a logical page from the two pages of an interleaved pair
+    /// into one page (DIR's GC, `Ftl::deinterleave`).
+    pub deinterleaved: u64,
 }
 
 impl Ftl {
@@ -365,6 +371,7 @@ impl Ftl {
             program_counter: 0,
             versions: None,
             wear: None,
+            deinterleave: false,
             relaxed: None,
             oob: None,
             pinned: Vec::new(),

@@ -123,6 +123,15 @@ impl Ftl {
         open + p.free.len() as u64 * self.layout.pages() as u64 > need
     }
 
+    /// Whether `allocate_typed(plane, t, reserve, …)` would give a page of type `t` itself:
+    /// from a block already open, or (with `Some(reserve)`) from a block it would open.
+    pub fn can_take_type(&self, plane: u32, t: u8, new_block: Option<usize>) -> bool {
+        self.block_with_candidate(plane, t).is_some()
+            || new_block.is_some_and(|reserve| {
+                t == 0 && self.active_for_type(plane, 0).is_none() && self.planes[plane as usize].free.len() > reserve
+            })
+    }
+
     /// pa-BLAlloc: a page of type `want` in `plane` if one is a candidate, else the
     /// first alternate, else the last; a new block is opened only when no open block
     /// has a free LSB page. Returns the page and whether its type is the wanted one.

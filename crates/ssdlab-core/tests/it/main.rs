@@ -3,6 +3,7 @@
 
 mod analytic;
 mod core;
+mod dir;
 mod errors;
 mod everyday;
 mod gc;

@@ -111,6 +111,25 @@ fn the_swarm_draws_mapping_kinds_slc_levels_and_super_pages() {
     assert!(gangs >= 10, "super-pages: {gangs} of 300");
 }
 
+/// Issue 14: DIR and its baselines are drawn, and DIR cases form groups.
+#[test]
+fn the_swarm_draws_dir_and_its_baselines() {
+    use ssdlab_core::config::DirScheme;
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let count = |s: DirScheme| cases.iter().filter(|c| c.config.dir.scheme == s).count();
+    let dir = count(DirScheme::Dir);
+    let (noac, inter) = (count(DirScheme::Noac), count(DirScheme::Interleaving));
+    assert!(dir >= 8 && noac >= 5 && inter >= 5, "DIR in {dir}, NOAC in {noac}, Interleaving in {inter} of 300");
+    let grouped = cases
+        .iter()
+        .filter(|c| c.config.dir.scheme == DirScheme::Dir)
+        .take(8)
+        .map(|c| run_case(c).expect("case passes").dir.unwrap().groups)
+        .filter(|&g| g > 0)
+        .count();
+    assert!(grouped >= 3, "{grouped} of 8 DIR cases formed groups");
+}
+
 /// Issue 13: a third of the cases run the error model, and among the LDPC ones some reads
 /// retry and some are uncorrectable, so the checks see retries of every length.
 #[test]

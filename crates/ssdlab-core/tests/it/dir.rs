@@ -1,0 +1,166 @@
+//! Issue 14: DIR's write and read paths and its baselines' switch.
+
+use super::timing::{commands, run_logged};
+use super::*;
+use ssdlab_core::engine::occupancy::{Activity, CommandKind, Resource};
+
+/// One die with two TLC planes (staircase layout), the scheme, no preconditioning.
+fn dir_drive(scheme: DirScheme) -> Config {
+    let mut c = tiny(1, 1, 1, 2);
+    c.dir.scheme = scheme;
+    c
+}
+
+/// `n` two-page writes of logical pages (2k, 2k + 1), far apart in time.
+fn pair_writes(n: u64) -> Vec<Record> {
+    (0..n).map(|k| rec(k * 20_000_000, Op::Write, 2 * k, 2, 4096)).collect()
+}
+
+#[test]
+fn a_group_of_adjacent_pages_lands_as_halves_on_two_planes_with_different_types_in_one_program() {
+    let c = dir_drive(DirScheme::Dir);
+    let l = run_logged(&c, pair_writes(6));
+    let d = l.report.dir.clone().expect("dir section");
+    assert_eq!((d.groups, d.free_writes, d.broken_groups), (6, 0, 0));
+    // Every group is one two-plane program; after the first two (fresh blocks offer only
+    // LSB pages until the LSB pages of the next wordline are in) the two pages take
+    // different types.
+    assert_eq!(l.report.flash.multi_plane_commands, 6);
+    assert!(d.same_type_pairs <= 2, "{d:?}");
+    assert!(d.pairs_by_types.keys().any(|k| k == "LSB-MSB" || k == "MSB-LSB"), "{d:?}");
+    let programs: Vec<_> = commands(&l.log).into_iter().filter(|c| c.2 == CommandKind::Program).collect();
+    assert_eq!(programs.len(), 6);
+    for (start, _, _, _) in &programs {
+        let planes = l
+            .log
+            .iter()
+            .filter(|i| i.start_ns == *start && i.activity == Activity::Command(CommandKind::Program))
+            .filter(|i| matches!(i.resource, Resource::Plane(_)))
+            .count();
+        assert_eq!(planes, 2, "a group's program holds both planes");
+    }
+    assert_eq!(d.interleaved_write_share, 1.0);
+    assert_eq!(l.report.mapping.expect("half-page map").split_logical_pages, 12);
+}
+
+#[test]
+fn a_read_of_a_group_reads_both_pages_once_in_one_enhanced_multi_plane_sense() {
+    let c = dir_drive(DirScheme::Dir);
+    let mut records = pair_writes(3);
+    // Read logical page 2 alone, then pages 2-3 together: both need the same two pages.
+    records.push(rec(200_000_000, Op::Read, 2, 1, 4096));
+    records.push(rec(300_000_000, Op::Read, 2, 2, 4096));
+    let l = run_logged(&c, records);
+    let reads: Vec<_> = commands(&l.log).into_iter().filter(|c| c.2 == CommandKind::Read).collect();
+    assert_eq!(reads.len(), 2, "one command per read request: {reads:?}");
+    let d = l.report.dir.unwrap();
+    // 2 page reads for 1 logical page, then 2 for 2 (the dummy read is de-duplicated).
+    assert!((d.read_amplification - 4.0 / 3.0).abs() < 1e-9, "{d:?}");
+    assert_eq!(d.multi_plane_read_share, 1.0);
+    // One sense of the slower page: the enhanced read does not sense twice.
+    let (start, end, _, _) = reads[0];
+    assert!(end - start < 2 * 50_000, "{reads:?}");
+}
+
+#[test]
+fn a_groups_retries_follow_the_mean_rber_of_its_two_pages() {
+    // Pages read at 0.005 × the type's factor; a group decodes at the mean of its two
+    // pages' RBER (DIR §2.4), so each of its two page reads takes that mean's retries.
+    let mut c = dir_drive(DirScheme::Dir);
+    let factors = vec![0.8, 1.2, 1.6];
+    c.reliability = Reliability {
+        enabled: true,
+        rber_by_pe: vec![(0, 0.005)],
+        page_type_factor: factors.clone(),
+        retention_per_decade: 0.0,
+        read_disturb_per_million: 0.0,
+        bit_errors: BitErrors::Expected,
+        ..Reliability::default()
+    };
+    c.ecc.scheme = EccScheme::Ldpc;
+    let mut records = pair_writes(8);
+    records.extend((0..8).map(|k| rec(500_000_000 + k * 10_000_000, Op::Read, 2 * k, 2, 4096)));
+    let report = run(&c, records);
+    let d = report.dir.clone().unwrap();
+    let names = ["LSB", "CSB", "MSB"];
+    let ty = |n: &str| names.iter().position(|x| *x == n).unwrap();
+    let retries = |rber: f64| c.ecc.decode(rber, 0, 0).retries;
+    let (mut expected, mut slowest, mut slowest_alone) = (0u64, 0, 0);
+    for (pair, &n) in &d.pairs_by_types {
+        let (a, b) = pair.split_once('-').unwrap();
+        let (ra, rb) = (0.005 * factors[ty(a)], 0.005 * factors[ty(b)]);
+        expected += n * 2 * retries((ra + rb) / 2.0) as u64;
+        slowest = slowest.max(retries((ra + rb) / 2.0));
+        slowest_alone = slowest_alone.max(retries(ra).max(retries(rb)));
+    }
+    let e = report.errors.unwrap();
+    assert_eq!(e.read_retries, expected, "{d:?} {e:?}");
+    // A request waits for its slowest page: the pair's mean takes fewer retries than
+    // its worse page would alone (DIR §2.4: 3 retries at 0.006 become 2 at 0.0055).
+    assert_eq!(e.retries_per_read.iter().rposition(|&n| n > 0).unwrap() as u32, slowest);
+    assert!(slowest < slowest_alone, "{slowest} vs {slowest_alone}: {d:?}");
+}
+
+#[test]
+fn noac_never_issues_a_multi_plane_command_and_ac_never_interleaves() {
+    let mut records = pair_writes(40);
+    records.extend((0..40).map(|k| rec(1_000_000_000 + k * 10_000, Op::Read, 2 * k, 2, 4096)));
+    let noac = run(&dir_drive(DirScheme::Noac), records.clone());
+    assert_eq!(noac.flash.multi_plane_commands, 0);
+    let d = noac.dir.unwrap();
+    assert_eq!((d.multi_plane_read_share, d.interleaved_write_share), (0.0, 0.0));
+    let ac = run(&dir_drive(DirScheme::Ac), records.clone());
+    assert!(ac.flash.multi_plane_commands > 0, "pages of one request at the same address pair up");
+    assert_eq!(ac.dir.unwrap().interleaved_write_share, 0.0);
+    assert!(ac.mapping.is_none(), "AC keeps the page map");
+    let inter = run(&dir_drive(DirScheme::Interleaving), records.clone());
+    assert!(inter.dir.unwrap().interleaved_write_share > 0.5);
+    let dir = run(&dir_drive(DirScheme::Dir), records);
+    assert_eq!(dir.dir.unwrap().interleaved_write_share, 1.0);
+}
+
+#[test]
+fn dir_keeps_every_invariant_and_the_data_through_gc_and_power_loss() {
+    for seed in 0..6u64 {
+        let mut c = tiny(2, 1, 1, 2);
+        c.dir.scheme = DirScheme::Dir;
+        c.precondition.used_fraction = 0.5;
+        c.seed = seed;
+        let span = c.logical_pages();
+        let mut records = random_requests(1500, 2, span, Op::Write, 4096, seed);
+        records.extend(random_requests(300, 1, span, Op::Write, 4096, seed + 100));
+        records.extend(random_requests(500, 2, span, Op::Read, 4096, seed + 200));
+        for (i, r) in records.iter_mut().enumerate() {
+            r.arrival_ns = i as u64 * 300_000;
+        }
+        if seed % 2 == 1 {
+            c.power.loss_at_ns = vec![200_000_000];
+        }
+        let report = run(&c, records);
+        assert!(report.gc.erases > 0, "seed {seed}: GC ran");
+        assert!(report.dir.unwrap().groups > 500);
+    }
+}
+
+#[test]
+fn gc_recovers_the_surviving_page_of_a_half_overwritten_pair_whole() {
+    // Pairs (2k, 2k + 1) everywhere, then the odd page of every pair overwritten alone:
+    // every pair page holds one valid half. GC must de-interleave the even pages.
+    let mut c = dir_drive(DirScheme::Dir);
+    c.ftl.over_provisioning = 0.3;
+    let span = c.logical_pages() / 2 * 2;
+    let mut records: Vec<Record> = (0..span / 2).map(|k| rec(k * 3_000_000, Op::Write, 2 * k, 2, 4096)).collect();
+    let t0 = span * 3_000_000;
+    records.extend((0..span / 2).map(|k| rec(t0 + k * 3_000_000, Op::Write, 2 * k + 1, 1, 4096)));
+    let t1 = 2 * t0;
+    records.extend((0..span / 2).map(|k| rec(t1 + k * 3_000_000, Op::Write, 2 * k + 1, 1, 4096)));
+    let report = run(&c, records);
+    let d = report.dir.unwrap();
+    assert!(report.gc.erases > 0);
+    assert!(d.gc_deinterleaved > 0, "{d:?}");
+    let m = report.mapping.unwrap();
+    // Of the 2 × groups logical pages written split, the odd ones were rewritten whole
+    // and every de-interleaved even one is whole again.
+    assert_eq!(d.groups, span / 2);
+    assert_eq!(m.split_logical_pages, span / 2 - d.gc_deinterleaved, "{m:?} {d:?}");
+}
