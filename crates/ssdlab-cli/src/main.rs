@@ -58,9 +58,10 @@ enum Command {
     },
     /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd).
     Reproduce {
-        /// Which paper: pa-ssd or spa-ssd.
+        /// Which paper: pa-ssd, spa-ssd, dir, or all of them.
         name: String,
-        /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces).
+        /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces). For dir:
+        /// a `manifest.toml` there lists the workloads (docs/reproductions/README.md).
         #[arg(long)]
         traces: Option<PathBuf>,
         /// Report to write (default docs/reproductions/NAME.md).
@@ -70,7 +71,7 @@ enum Command {
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
         /// Only these workloads, comma-separated (pa-ssd: e.g. Fin,hm_1; spa-ssd: figures fig3,fig5,fig6,fig7 and/or
-        /// Fig. 7 trace names).
+        /// Fig. 7 trace names; dir: workload names of the list or manifest).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },

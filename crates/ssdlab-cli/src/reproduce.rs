@@ -32,7 +32,30 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     match args.name.as_str() {
         "pa-ssd" => pa_ssd(&args),
         "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
-        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd"),
+        "dir" => crate::reproduce_dir::dir(&args),
+        "all" => {
+            // Every paper, each report beside the others (in `--out`'s folder).
+            let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
+            let mut failed = Vec::new();
+            for name in ["pa-ssd", "spa-ssd", "dir"] {
+                let one = ReproduceArgs {
+                    name: name.into(),
+                    traces: args.traces.clone(),
+                    out: dir.join(format!("{name}.md")),
+                    scale: args.scale,
+                    only: Vec::new(),
+                };
+                if let Err(e) = reproduce(one) {
+                    eprintln!("reproduce {name}: {e:#}");
+                    failed.push(name);
+                }
+            }
+            if !failed.is_empty() {
+                bail!("reproduce all: {} failed", failed.join(", "));
+            }
+            Ok(())
+        }
+        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, all"),
     }
 }
 

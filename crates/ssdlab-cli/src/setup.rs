@@ -23,9 +23,23 @@ pub struct Prepared {
 
 #[derive(Clone)]
 pub enum Workload {
-    Trace { path: PathBuf, format: Format, note: String, options: TraceOptions },
+    Trace {
+        path: PathBuf,
+        format: Format,
+        note: String,
+        options: TraceOptions,
+    },
     Synthetic(SyntheticSpec),
-    Fio { path: PathBuf, job: Box<FioJob>, capacity_bytes: u64 },
+    Fio {
+        path: PathBuf,
+        job: Box<FioJob>,
+        capacity_bytes: u64,
+    },
+    /// Records built in memory (the reproductions' composed workloads), with a name.
+    Records {
+        name: String,
+        records: std::sync::Arc<Vec<ssdlab_trace::Record>>,
+    },
 }
 
 /// Reader options from the command line.
@@ -42,6 +56,7 @@ impl Workload {
                 format!("{} (format {}{note}{extra})", path.display(), format.name())
             }
             Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
+            Workload::Records { name, records } => format!("{name} ({} requests)", records.len()),
             Workload::Synthetic(s) => format!(
                 "synthetic: {} x {} B {:?}, {:.0}% reads",
                 s.count,
@@ -61,6 +76,9 @@ impl Workload {
                 .source(*capacity_bytes)
                 .map(|s| Box::new(s) as Box<dyn RecordSource>)
                 .map_err(|e| ssdlab_trace::TraceError::new(&path.display().to_string(), 0, "", e.to_string())),
+            Workload::Records { records, .. } => {
+                Ok(Box::new(ssdlab_core::source::VecSource::new(records.as_ref().clone())) as Box<dyn RecordSource>)
+            }
             Workload::Synthetic(spec) => {
                 SyntheticSource::new(spec.clone()).map(|s| Box::new(s) as Box<dyn RecordSource>).map_err(|errors| {
                     let text: Vec<String> =

@@ -1213,7 +1213,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("uncorrectable", "s"),
         ],
     ),
-    ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("free_page_type", "u")]),
+    ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("group_pairs", "b"), ("free_page_type", "u")]),
     (
         "hybrid",
         &[

@@ -33,6 +33,10 @@ pub struct DirConfig {
     /// widest apart first (TLC: LSB/MSB, LSB/CSB, CSB/MSB, the three DIR §3 names; the
     /// order is ours: the pair that evens out the RBER most first).
     pub type_pairs: Vec<(u8, u8)>,
+    /// DIR: group adjacent pages of a write in interleaved pairs. `false` keeps the rest
+    /// of DIR (enhanced multi-plane commands, free pages LSB/CSB first under relaxed
+    /// order) without interleaving: the ablation that tells the two apart.
+    pub group_pairs: bool,
     /// DIR: the page type a free (ungrouped) sub-request asks for first (DIR §3.1 "we
     /// first assign LSB or CSB pages"); the others follow in PA's exception order.
     pub free_page_type: u8,
@@ -40,7 +44,7 @@ pub struct DirConfig {
 
 impl Default for DirConfig {
     fn default() -> Self {
-        DirConfig { scheme: DirScheme::Off, type_pairs: Vec::new(), free_page_type: 0 }
+        DirConfig { scheme: DirScheme::Off, type_pairs: Vec::new(), group_pairs: true, free_page_type: 0 }
     }
 }
 

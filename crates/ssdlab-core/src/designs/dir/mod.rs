@@ -50,6 +50,7 @@ struct Placing {
 }
 
 pub(crate) struct Dir {
+    group_pairs: bool,
     type_pairs: Vec<(u8, u8)>,
     free_type: u8,
     placing: Placing,
@@ -72,6 +73,7 @@ impl Dir {
     pub(crate) fn new(config: &crate::config::Config) -> Self {
         let bits = config.bits_per_cell();
         Dir {
+            group_pairs: config.dir.group_pairs,
             type_pairs: config.dir.pairs(bits),
             free_type: config.dir.free_page_type,
             placing: Placing { request: u64::MAX, placed: 0, second_plane: NONE, first_txn: NONE, role: 0 },
@@ -139,7 +141,7 @@ impl Simulator<'_> {
         }
         let k = d.placing.placed;
         d.placing.placed += 1;
-        if k % 2 == 0 && k + 1 < pages {
+        if k % 2 == 0 && k + 1 < pages && d.group_pairs {
             let region = d.next_region;
             d.next_region = (region + 1) % (dies * (planes_per_die / 2));
             let first = (region % dies) * planes_per_die + 2 * (region / dies);
