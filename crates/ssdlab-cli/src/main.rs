@@ -64,7 +64,8 @@ enum Command {
         /// a `manifest.toml` there lists the workloads (docs/reproductions/README.md).
         #[arg(long)]
         traces: Option<PathBuf>,
-        /// Report to write (default docs/reproductions/NAME.md).
+        /// Report to write (default: docs/reproductions/NAME.md when run in the project
+        /// folder, where that folder exists, else ./NAME.md).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Scale every workload's length (multi-run count, synthetic request count).
@@ -211,7 +212,11 @@ fn main() -> ExitCode {
         }
         Command::Presets { show } => presets(show),
         Command::Reproduce { name, traces, out, scale, only } => reproduce::reproduce(reproduce::ReproduceArgs {
-            out: out.unwrap_or_else(|| PathBuf::from(format!("docs/reproductions/{name}.md"))),
+            out: out.unwrap_or_else(|| {
+                // In the project: its docs folder; anywhere else, not a new docs/ tree.
+                let docs = PathBuf::from("docs/reproductions");
+                if docs.is_dir() { docs } else { PathBuf::new() }.join(format!("{name}.md"))
+            }),
             traces: traces.unwrap_or_else(reproduce::default_traces),
             name,
             scale,

@@ -1,7 +1,8 @@
 //! `ssdlab reproduce NAME`: a paper's experiments on the traces available here, written
 //! as a markdown report beside the paper's reference numbers. The hand-written discussion
-//! of differences lives in `docs/reproductions/NAME.discussion.md` and is included
-//! verbatim, so rerunning the command refreshes the numbers without losing it.
+//! of differences lives in `docs/reproductions/NAME.discussion.md` (compiled in; a file
+//! of that name beside `--out` overrides it) and is included verbatim (dir: as a template
+//! filled from the run), so rerunning the command refreshes the numbers without losing it.
 
 use crate::output::{execute, Outcome};
 use crate::setup::{Prepared, Workload};
@@ -442,13 +443,7 @@ fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     }
     writeln!(md, "\nPaper (third run of MSFS): LFS −66%, QDS+US −79%, QDS+UBS −93% write response time.\n")?;
 
-    let discussion_path = args.out.with_extension("discussion.md");
-    match std::fs::read_to_string(&discussion_path) {
-        Ok(text) => {
-            writeln!(md, "{}", text.trim_end())?;
-        }
-        Err(_) => writeln!(md, "## Discussion\n\n(No `{}` yet.)", discussion_path.display())?,
-    }
+    writeln!(md, "{}", discussion(&args.out, "pa-ssd").trim_end())?;
     if let Some(dir) = args.out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -471,6 +466,22 @@ pub(crate) fn write_header<'a>(md: &mut String, first: &str, names: impl Iterato
     writeln!(md, "| {first} | {} |", names.join(" | "))?;
     writeln!(md, "|---|{}", "---:|".repeat(names.len()))?;
     Ok(())
+}
+
+/// A report's hand-written discussion: `NAME.discussion.md` beside the report when there
+/// is one (to edit it), else the project's, compiled in, so `--out` anywhere (or an
+/// installed binary) keeps it.
+pub fn discussion(out: &Path, name: &str) -> String {
+    if let Ok(text) = std::fs::read_to_string(out.with_extension("discussion.md")) {
+        return text;
+    }
+    match name {
+        "pa-ssd" => include_str!("../../../docs/reproductions/pa-ssd.discussion.md"),
+        "spa-ssd" => include_str!("../../../docs/reproductions/spa-ssd.discussion.md"),
+        "dir" => include_str!("../../../docs/reproductions/dir.discussion.md"),
+        _ => "## Discussion\n\n(none written yet)",
+    }
+    .to_string()
 }
 
 pub fn default_traces() -> PathBuf {

@@ -17,7 +17,6 @@ use ssdlab_core::presets::preset;
 use ssdlab_trace::{open_trace_with, Format, Op, Record, TraceOptions};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 
 /// DIR §4.1's schemes, NOAC (the normalisation base) first.
@@ -859,16 +858,8 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     values.insert("dir_nogroup_vs_noac", pct(mean(&nogroup) - 1.0));
     values.insert("dir_vs_ac_full", pct(mean(&full) - 1.0));
     values.insert("dir_vs_ac_aged", pct(mean(&sens2) - 1.0));
-    let template_path = args.out.with_extension("discussion.md");
-    let template = std::fs::read_to_string(&template_path).or_else(|_| {
-        std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reproductions/dir.discussion.md"),
-        )
-    });
-    match template {
-        Ok(text) => writeln!(md, "{}", fill(&text, &values)?.trim_end())?,
-        Err(_) => writeln!(md, "## Discussion\n\n(No `dir.discussion.md` template found.)")?,
-    }
+    let template = crate::reproduce::discussion(&args.out, "dir");
+    writeln!(md, "{}", fill(&template, &values)?.trim_end())?;
     writeln!(md, "\n## Commands\n\nEach cell is one run; for example:\n")?;
     writeln!(md, "```")?;
     for c in [

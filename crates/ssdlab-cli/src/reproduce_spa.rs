@@ -737,11 +737,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     writeln!(acc)?;
     md.insert_str(checks_at, &acc);
 
-    let discussion_path = args.out.with_extension("discussion.md");
-    match std::fs::read_to_string(&discussion_path) {
-        Ok(text) => writeln!(md, "{}", text.trim_end())?,
-        Err(_) => writeln!(md, "## Discussion\n\n(No `{}` yet.)", discussion_path.display())?,
-    }
+    writeln!(md, "{}", crate::reproduce::discussion(&args.out, "spa-ssd").trim_end())?;
     if let Some(dir) = args.out.parent() {
         std::fs::create_dir_all(dir)?;
     }

@@ -621,6 +621,8 @@ fn reproduce_dir_reports_claims_first_and_gates_on_its_checks() {
         assert!(md.contains(part), "missing {part}");
     }
     assert!(!md.contains("{{") && !md.contains(traces.to_str().unwrap()), "placeholders or machine paths left");
+    // The discussion comes along although --out is outside the project (issue 16 item 6).
+    assert!(md.contains("## Discussion: where we agree with the paper"), "{md}");
     assert!(dir.path().join("dir-fig10.svg").is_file() && dir.path().join("dir-fig14.svg").is_file());
     // hm_1's large reads make DIR slower than NOAC in our model (see the report's
     // discussion): the required check fails and the command says so with a non-zero exit.
