@@ -479,6 +479,12 @@ pub struct ErrorSummary {
     pub uncorrectable_reads: u64,
     /// Time spent decoding: every decode attempt of every read.
     pub ecc_decode_ns_total: u64,
+    /// GC page reads decoded by the controller (moves without copyback), their retries
+    /// and the uncorrectable ones (counted; the data moves anyway). Copyback moves are
+    /// not decoded.
+    pub gc_decoded_reads: u64,
+    pub gc_read_retries: u64,
+    pub gc_uncorrectable_reads: u64,
 }
 
 /// DIR and its baselines (`dir.scheme`; DIR §4.2's metrics).

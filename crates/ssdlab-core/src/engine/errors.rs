@@ -24,6 +24,10 @@ pub(crate) struct ErrorModel {
     retries_by_type: Vec<u64>,
     uncorrectable: u64,
     decode_ns_total: u64,
+    /// GC page reads through the controller, their retries and uncorrectable ones.
+    gc_reads: u64,
+    gc_retries: u64,
+    gc_uncorrectable: u64,
 }
 
 impl ErrorModel {
@@ -39,6 +43,9 @@ impl ErrorModel {
             retries_by_type: vec![0; slots],
             uncorrectable: 0,
             decode_ns_total: 0,
+            gc_reads: 0,
+            gc_retries: 0,
+            gc_uncorrectable: 0,
         }
     }
 
@@ -56,7 +63,65 @@ impl Simulator<'_> {
             let retries = self.config.flash.read_retries;
             return Ok(Decode { retries, decode_ns: self.timing.ecc_decode_ns, uncorrectable: false });
         }
-        self.decode_by_rber(ppn, lpn, page_type, slc)
+        self.decode_by_rber(ppn, lpn, page_type, slc, false)
+    }
+
+    /// The decode of a GC move's page read through the controller (not copyback), with
+    /// the error model on: retries held in the GC command, counted apart from user reads.
+    /// `None` without the model (GC moves then take no decode, as before it).
+    pub(crate) fn decode_gc_read(&mut self, ppn: Ppn, lpn: u32) -> Result<Option<Decode>, SimError> {
+        if self.errors.is_none() {
+            return Ok(None);
+        }
+        let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
+        self.decode_by_rber(ppn, lpn, page_type, slc, true).map(Some)
+    }
+
+    /// `gc_decode_steps` of a GC command's moves (their `from` pages); nothing allocated
+    /// without the error model.
+    pub(crate) fn gc_decode_steps_of(&mut self, txns: &[u32]) -> Result<Vec<super::Step>, SimError> {
+        if self.errors.is_none() {
+            return Ok(Vec::new());
+        }
+        let pages: Vec<(Ppn, u32)> =
+            txns.iter().map(|&t| (self.txns[t as usize].from, self.txns[t as usize].lpn)).collect();
+        self.gc_decode_steps(&pages)
+    }
+
+    /// Steps a GC command adds after reading its source pages out through the controller
+    /// (`pages`: page, logical page): each retry round a failed decode, a soft sense and
+    /// the failing pages out again, then the decode that corrects the data before it goes
+    /// back in (the command holds the die meanwhile). None without the error model.
+    pub(crate) fn gc_decode_steps(&mut self, pages: &[(Ppn, u32)]) -> Result<Vec<super::Step>, SimError> {
+        if self.errors.is_none() {
+            return Ok(Vec::new());
+        }
+        let page = self.timing.page_size_bytes;
+        let mut decodes = Vec::with_capacity(pages.len());
+        let (mut rounds, mut sense, mut decode) = (0, 0, 0);
+        for &(from, lpn) in pages {
+            let d = self.decode_gc_read(from, lpn)?.expect("model on");
+            rounds = rounds.max(d.retries);
+            decode = decode.max(d.decode_ns);
+            let read_ns = self.timing.read_ns(self.ftl.page_type(from), self.ftl.is_slc(from));
+            if d.retries > 0 {
+                let soft = self.config.flash.retry_sense_latency_ns;
+                sense = sense.max(if soft > 0 { soft } else { read_ns });
+            }
+            decodes.push(d.retries);
+        }
+        let mut steps = Vec::new();
+        for round in 1..=rounds {
+            if self.timing.ecc_decode_ns > 0 {
+                steps.push(super::Step::Array(self.timing.ecc_decode_ns));
+            }
+            let failing = decodes.iter().filter(|&&r| r >= round).count() as u64;
+            steps.extend([super::Step::Array(sense), super::Step::ChannelOut(failing * page)]);
+        }
+        if decode > 0 {
+            steps.push(super::Step::Array(decode));
+        }
+        Ok(steps)
     }
 
     /// The RBER a read of `ppn` (holding data of `lpn`) decodes at: the page's own, or for
@@ -79,7 +144,7 @@ impl Simulator<'_> {
         ((own + other_rber) / 2.0, state)
     }
 
-    fn decode_by_rber(&mut self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool) -> Result<Decode, SimError> {
+    fn decode_by_rber(&mut self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool, gc: bool) -> Result<Decode, SimError> {
         let hard_ns = self.timing.ecc_decode_ns;
         let fixed = self.config.flash.read_retries;
         let (rber, state) = self.read_rber(ppn, lpn, page_type, slc);
@@ -95,16 +160,21 @@ impl Simulator<'_> {
             }
         };
         let d = self.config.ecc.decode(observed, hard_ns, fixed);
+        for _ in 0..d.retries {
+            self.ftl.wear_read(ppn);
+        }
+        if gc {
+            model.gc_reads += 1;
+            model.gc_retries += d.retries as u64;
+            model.gc_uncorrectable += u64::from(d.uncorrectable);
+            return Ok(d);
+        }
         let slot = if slc { model.reads.len() - 1 } else { page_type as usize };
         model.rber_sum[slot] += rber;
         model.reads[slot] += 1;
         model.retries_by_type[slot] += d.retries as u64;
         model.retries_per_read[d.retries as usize] += 1;
         model.decode_ns_total += d.decode_ns * (d.retries as u64 + 1);
-        // Each soft sense disturbs the block too (the hard sense was counted with the read).
-        for _ in 0..d.retries {
-            self.ftl.wear_read(ppn);
-        }
         if d.uncorrectable {
             model.uncorrectable += 1;
             if self.config.ecc.uncorrectable == Uncorrectable::Fail {
@@ -141,6 +211,9 @@ impl Simulator<'_> {
             slc_retries: m.retries_by_type[slc],
             uncorrectable_reads: m.uncorrectable,
             ecc_decode_ns_total: m.decode_ns_total,
+            gc_decoded_reads: m.gc_reads,
+            gc_read_retries: m.gc_retries,
+            gc_uncorrectable_reads: m.gc_uncorrectable,
         })
     }
 }

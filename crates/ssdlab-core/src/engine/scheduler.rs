@@ -297,12 +297,10 @@ impl Simulator<'_> {
                 if copyback {
                     cmd.set_steps(&[Step::Array(sense), Step::Array(program)]);
                 } else {
-                    cmd.set_steps(&[
-                        Step::Array(sense),
-                        Step::ChannelOut(bytes),
-                        Step::ChannelIn(bytes),
-                        Step::Array(program),
-                    ]);
+                    let decode = self.gc_decode_steps_of(&cmd.txns)?;
+                    cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
+                    cmd.steps.extend_from_slice(&decode);
+                    cmd.steps.extend_from_slice(&[Step::ChannelIn(bytes), Step::Array(program)]);
                 }
                 self.dies[die as usize].command = cmd;
             }
@@ -344,7 +342,15 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(txn);
-        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes), Step::ChannelIn(bytes), Step::Array(program)]);
+        let decode = if self.errors.is_some() {
+            let pages: Vec<(Ppn, u32)> = sources.iter().map(|&s| (s, lpn)).collect();
+            self.gc_decode_steps(&pages)?
+        } else {
+            Vec::new()
+        };
+        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
+        cmd.steps.extend_from_slice(&decode);
+        cmd.steps.extend_from_slice(&[Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);
         self.advance_command(die)?;
@@ -965,7 +971,9 @@ impl Simulator<'_> {
         }
         let pages = cmd.txns.len() as u64;
         self.note_gc_moved(pages, src_slc && !dest.slc, true);
+        let decode = self.gc_decode_steps_of(&cmd.txns)?;
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(pages * self.timing.page_size_bytes)]);
+        cmd.steps.extend_from_slice(&decode);
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);
         self.advance_command(die)?;

@@ -232,3 +232,25 @@ fn work_energy_splits_into_user_and_gc() {
     assert!(busy.gc.erases > 0 && e.gc >= e.erase, "{e:?}");
     assert!((e.user + e.gc - (e.read + e.program + e.erase + e.transfer)).abs() < 1e-3 * e.total);
 }
+
+#[test]
+fn gc_reads_through_the_controller_are_decoded_and_retried_copyback_is_not() {
+    let mut c = flat(0.0065);
+    c.ecc.scheme = EccScheme::Ldpc;
+    c.flash.retry_sense_latency_ns = 24_000;
+    c.precondition.used_fraction = 0.9;
+    let span = c.logical_pages();
+    let writes = random_requests(2000, 1, span, Op::Write, 4096, 5);
+    c.flash.copyback = false;
+    let moved = run(&c, writes.clone());
+    let e = moved.errors.clone().unwrap();
+    assert!(moved.gc.moved_pages > 0);
+    assert_eq!(e.gc_decoded_reads, moved.gc.moved_pages, "every moved page is decoded");
+    // RBER 0.0065 → 3 retries a page.
+    assert_eq!(e.gc_read_retries, 3 * e.gc_decoded_reads);
+    assert_eq!(e.decoded_reads, 0, "no user reads");
+    c.flash.copyback = true;
+    let copied = run(&c, writes);
+    assert_eq!(copied.errors.unwrap().gc_decoded_reads, 0, "copyback never leaves the chip");
+    assert!(copied.write.latency_ns.mean < moved.write.latency_ns.mean);
+}
