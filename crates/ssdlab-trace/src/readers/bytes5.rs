@@ -57,9 +57,10 @@ reader_impls!(Bytes5Reader, "bytes5", state, parse);
 
 #[cfg(test)]
 mod tests {
+    use super::super::driver::reason;
     use super::*;
     use crate::Op;
-    use crate::{Record, TimeUnit};
+    use crate::{Record, RecordSource, TimeUnit};
 
     fn read(text: &str) -> Vec<Result<Record, TraceError>> {
         Bytes5Reader::new(text.as_bytes(), "b.trace").collect()
@@ -116,5 +117,18 @@ mod tests {
             assert_eq!((e.line, e.field, e.file.as_str()), (2, field, "b.trace"), "{bad}: {e}");
             assert!(e.message.contains(needle), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn lenient_skips_and_counts() {
+        // A sector-unit line has a size below 512; it parses as bytes all the same, since
+        // readers never judge alignment (detection does). Only real field errors are skipped.
+        let text = b"0.0 0 8192 4096 1\n0.1 0 16 0 0\nbad\n\n0.2 0 12288 65536 0\n0.3 0 0 4096 7\n0.4 0 7 8 1\n";
+        let mut r = Bytes5Reader::new(&text[..], "x").lenient(true);
+        let recs: Vec<Record> = r.by_ref().map(Result::unwrap).collect();
+        let got: Vec<(u64, u64)> = recs.iter().map(|r| (r.offset_bytes, r.size_bytes)).collect();
+        assert_eq!(got, vec![(8192, 4096), (12288, 65536), (7, 8)]);
+        assert_eq!(r.skipped(), 4);
+        assert_eq!(r.skip_reasons(), vec![(reason::BLANK, 1), (reason::ZERO_SIZE, 1), (reason::MALFORMED, 2)]);
     }
 }
