@@ -430,116 +430,101 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
 
     // The claims (DIR §4.2 and SPEC §4.3), paper's average against ours over every workload.
     let mut claims = Vec::new();
-    let mut claim = |what: String, figure, paper: String, p: f64, m: f64, measured: String, required: bool| {
-        claims.push(Claim { what, figure, paper, measured, verdict: verdict(p, m).to_string(), required });
+    let points = |x: f64| format!("{:+.1} points", x * 100.0);
+    let share = |x: f64| format!("{:.1}%", x * 100.0);
+    // A relative change or share `m` against the paper's `p`, shown by `show`.
+    let mut claim = |what: &str, figure, paper: &str, p: f64, m: f64, show: &dyn Fn(f64) -> String| {
+        let (what, paper, measured) = (what.to_string(), paper.to_string(), show(m));
+        claims.push(Claim { what, figure, paper, measured, verdict: verdict(p, m).to_string(), required: false });
     };
     claim(
-        "Aged drive: DIR's mean read response time vs NOAC, mean over workloads".into(),
+        "Aged drive: DIR's mean read response time vs NOAC, mean over workloads",
         "Fig. 11",
-        "−43% (−19…−62%)".into(),
+        "−43% (−19…−62%)",
         -0.43,
         mean(&aged_dir) - 1.0,
-        pct(mean(&aged_dir) - 1.0),
-        false,
+        &pct,
     );
     claim(
-        "Fresh drive: DIR's mean read response time vs NOAC, mean over workloads".into(),
+        "Fresh drive: DIR's mean read response time vs NOAC, mean over workloads",
         "§4.2 text",
-        "+1…+10% (+5.5%)".into(),
+        "+1…+10% (+5.5%)",
         0.055,
         mean(&fresh_dir) - 1.0,
-        pct(mean(&fresh_dir) - 1.0),
-        false,
+        &pct,
     );
     claim(
-        "Read amplification of DIR (extra flash page reads per page read), mean".into(),
+        "Read amplification of DIR (extra flash page reads per page read), mean",
         "Fig. 13",
-        "+14% (+3…+20%)".into(),
+        "+14% (+3…+20%)",
         0.14,
         mean(&amp) - 1.0,
-        pct(mean(&amp) - 1.0),
-        false,
+        &pct,
     );
+    claim("Share of pages written interleaved by DIR, mean", "Fig. 15", "≈ 33%", 0.33, mean(&inter(3)), &share);
     claim(
-        "Share of pages written interleaved by DIR, mean".into(),
-        "Fig. 15",
-        "≈ 33%".into(),
-        0.33,
-        mean(&inter(3)),
-        format!("{:.1}%", mean(&inter(3)) * 100.0),
-        false,
-    );
-    claim(
-        "Interleaving interleaves more pages than DIR (mean share, Interleaving − DIR)".into(),
+        "Interleaving interleaves more pages than DIR (mean share, Interleaving − DIR)",
         "Fig. 15 text",
-        "more (no value)".into(),
+        "more (no value)",
         0.1,
         mean(&inter(2)) - mean(&inter(3)),
-        format!("{:+.1} points", (mean(&inter(2)) - mean(&inter(3))) * 100.0),
-        false,
+        &points,
     );
     claim(
-        "AC uses multi-plane reads more than Interleaving (mean share, AC − Interleaving)".into(),
+        "AC uses multi-plane reads more than Interleaving (mean share, AC − Interleaving)",
         "Fig. 14 text",
-        "more (no value)".into(),
+        "more (no value)",
         0.1,
         mean(&mp[1]) - mean(&mp[2]),
-        format!("{:+.1} points", (mean(&mp[1]) - mean(&mp[2])) * 100.0),
-        false,
+        &points,
     );
     claim(
-        "DIR vs AC, read response time, 2 planes per die (mean)".into(),
+        "DIR vs AC, read response time, 2 planes per die (mean)",
         "Fig. 16",
-        "≈ −18%".into(),
+        "≈ −18%",
         -0.18,
         mean(&sens2) - 1.0,
-        pct(mean(&sens2) - 1.0),
-        false,
+        &pct,
     );
     claim(
-        "DIR vs AC, read response time, 4 planes per die (mean)".into(),
+        "DIR vs AC, read response time, 4 planes per die (mean)",
         "Fig. 16",
-        "≈ −18%".into(),
+        "≈ −18%",
         -0.18,
         mean(&sens4) - 1.0,
-        pct(mean(&sens4) - 1.0),
-        false,
+        &pct,
     );
     claim(
-        "DIR vs AC, read response time, 8 KB pages (mean)".into(),
+        "DIR vs AC, read response time, 8 KB pages (mean)",
         "Fig. 17",
-        "better than AC (≈ −18%)".into(),
+        "better than AC (≈ −18%)",
         -0.18,
         mean(&sens8) - 1.0,
-        pct(mean(&sens8) - 1.0),
-        false,
+        &pct,
     );
     claim(
-        "Page-level read latency, aged (range d): DIR vs baseline, mean over N = 1…16".into(),
+        "Page-level read latency, aged (range d): DIR vs baseline, mean over N = 1…16",
         "Fig. 10 d",
-        "−8…−33%".into(),
+        "−8…−33%",
         -0.2,
         mean(&fig10_aged),
-        pct(mean(&fig10_aged)),
-        false,
+        &pct,
     );
     claim(
-        "Page-level read latency, few errors (range a): DIR vs baseline, mean over N".into(),
+        "Page-level read latency, few errors (range a): DIR vs baseline, mean over N",
         "Fig. 10 a",
-        "higher (no value)".into(),
+        "higher (no value)",
         0.05,
         mean(&fig10_low),
-        pct(mean(&fig10_low)),
-        false,
+        &pct,
     );
     claim(
-        "Write response time, DIR vs AC (\"does not fluctuate significantly\"), mean".into(),
+        "Write response time, DIR vs AC (\"does not fluctuate significantly\"), mean",
         "Fig. 12",
-        "≈ 0 (no value)".into(),
+        "≈ 0 (no value)",
         0.0,
-        0.0,
-        pct(mean(&write_dir_ac) - 1.0),
-        false,
+        mean(&write_dir_ac) - 1.0,
+        &pct,
     );
     // (An effect of about 0 holds when within ±10%.)
     let last = claims.last_mut().expect("pushed");
