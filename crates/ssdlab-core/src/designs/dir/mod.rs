@@ -210,7 +210,8 @@ impl Simulator<'_> {
         let d = dir!(self);
         d.unlink(l);
         let bits = d.bits;
-        let pairs = d.type_pairs.clone();
+        // (Taken out and put back: no copy per program.)
+        let pairs = std::mem::take(&mut d.type_pairs);
         // Pages of the blocks already open first: opening a block for an LSB page while
         // open blocks still have CSB and MSB pages would leave those behind.
         let candidates = || pairs.iter().flat_map(|&(x, y)| [(x, y), (y, x)]);
@@ -220,6 +221,7 @@ impl Simulator<'_> {
                 candidates()
                     .find(|&(x, y)| self.ftl.can_take_type(pa, x, Some(1)) && self.ftl.can_take_type(pb, y, Some(1)))
             });
+        dir!(self).type_pairs = pairs;
         let (x, y) = chosen.unwrap_or((0, bits as u8 - 1));
         let a = self.ftl.allocate_typed(pa, x, 1, self.now).expect("room was checked").0;
         let b = self.ftl.allocate_typed(pb, y, 1, self.now).expect("room was checked").0;
