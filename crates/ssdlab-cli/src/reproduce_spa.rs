@@ -747,6 +747,11 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     for (what, pass, measured) in &checks {
         println!("{} {what}: {measured}", if *pass { "pass" } else { "FAIL" });
     }
+    // Required checks gate the command (REPRODUCING.md; issue 16: it exited 0 before).
+    let failed = checks.iter().filter(|(what, pass, _)| !pass && !what.contains("(not required)")).count();
+    if failed > 0 {
+        bail!("{failed} required check(s) of reproduce spa-ssd failed");
+    }
     Ok(())
 }
 

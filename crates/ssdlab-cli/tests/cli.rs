@@ -522,7 +522,7 @@ fn reproduce_spa_ssd_tiny() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("spa-ssd.md");
     let traces = traces();
-    let stdout = ok(&[
+    let output = ssdlab(&[
         "reproduce",
         "spa-ssd",
         "--traces",
@@ -534,8 +534,15 @@ fn reproduce_spa_ssd_tiny() {
         "--out",
         out.to_str().unwrap(),
     ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("wrote"), "{stdout}");
     let md = std::fs::read_to_string(&out).unwrap();
+    // The exit status is the required checks' verdict (at this tiny scale some fail).
+    let required_failed = md.lines().any(|l| l.contains("| **FAIL** |") && !l.contains("(not required)"));
+    assert_eq!(output.status.success(), !required_failed, "{md}");
+    if required_failed {
+        assert!(String::from_utf8_lossy(&output.stderr).contains("required check(s) of reproduce spa-ssd failed"));
+    }
     for heading in [
         "# SPA-SSD reproduction",
         "## Acceptance checks",
