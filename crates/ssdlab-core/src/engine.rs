@@ -10,6 +10,7 @@
 //! starts; because a die serialises its commands, this is equivalent to changing them at
 //! completion for every observer that must wait for the die anyway.
 
+mod accounting;
 mod command;
 mod errors;
 mod host;

@@ -1,0 +1,89 @@
+//! What each array operation costs: its latency (program and erase scaled for the
+//! block's wear with the error model on), and the counters and energy (user or GC) it
+//! adds. Split from `scheduler.rs`, which forms the commands that call these.
+
+use super::*;
+use crate::ftl::Allocated;
+
+impl Simulator<'_> {
+    /// Counts a GC command's moved pages (those leaving the SLC cache, `out_of_slc`, for
+    /// the time series) and tells the design.
+    pub(crate) fn note_gc_moved(&mut self, pages: u64, out_of_slc: bool, cross_plane: bool) {
+        if out_of_slc {
+            self.flash_counters.slc_gc_moved_pages += pages;
+        }
+        self.gc_moved(pages, out_of_slc, cross_plane);
+    }
+
+    pub(crate) fn program_ns(&self, page_type: u8, slc: bool) -> u64 {
+        if self.timing.one_shot && !slc {
+            self.timing.one_shot_ns
+        } else {
+            self.timing.program_ns(page_type, slc)
+        }
+    }
+
+    /// Program time of the page `a`, scaled for its block's wear when the error model
+    /// says so (`reliability.program_speedup_at_rated`).
+    pub(crate) fn program_ns_of(&self, a: Allocated) -> u64 {
+        let base = self.program_ns(a.page_type, a.slc);
+        if !self.config.reliability.wear_changes_latency() {
+            return base;
+        }
+        let pe = self.ftl.blocks[self.ftl.addr.block_of(a.ppn) as usize].erase_count;
+        self.config.reliability.program_ns(base, pe)
+    }
+
+    /// Erase time of `block`, scaled for its wear (`reliability.erase_slowdown_at_rated`).
+    pub(crate) fn erase_ns_of(&self, block: u32) -> u64 {
+        let base = self.timing.erase_ns;
+        if !self.config.reliability.wear_changes_latency() {
+            return base;
+        }
+        self.config.reliability.erase_ns(base, self.ftl.blocks[block as usize].erase_count)
+    }
+
+    /// Program time (and energy) of the block summaries that the allocations since the
+    /// summary count was `before` wrote: each follows its block's last data page.
+    pub(crate) fn summary_ns(&mut self, before: u64) -> u64 {
+        let written = self.ftl.counters.summary_programs - before;
+        if written == 0 {
+            return 0;
+        }
+        let (page_type, slc) = self.ftl.last_summary;
+        self.energy.program += written as f64 * self.timing.program_nj(page_type, slc);
+        written * self.program_ns(page_type, slc)
+    }
+
+    /// Counts a sense of `ppn` (also toward its block's read disturb).
+    pub(crate) fn count_read(&mut self, ppn: Ppn, page_type: u8, slc: bool, gc: bool) {
+        self.flash_counters.page_reads += 1;
+        self.ftl.wear_read(ppn);
+        let nj = self.timing.read_nj(page_type, slc);
+        self.energy.read += nj;
+        if gc {
+            self.energy_gc += nj;
+        }
+    }
+
+    pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
+        if user {
+            self.flash_counters.user_programs += 1;
+            if slc {
+                self.flash_counters.slc_user_programs += 1;
+            }
+        } else {
+            self.flash_counters.gc_programs += 1;
+        }
+        if slc {
+            self.flash_counters.slc_programs += 1;
+        }
+        self.flash_counters.programs_by_type[page_type as usize] += 1;
+        // One-shot programs a page set with one operation; energy is per page either way.
+        let nj = self.timing.program_nj(page_type, slc);
+        self.energy.program += nj;
+        if !user {
+            self.energy_gc += nj;
+        }
+    }
+}
