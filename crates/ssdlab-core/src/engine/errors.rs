@@ -96,32 +96,58 @@ impl Simulator<'_> {
         if self.errors.is_none() {
             return Ok(Vec::new());
         }
-        let page = self.timing.page_size_bytes;
         let mut decodes = Vec::with_capacity(pages.len());
         let (mut rounds, mut sense, mut decode) = (0, 0, 0);
         for &(from, lpn) in pages {
             let d = self.decode_gc_read(from, lpn)?.expect("model on");
             rounds = rounds.max(d.retries);
             decode = decode.max(d.decode_ns);
-            let read_ns = self.timing.read_ns(self.ftl.page_type(from), self.ftl.is_slc(from));
+            let (page_type, slc) = (self.ftl.page_type(from), self.ftl.is_slc(from));
             if d.retries > 0 {
-                let soft = self.config.flash.retry_sense_latency_ns;
-                sense = sense.max(if soft > 0 { soft } else { read_ns });
+                sense = sense.max(self.retry_sense_ns(self.timing.read_ns(page_type, slc)));
+                // Each retry senses the page again: GC work.
+                let nj = d.retries as f64 * self.timing.read_nj(page_type, slc);
+                self.energy.read += nj;
+                self.energy_gc += nj;
             }
             decodes.push(d.retries);
         }
         let mut steps = Vec::new();
-        for round in 1..=rounds {
-            if self.timing.ecc_decode_ns > 0 {
-                steps.push(super::Step::Array(self.timing.ecc_decode_ns));
-            }
-            let failing = decodes.iter().filter(|&&r| r >= round).count() as u64;
-            steps.extend([super::Step::Array(sense), super::Step::ChannelOut(failing * page)]);
-        }
+        self.push_retry_rounds(&mut steps, rounds, sense, |round| {
+            decodes.iter().filter(|&&r| r >= round).count() as u64
+        });
         if decode > 0 {
             steps.push(super::Step::Array(decode));
         }
         Ok(steps)
+    }
+
+    /// Sense time of one soft-sensing retry of a page whose read takes `read_ns`:
+    /// `flash.retry_sense_latency_ns`, or the page's own read latency when that is 0.
+    pub(crate) fn retry_sense_ns(&self, read_ns: u64) -> u64 {
+        match self.config.flash.retry_sense_latency_ns {
+            0 => read_ns,
+            soft => soft,
+        }
+    }
+
+    /// Appends a read command's retry rounds (user reads and GC reads alike): each round
+    /// the decode that failed (the die waits for its verdict), a soft sense of `sense_ns`
+    /// and the transfer out again of the `failing(round)` pages still failing.
+    pub(crate) fn push_retry_rounds(
+        &self,
+        steps: &mut Vec<super::Step>,
+        rounds: u32,
+        sense_ns: u64,
+        failing: impl Fn(u32) -> u64,
+    ) {
+        let page = self.timing.page_size_bytes;
+        for round in 1..=rounds {
+            if self.timing.ecc_decode_ns > 0 {
+                steps.push(super::Step::Array(self.timing.ecc_decode_ns));
+            }
+            steps.extend_from_slice(&[super::Step::Array(sense_ns), super::Step::ChannelOut(failing(round) * page)]);
+        }
     }
 
     /// The RBER a read of `ppn` (holding data of `lpn`) decodes at: the page's own, or for

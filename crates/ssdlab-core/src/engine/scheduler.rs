@@ -420,7 +420,6 @@ impl Simulator<'_> {
             }
         }
         let mut sense = 0;
-        let retry_sense_ns = self.config.flash.retry_sense_latency_ns;
         let mut retry_sense = 0;
         let mut rounds = 0;
         let mut total_retries = 0u64;
@@ -445,7 +444,7 @@ impl Simulator<'_> {
             if decode.retries > 0 {
                 rounds = rounds.max(decode.retries);
                 total_retries += decode.retries as u64;
-                retry_sense = retry_sense.max(if retry_sense_ns > 0 { retry_sense_ns } else { read_ns });
+                retry_sense = retry_sense.max(self.retry_sense_ns(read_ns));
                 // Each retry senses the page again.
                 self.energy.read += decode.retries as f64 * self.timing.read_nj(page_type, slc);
             }
@@ -458,19 +457,12 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane_read_pages += user;
         }
-        let page = self.timing.page_size_bytes;
-        let bytes = cmd.txns.len() as u64 * page;
+        let bytes = cmd.txns.len() as u64 * self.timing.page_size_bytes;
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
-        // Each retry round: the decode that failed (the die waits for its verdict), a
-        // soft sense (as long as the slowest page that retries) and the transfer out
-        // again of the pages still failing.
-        for round in 1..=rounds {
-            if self.timing.ecc_decode_ns > 0 {
-                cmd.steps.push(Step::Array(self.timing.ecc_decode_ns));
-            }
-            let failing = cmd.txns.iter().filter(|&&t| self.txns[t as usize].retries as u32 >= round).count() as u64;
-            cmd.steps.extend_from_slice(&[Step::Array(retry_sense), Step::ChannelOut(failing * page)]);
-        }
+        // Retry rounds sense as long as the slowest page that retries.
+        let txns = &self.txns;
+        let failing = |round| cmd.txns.iter().filter(|&&t| txns[t as usize].retries as u32 >= round).count() as u64;
+        self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, failing);
         self.flash_counters.read_retries += total_retries;
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);

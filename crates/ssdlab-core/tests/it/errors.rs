@@ -249,6 +249,8 @@ fn gc_reads_through_the_controller_are_decoded_and_retried_copyback_is_not() {
     // RBER 0.0065 → 3 retries a page.
     assert_eq!(e.gc_read_retries, 3 * e.gc_decoded_reads);
     assert_eq!(e.decoded_reads, 0, "no user reads");
+    // Every sense costs its energy (1 nJ a read here), soft senses of GC retries included.
+    assert_eq!(moved.energy_nj.read, (moved.flash.page_reads + e.gc_read_retries) as f64);
     c.flash.copyback = true;
     let copied = run(&c, writes);
     assert_eq!(copied.errors.unwrap().gc_decoded_reads, 0, "copyback never leaves the chip");
