@@ -1137,6 +1137,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("mapping", "s"),
             ("slc_levels", "u"),
             ("slc_gc_destination", "s"),
+            ("slc_gc_free_fraction", "f"),
             ("super_page_channels", "u"),
             ("super_page_dies", "u"),
         ],
@@ -1214,6 +1215,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("group_pairs", "b"), ("free_page_type", "u")]),
+    ("ipu", &[("scheme", "s"), ("levels", "u")]),
     (
         "hybrid",
         &[
@@ -1267,7 +1269,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
-            "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"",
+            "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

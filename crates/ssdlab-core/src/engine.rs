@@ -15,6 +15,7 @@ mod command;
 mod errors;
 mod host;
 pub mod occupancy;
+mod partial;
 mod pending;
 mod power;
 mod report;

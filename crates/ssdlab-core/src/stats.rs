@@ -449,6 +449,9 @@ pub struct Report {
     /// Present with `dir.scheme` other than `off`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dir: Option<DirSummary>,
+    /// Present with `ipu.scheme` other than `off`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ipu: Option<IpuSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }
@@ -486,6 +489,8 @@ pub struct ErrorSummary {
     pub gc_read_retries: u64,
     pub gc_uncorrectable_reads: u64,
 }
+
+pub use crate::designs::ipu::IpuSummary;
 
 /// DIR and its baselines (`dir.scheme`; DIR §4.2's metrics).
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]

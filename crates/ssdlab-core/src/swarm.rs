@@ -76,6 +76,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_super_pages(seed, &mut config);
             draw_errors(seed, &mut config);
             draw_dir(seed, &mut config);
+            draw_ipu(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -363,6 +364,27 @@ fn draw_dir(seed: u64, c: &mut Config) {
     }
 }
 
+/// IPU and its baselines (issue 15), from a stream of their own, on drives with an SLC
+/// cache of 16 KiB pages of four subpages (drawn with partial programming).
+fn draw_ipu(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-ipu"));
+    if c.geometry.subpages_per_page < 2 || c.ftl.slc_blocks_per_plane == 0 || !rng.random_bool(0.6) {
+        return;
+    }
+    let mut drawn = c.clone();
+    drawn.ipu.scheme = pick(rng, &[IpuScheme::Baseline, IpuScheme::Mga, IpuScheme::Ipu, IpuScheme::Ipu]);
+    drawn.ipu.levels = rng.random_range(2..=3);
+    drawn.ftl.slc_gc_free_fraction = pick(rng, &[0.0, 0.05, 0.2]);
+    drawn.hybrid.allocation = HybridAllocation::Pf;
+    drawn.hybrid.migration = SlcMigration::Gc;
+    if drawn.ftl.slc_blocks_per_plane < drawn.ipu.levels + 2 {
+        drawn.ftl.slc_blocks_per_plane = drawn.ipu.levels + 2;
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -436,7 +458,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
-         gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests",
         c.flash.cell,
         g.channels,
@@ -470,6 +492,9 @@ fn describe(c: &Config, records: usize) -> String {
             "off".to_string()
         },
         c.dir.scheme,
+        c.ipu.scheme,
+        c.ipu.levels,
+        c.ftl.slc_gc_free_fraction,
         c.ftl.user_write_points,
         c.ftl.write_point_choice,
         c.ftl.gc_through_user_write_points,

@@ -14,6 +14,7 @@ mod parse;
 mod sections;
 
 pub use crate::designs::dir::config::{DirConfig, DirScheme};
+pub use crate::designs::ipu::config::{IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
@@ -49,6 +50,8 @@ pub struct Config {
     pub ecc: Ecc,
     /// DIR and its baselines (one switch).
     pub dir: DirConfig,
+    /// IPU and its baselines (one switch).
+    pub ipu: IpuConfig,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -74,6 +77,7 @@ impl Default for Config {
             reliability: Reliability::default(),
             ecc: Ecc::default(),
             dir: DirConfig::default(),
+            ipu: IpuConfig::default(),
             workload: None,
         }
     }
@@ -211,6 +215,14 @@ impl Config {
     /// `flash.multi_plane`, `flash.multi_plane_any_address` and `ftl.mapping`.
     pub fn resolved(&self) -> Config {
         let mut c = self.clone();
+        if self.ipu.enabled() {
+            // Every IPU scheme keeps subpage state and a unit map (the Baseline's page map
+            // is what it reports, `designs/ipu`); partial programs only in MGA and IPU.
+            c.ftl.mapping = Mapping::Subpages;
+            c.ftl.partial_program_updates = self.ipu.scheme != IpuScheme::Baseline;
+            c.ftl.slc_levels = if self.ipu.scheme == IpuScheme::Ipu { self.ipu.levels } else { 1 };
+            c.ftl.slc_gc_destination = SlcGcDestination::OutOfCache;
+        }
         let (multi_plane, any_address, mapping) = match self.dir.scheme {
             DirScheme::Off => return c,
             DirScheme::Noac => (false, false, Mapping::Page),
@@ -228,7 +240,12 @@ impl Config {
     pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
         let resolved = self.resolved();
         // (Compared by the fields `resolved` sets: a NaN elsewhere makes the configs unequal.)
-        let switched = |c: &Config| (c.flash.multi_plane, c.flash.multi_plane_any_address, c.ftl.mapping);
+        let switched = |c: &Config| {
+            (
+                (c.flash.multi_plane, c.flash.multi_plane_any_address, c.ftl.mapping),
+                (c.ftl.partial_program_updates, c.ftl.slc_levels, c.ftl.slc_gc_destination),
+            )
+        };
         if switched(&resolved) != switched(self) {
             return resolved.validate();
         }
@@ -492,6 +509,7 @@ impl Config {
             }
         }
         errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
+        errors.extend(self.validate_ipu());
         if !(0.0..1.0).contains(&self.precondition.pe_spread) {
             errors.push(err(
                 "precondition.pe_spread",
@@ -736,6 +754,35 @@ impl Config {
         errors
     }
 
+    fn validate_ipu(&self) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        if !(0.0..1.0).contains(&self.ftl.slc_gc_free_fraction) {
+            errors.push(err("ftl.slc_gc_free_fraction", "must be in [0, 1)"));
+        }
+        if !self.ipu.enabled() {
+            return errors;
+        }
+        if self.ipu.scheme == IpuScheme::Ipu && !(2..=8).contains(&self.ipu.levels) {
+            errors.push(err("ipu.levels", "must be 2 to 8 (IPU: Work, Monitor, Hot = 3)"));
+        }
+        if self.ftl.slc_blocks_per_plane == 0 {
+            errors.push(err("ipu.scheme", "writes through an SLC-mode cache: set ftl.slc_blocks_per_plane"));
+        }
+        if self.pa.enabled() || self.dir.scheme != DirScheme::Off {
+            errors.push(err("ipu.scheme", "is not combined with PA-SSD or DIR"));
+        }
+        if self.hybrid.allocation != HybridAllocation::Pf || self.hybrid.migration != SlcMigration::Gc {
+            errors.push(err(
+                "ipu.scheme",
+                "manages its SLC cache itself: needs hybrid.allocation = \"pf\" and hybrid.migration = \"gc\"",
+            ));
+        }
+        if self.ftl.super_page_channels * self.ftl.super_page_dies > 1 {
+            errors.push(err("ipu.scheme", "is not modelled with super-pages"));
+        }
+        errors
+    }
+
     fn validate_slc_levels(&self) -> Vec<ConfigError> {
         let mut errors = Vec::new();
         let t = &self.ftl;
@@ -782,10 +829,11 @@ impl Config {
                 format!("ftl.mapping = \"subpages\" needs 2, 4 or 8 subpages per page (is {subpages})"),
             ));
         }
-        if self.ftl.partial_program_updates {
+        if self.ftl.partial_program_updates && !(self.ipu.enabled() && self.ftl.mapping == Mapping::Subpages) {
             errors.push(err(
                 "ftl.partial_program_updates",
-                "partial programming keeps a page map with per-page subpage state: use ftl.mapping = \"page\"",
+                "partial programming keeps a page map with per-page subpage state: use ftl.mapping = \"page\" \
+                 (or ipu.scheme, whose schemes place partial programs in a subpage map)",
             ));
         }
         // GC compacts partly valid pages within their plane, page by page: GC moves that

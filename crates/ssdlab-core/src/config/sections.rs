@@ -391,6 +391,10 @@ pub struct Ftl {
     pub slc_levels: u32,
     /// Where GC of SLC-mode blocks moves valid pages (the conventional SLC cache).
     pub slc_gc_destination: SlcGcDestination,
+    /// GC of the SLC-mode cache starts when a plane's free SLC space (free SLC blocks and
+    /// the room left in its open SLC blocks) falls below this fraction of its SLC pages
+    /// (IPU T2 "GC threshold 5%"); 0 = when one free SLC block is left.
+    pub slc_gc_free_fraction: f64,
     /// Super-pages (thesis §5.1, Gordon): the physical pages at one address on this many
     /// channels (horizontal striping) ...
     pub super_page_channels: u32,
@@ -422,6 +426,7 @@ impl Default for Ftl {
             mapping: Mapping::Page,
             slc_levels: 1,
             slc_gc_destination: SlcGcDestination::OutOfCache,
+            slc_gc_free_fraction: 0.0,
             super_page_channels: 1,
             super_page_dies: 1,
         }

@@ -10,7 +10,10 @@
 //! | `request_arrived` | a request enters the device, before it is split | nothing |
 //! | `write_request_type` | a write request is split: the page type its pages ask for | none (`NO_TYPE`) |
 //! | `place_write` | a user page write is queued: its plane and write stream | the plane allocator's plane, `WriteMode::Auto` |
+//! | `split_write` | a subpage map's user write of part of a logical page is split off: the design may queue it itself (partial program, read-modify-write) | `None`: an ordinary write |
 //! | `write_queued` / `write_moved` | a user write was queued / rerouted to another plane | nothing |
+//! | `partial_target_ok` | a queued partial program is about to run: whether its page is still where the design wants it | yes |
+//! | `packs_small_writes` | a write of part of a page is programmed: whether other queued small writes may share its page | yes |
 //! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
 //! | `write_partner` | a user write is about to be programmed: the queued write that must share its command (its index in the die's queue) | `None` |
 //! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
@@ -34,6 +37,7 @@
 
 mod baseline;
 pub mod dir;
+pub mod ipu;
 pub mod pa_ssd;
 pub mod spa_hybrid;
 
@@ -51,6 +55,7 @@ pub(crate) enum Design {
     PaSsd(Box<pa_ssd::PaSsd>),
     SpaHybrid(Box<spa_hybrid::SpaHybrid>),
     Dir(Box<dir::Dir>),
+    Ipu(Box<ipu::Ipu>),
 }
 
 /// Where a GC step's moved pages go.
@@ -71,6 +76,9 @@ impl Design {
         if config.pa.enabled() {
             return Design::PaSsd(Box::new(pa_ssd::PaSsd::new(config)));
         }
+        if config.ipu.enabled() {
+            return Design::Ipu(Box::new(ipu::Ipu::new(&config.ipu, ftl)));
+        }
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
         }
@@ -88,6 +96,7 @@ impl Simulator<'_> {
         match self.design {
             Design::PaSsd(_) => self.pa_run_starting(),
             Design::Dir(_) => self.dir_run_starting(),
+            Design::Ipu(_) => self.ipu_run_starting(),
             _ => {}
         }
     }
@@ -114,11 +123,34 @@ impl Simulator<'_> {
         }
     }
 
+    pub(crate) fn split_write(&mut self, slot: u32, lpn: u32, unit: u32, units: u32) -> Result<Option<u32>, SimError> {
+        match self.design {
+            Design::Ipu(_) => self.ipu_split_write(slot, lpn, unit, units),
+            _ => Ok(None),
+        }
+    }
+
     pub(crate) fn write_queued(&mut self, txn: u32) {
         match self.design {
             Design::SpaHybrid(_) => self.spa_write_queued(txn),
             Design::Dir(_) => self.dir_write_queued(txn),
+            Design::Ipu(_) => self.ipu_write_queued(txn),
             _ => {}
+        }
+    }
+
+    pub(crate) fn partial_target_ok(&self, txn: u32) -> bool {
+        match self.design {
+            Design::Ipu(_) => self.ipu_partial_target_ok(txn),
+            _ => true,
+        }
+    }
+
+    pub(crate) fn packs_small_writes(&self) -> bool {
+        match &self.design {
+            // The IPU Baseline's and IPU's pages hold one logical page each (MGA packs).
+            Design::Ipu(d) => d.packs(),
+            _ => true,
         }
     }
 
@@ -137,6 +169,9 @@ impl Simulator<'_> {
             Design::SpaHybrid(_) => !self.spa_places_writes(),
             // Only a group's two pages share a command (`write_partner`).
             Design::Dir(_) => false,
+            // IPU's levels are write streams of their own; its Table 2 names no
+            // multi-plane programs, so none of its three schemes forms them.
+            Design::Ipu(_) => false,
         }
     }
 
@@ -151,6 +186,7 @@ impl Simulator<'_> {
         match self.design {
             Design::PaSsd(_) => Some(self.pa_user_page(txn)),
             Design::Dir(_) => Some(self.dir_user_page(txn)),
+            Design::Ipu(_) => self.ipu_user_page(txn),
             _ => None,
         }
     }
@@ -163,8 +199,10 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn write_bound(&mut self, txn: u32, slc: bool) {
-        if let Design::SpaHybrid(_) = self.design {
-            self.spa_write_bound(txn, slc);
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_write_bound(txn, slc),
+            Design::Ipu(_) => self.ipu_write_bound(txn, slc),
+            _ => {}
         }
     }
 
@@ -178,7 +216,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
             Design::Baseline => self.baseline_gc_move_target(plane),
-            Design::PaSsd(_) | Design::Dir(_) => MoveTarget::SamePlane,
+            Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
         }
     }
@@ -188,6 +226,10 @@ impl Simulator<'_> {
         match self.design {
             Design::PaSsd(_) => self.pa_gc_page(plane),
             Design::Dir(_) => self.dir_gc_page(plane),
+            Design::Ipu(_) => match self.ipu_gc_page(plane, from) {
+                Some(page) => page,
+                None => self.baseline_gc_page(plane, from),
+            },
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
             Design::Baseline | Design::SpaHybrid(_) => self.baseline_gc_page(plane, from),
         }
@@ -195,16 +237,19 @@ impl Simulator<'_> {
 
     /// The block GC cleans next in `plane` when it has none, or `None` for the FTL's
     /// victim policy (`ftl.gc_victim`). A design that ranks blocks by its own bookkeeping
-    /// (IPU's ISR) answers here; none of the present ones does.
-    pub(crate) fn gc_victim(&mut self, _plane: u32) -> Option<u32> {
+    /// (IPU's ISR) answers here.
+    pub(crate) fn gc_victim(&mut self, plane: u32) -> Option<u32> {
         match self.design {
+            Design::Ipu(_) => self.ipu_gc_victim(plane),
             Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) | Design::Dir(_) => None,
         }
     }
 
-    pub(crate) fn gc_moved(&mut self, pages: u64, from_slc: bool, cross_plane: bool) {
-        if let Design::SpaHybrid(h) = &mut self.design {
-            h.gc_moved(pages, from_slc, cross_plane);
+    pub(crate) fn gc_moved(&mut self, pages: u64, out_of_slc: bool, cross_plane: bool) {
+        match &mut self.design {
+            Design::SpaHybrid(h) => h.gc_moved(pages, out_of_slc, cross_plane),
+            Design::Ipu(d) => d.gc_moved(pages, out_of_slc),
+            _ => {}
         }
     }
 
@@ -243,6 +288,7 @@ impl Simulator<'_> {
                 self.ftl.slc_migrating.fill(false);
             }
             Design::Dir(_) => self.dir_power_lost(),
+            Design::Ipu(d) => d.power_lost(),
             _ => {}
         }
     }
@@ -253,6 +299,12 @@ impl Simulator<'_> {
             Design::Baseline | Design::Dir(_) => {}
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
+            Design::Ipu(_) => {
+                report.ipu = self.ipu_summary();
+                if let Some(s) = &report.ipu {
+                    report.device.mapping_table_bytes = s.mapping_table_bytes;
+                }
+            }
         }
     }
 }

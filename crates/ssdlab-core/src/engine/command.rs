@@ -220,6 +220,12 @@ impl Simulator<'_> {
             TxnKind::PartialProgram => {
                 self.ftl.partial_program_done(txn.ppn);
                 self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
+                self.release_superseded(txn.from)?;
+                if let Some(extra) = self.extra_pins.remove(&t) {
+                    for old in extra {
+                        self.release_superseded(old)?;
+                    }
+                }
                 self.write_landed(txn.lpn)?;
                 self.finish_sub_request(txn.request)
             }
@@ -229,7 +235,7 @@ impl Simulator<'_> {
             }
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
-                let die = self.enqueue_write(txn.request, txn.lpn, 0)?;
+                let die = self.enqueue_write_units(txn.request, txn.lpn, 0, txn.unit as u32, txn.units as u32)?;
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),

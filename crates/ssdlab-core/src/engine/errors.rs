@@ -155,7 +155,7 @@ impl Simulator<'_> {
     /// pages' (its codewords span both: DIR §2.4, 0.005 and 0.006 decode as 0.0055).
     fn read_rber(&self, ppn: Ppn, lpn: u32, page_type: u8, slc: bool) -> (f64, PageState) {
         let rel = &self.config.reliability;
-        let state = self.ftl.page_state(ppn, self.now).expect("wear is tracked with the error model");
+        let state = self.ftl.page_state(ppn, Some(lpn), self.now).expect("wear is tracked with the error model");
         let own = rel.rber(page_type, slc, &state);
         if self.ftl.mapping != Mapping::HalfPages {
             return (own, state);
@@ -165,7 +165,7 @@ impl Simulator<'_> {
             (Some(a), Some(b)) if a != b && b == ppn => a,
             _ => return (own, state),
         };
-        let other_state = self.ftl.page_state(other, self.now).expect("tracked");
+        let other_state = self.ftl.page_state(other, Some(lpn), self.now).expect("tracked");
         let other_rber = rel.rber(self.ftl.page_type(other), self.ftl.is_slc(other), &other_state);
         ((own + other_rber) / 2.0, state)
     }

@@ -280,7 +280,10 @@ impl Simulator<'_> {
                     if self.ftl.mapping == Mapping::Subpages {
                         // A subpage map places only the subpages written: no read-modify-write.
                         let (unit, units) = self.units_covered(offset, size, page_start);
-                        let die = self.enqueue_write_units(slot, lpn, 0, unit, units)?;
+                        let die = match self.split_write(slot, lpn, unit, units)? {
+                            Some(die) => die,
+                            None => self.enqueue_write_units(slot, lpn, 0, unit, units)?,
+                        };
                         self.kick_list.push(die);
                         continue;
                     }
@@ -482,17 +485,21 @@ impl Simulator<'_> {
         unit: u32,
         units: u32,
     ) -> Result<u32, SimError> {
-        let loads = &self.dies;
-        let ftl = &self.ftl;
-        let plane = self.planes_alloc.choose(
-            &self.ftl.addr,
-            lpn,
-            |d| {
-                let die = &loads[d as usize];
-                die.reads.len() + die.writes.len() + usize::from(die.busy)
-            },
-            |p| ftl.gc_need(p) != GcNeed::Emergency,
-        );
+        let plane = self.allocator_plane(lpn);
+        self.enqueue_write_units_in(slot, lpn, subpages, unit, units, plane)
+    }
+
+    /// `enqueue_write_units` into the plane the allocator gave (the design may still
+    /// place it elsewhere).
+    pub(crate) fn enqueue_write_units_in(
+        &mut self,
+        slot: u32,
+        lpn: u32,
+        subpages: u8,
+        unit: u32,
+        units: u32,
+        plane: u32,
+    ) -> Result<u32, SimError> {
         let (plane, mode) = self.place_write(plane, slot);
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
@@ -514,6 +521,17 @@ impl Simulator<'_> {
             }
         }
         Ok(die)
+    }
+
+    /// The plane the plane allocator (PLAlloc) gives a user write of `lpn` now.
+    pub(crate) fn allocator_plane(&mut self, lpn: u32) -> u32 {
+        let (loads, ftl) = (&self.dies, &self.ftl);
+        // (The allocator's state advances: call once per write.)
+        let load = |d: u32| {
+            let die = &loads[d as usize];
+            die.reads.len() + die.writes.len() + usize::from(die.busy)
+        };
+        self.planes_alloc.choose(&ftl.addr, lpn, load, |p| ftl.gc_need(p) != GcNeed::Emergency)
     }
 
     /// DRAM-buffer acknowledgement: the host is told the write is done; its program

@@ -160,6 +160,7 @@ impl Simulator<'_> {
             }),
             errors: self.error_summary(),
             dir: self.dir_summary(),
+            ipu: None,
             events: self.events_processed,
         };
         self.design_report(&mut report);

@@ -577,36 +577,6 @@ impl Simulator<'_> {
         Ok(true)
     }
 
-    pub(crate) fn partial_program_still_fits(&self, txn: u32) -> bool {
-        let t = &self.txns[txn as usize];
-        self.ftl.lookup(t.lpn) == Some(t.ppn) && self.ftl.can_partial_program(t.ppn, t.subpages)
-    }
-
-    /// Programs a write's subpages into the free subpages of the page that already holds
-    /// the logical page: only those subpages cross the channel, at SLC program latency.
-    pub(crate) fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
-        let (ppn, subpages, request) = {
-            let t = &self.txns[txn as usize];
-            (t.ppn, t.subpages, t.request)
-        };
-        self.ftl.partial_program(ppn, subpages);
-        let lpn = self.txns[txn as usize].lpn;
-        self.ftl.oob_partial_program(lpn, ppn);
-        self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
-        self.count_program(0, true, true);
-        let r = &mut self.requests[request as usize];
-        r.dominant_type = r.dominant_type.max(0);
-        let bytes = subpages as u64 * self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
-        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
-        cmd.txns.clear();
-        cmd.txns.push(txn);
-        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(self.timing.slc_program_ns)]);
-        self.dies[die as usize].command = cmd;
-        self.mark_busy(die);
-        self.advance_command(die)?;
-        Ok(true)
-    }
-
     /// The page a queued user write takes now: the design's choice, else the next page of
     /// the write stream its mode asks for. Its plane's room was checked.
     pub(crate) fn user_write_page(&mut self, t: u32) -> Allocated {
@@ -638,10 +608,13 @@ impl Simulator<'_> {
         t.ppn = ppn;
         t.page_type = page_type;
         t.slc = slc;
-        let (lpn, request, subpages, acked) = (t.lpn, t.request, t.subpages, t.acked);
+        let (lpn, request, subpages, acked, t_kind) = (t.lpn, t.request, t.subpages, t.acked, t.kind);
         let (unit, units) = (t.unit as u32, t.units as u32);
-        if slc {
-            self.ftl.mark_programmed(ppn, subpages);
+        if slc && t_kind != TxnKind::PartialProgram {
+            // A unit map's page holds data up to the end of this write's slots (a packed
+            // page: of the last write bound so far).
+            let used = if self.ftl.unit_shift == 0 { subpages } else { (parts[0].1 + parts[0].3) as u8 };
+            self.ftl.mark_programmed(ppn, used);
         }
         // The pages holding the copies this write supersedes (one with a page map).
         let mut old = [NO_PAGE; 8];
@@ -720,7 +693,8 @@ impl Simulator<'_> {
         cmd.txns.clear();
         cmd.txns.push(first);
         let mut i = 0;
-        while free > 0 && i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
+        let packs = self.packs_small_writes();
+        while packs && free > 0 && i < self.dies[die as usize].writes.len().min(MULTI_PLANE_SCAN) {
             let t = self.dies[die as usize].writes[i];
             let txn = &self.txns[t as usize];
             let fits = txn.kind == TxnKind::Write

@@ -17,6 +17,9 @@ impl Ftl {
         if free <= self.emergency_free_blocks {
             return GcNeed::Emergency;
         }
+        if self.slc_gc_urgent && self.slc_wants_gc(plane) && self.has_closed_slc(plane) {
+            return GcNeed::Emergency;
+        }
         let below = match self.background_gc {
             crate::config::BackgroundGc::UntilAboveThreshold => free <= self.background_free_blocks,
             crate::config::BackgroundGc::OneVictimPerBlock => free <= self.background_free_blocks && p.gc_owed > 0,
@@ -28,11 +31,67 @@ impl Ftl {
         if below || victim_pending {
             return GcNeed::Background;
         }
-        let slc_need = if self.slc_gc_auto { p.free_slc.len() <= 1 } else { self.slc_migrating[plane as usize] };
-        if self.slc_blocks[plane as usize] > 0 && slc_need && self.has_closed_slc(plane) {
+        if self.slc_wants_gc(plane) && self.has_closed_slc(plane) {
             return GcNeed::Background;
         }
         GcNeed::None
+    }
+
+    /// Free SLC-mode pages of `plane`: its free SLC blocks' and the room left in its open
+    /// SLC blocks of every level.
+    pub fn free_slc_pages(&self, plane: u32) -> u64 {
+        let p = &self.planes[plane as usize];
+        let open: u64 = (0..self.slc_levels).map(|l| self.active_room(plane, self.slc_stream(l)) as u64).sum();
+        open + p.free_slc.len() as u64 * self.slc_layout.pages() as u64
+    }
+
+    /// Whether the SLC-mode cache of `plane` asks for cleaning: its free SLC space below
+    /// `ftl.slc_gc_free_fraction` of its SLC pages, or with that 0, one free SLC block
+    /// left; under BG-DM / QPC-DM only during a migration episode.
+    pub fn slc_wants_gc(&self, plane: u32) -> bool {
+        let blocks = self.slc_blocks[plane as usize];
+        if blocks == 0 {
+            return false;
+        }
+        if !self.slc_gc_auto {
+            return self.slc_migrating[plane as usize];
+        }
+        if self.slc_gc_free_fraction > 0.0 {
+            let total = blocks as f64 * self.slc_layout.pages() as f64;
+            return (self.free_slc_pages(plane) as f64) < self.slc_gc_free_fraction * total;
+        }
+        self.planes[plane as usize].free_slc.len() <= 1
+    }
+
+    /// Whether a GC move may open a free SLC block of `plane` and the cache still not ask
+    /// for cleaning: otherwise moves that stay in the cache could take what cleaning frees.
+    pub fn slc_gc_may_open(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        if p.free_slc.is_empty() {
+            return false;
+        }
+        if self.slc_gc_free_fraction > 0.0 {
+            let total = self.slc_blocks[plane as usize] as f64 * self.slc_layout.pages() as f64;
+            let after = self.free_slc_pages(plane) - self.slc_layout.pages() as u64;
+            return after as f64 >= self.slc_gc_free_fraction * total;
+        }
+        p.free_slc.len() > 2
+    }
+
+    /// Pages left in the open block of SLC level `level` of `plane`.
+    pub fn slc_level_room(&self, plane: u32, level: u32) -> u32 {
+        self.active_room(plane, self.slc_stream(level))
+    }
+
+    /// Whether GC of `plane` would now clean normal-mode blocks and SLC-mode blocks (the
+    /// kinds `pick_victim` considers; SLC ones only while the normal pool is not in need).
+    pub fn gc_kinds_wanted(&self, plane: u32) -> (bool, bool) {
+        let free = self.planes[plane as usize].free.len() as u32;
+        let normal = self.has_normal(plane) && free <= self.background_free_blocks;
+        // An urgent cache goes first unless the normal pool is at its emergency level.
+        let slc_first = self.slc_gc_urgent && (!self.has_normal(plane) || free > self.emergency_free_blocks);
+        let slc = self.slc_wants_gc(plane) && (!normal || slc_first);
+        (normal && !slc, slc)
     }
 
     /// Whether `plane` has normal-mode blocks (not a plane wholly in SLC mode).
@@ -168,17 +227,12 @@ impl Ftl {
     /// `pick_victim`, or with `current` set, a further victim of the same kind (SLC or
     /// normal) to fill a one-shot page set, whatever the need: one with pages to move.
     fn pick_victim_from(&mut self, plane: u32, now_ns: u64, current: u32) -> Option<u32> {
-        let p = &self.planes[plane as usize];
         let gathering = current != NO_PAGE;
         let (normal_need, slc_need) = if gathering {
             let slc = self.blocks[current as usize].slc;
             (!slc, slc)
         } else {
-            (
-                self.has_normal(plane) && (p.free.len() as u32) <= self.background_free_blocks,
-                self.slc_blocks[plane as usize] > 0
-                    && if self.slc_gc_auto { p.free_slc.len() <= 1 } else { self.slc_migrating[plane as usize] },
-            )
+            self.gc_kinds_wanted(plane)
         };
         let first = self.addr.first_block_of_plane(plane);
         // Under PA's relaxed constraints a block may be reclaimed before all its pages
@@ -187,7 +241,7 @@ impl Ftl {
         let candidates = (first..first + self.addr.blocks_per_plane).filter(|&b| {
             let info = &self.blocks[b as usize];
             let state_ok = info.state == BlockState::Closed || (open_ok && info.state == BlockState::Open);
-            b != current && state_ok && if info.slc { slc_need && !normal_need } else { normal_need }
+            b != current && state_ok && if info.slc { slc_need } else { normal_need }
         });
         // A victim whose valid pages do not fit in the room GC has left cannot be finished
         // unless the host happens to invalidate some of them: the policy chooses among the
@@ -221,12 +275,19 @@ impl Ftl {
             // a block whose only invalid pages are its summary is not worth cleaning.
             let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
             // Counted in mapping units, so that a unit map's partly valid pages are a gain
-            // (compacting GC packs them); with a page map a unit is a page.
-            let invalid = (info.write_ptr - summary) * units - info.valid_units;
-            // Migration (BG-DM, QPC-DM) empties SLC blocks to free SLC room, valid data or not.
-            // Otherwise a block is worth cleaning only if it gains a page: compacting fewer
-            // invalid units than a page's would consume as many pages as the erase frees.
-            if invalid < units && (self.slc_gc_auto || !info.slc) {
+            // (compacting GC packs them); with a page map a unit is a page. Without packing
+            // across pages (`compact_across_pages`) only pages with no valid unit are.
+            let invalid = if self.compact_across_pages {
+                (info.write_ptr - summary) * units - info.valid_units
+            } else {
+                (info.write_ptr - summary - info.valid_pages) * units
+            };
+            // Migration (BG-DM, QPC-DM) empties SLC blocks to free SLC room, valid data or not,
+            // as does an urgent cache (IPU's schemes), whose cleaning frees cache space
+            // wherever the valid data goes. Otherwise a block is worth cleaning only if it
+            // gains a page: compacting fewer invalid units than a page's would consume as
+            // many pages as the erase frees.
+            if invalid < units && (self.slc_gc_auto || !info.slc) && !(info.slc && self.slc_gc_urgent) {
                 continue;
             }
             count += 1;

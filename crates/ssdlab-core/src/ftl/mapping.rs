@@ -114,6 +114,9 @@ impl Ftl {
         let moved = self.move_units(from, to, 0, self.units_per_page(), true) > 0;
         if moved {
             self.counters.gc_moved_pages += 1;
+            if self.is_slc(to) {
+                self.mark_programmed(to, 0);
+            }
         }
         moved
     }
@@ -205,7 +208,7 @@ impl Ftl {
         let units = self.units_per_page();
         sources.push(first);
         let mut slot = self.move_units(first, to, 0, units, false);
-        let victim = self.planes[plane as usize].victim;
+        let victim = if self.compact_across_pages { self.planes[plane as usize].victim } else { NO_PAGE };
         while slot < units && victim != NO_PAGE {
             let p = &self.planes[plane as usize];
             let pages = self.pages_in_block(victim);
@@ -221,6 +224,9 @@ impl Ftl {
         }
         if slot > 0 {
             self.counters.gc_moved_pages += 1;
+            if self.is_slc(to) {
+                self.mark_programmed(to, slot as u8);
+            }
         }
         slot
     }

@@ -186,6 +186,12 @@ pub struct Ftl {
     /// SLC blocks are cleaned as ordinary background GC once a plane's SLC pool is
     /// exhausted (`hybrid.migration = "gc"`); otherwise only while `slc_migrating`.
     pub slc_gc_auto: bool,
+    /// `ftl.slc_gc_free_fraction` (see `slc_wants_gc`).
+    pub slc_gc_free_fraction: f64,
+    /// Cleaning the SLC cache below its threshold is emergency GC, ahead of user work (IPU
+    /// Algorithm 1 cleans as part of the write that crossed the threshold), and goes before
+    /// the normal pool's background GC.
+    pub slc_gc_urgent: bool,
     /// Normal blocks of a plane that has any (GC thresholds are fractions of it).
     pub normal_blocks_per_plane: u32,
     pub background_free_blocks: u32,
@@ -224,6 +230,10 @@ pub struct Ftl {
     /// GC of a half-valid page of an interleaved pair recovers the valid logical page
     /// whole from both pages (DIR §3.2.4) instead of packing half pages.
     pub deinterleave: bool,
+    /// Compacting GC of a unit map fills a destination page with the valid units of
+    /// several victim pages (MGA); off, each page's valid units move alone, so a logical
+    /// page never shares a page with another (the IPU Baseline's and IPU's page map).
+    pub compact_across_pages: bool,
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
@@ -254,6 +264,10 @@ pub struct FtlCounters {
     pub wasted_pages: u64,
     /// Partial programs of subpages into already-programmed SLC-mode pages.
     pub partial_programs: u64,
+    /// Subpages that held data, and all subpages, of the SLC-mode blocks erased (with
+    /// subpage state kept: partial programming on).
+    pub slc_erased_subpages_used: u64,
+    pub slc_erased_subpages: u64,
     /// Unprogrammed pages given up because their block was reclaimed early (PA-SSD).
     pub unprogrammed_reclaimed: u64,
     /// Block summaries programmed (`power.block_summary`).
@@ -321,7 +335,8 @@ impl Ftl {
         }
         let logical_pages = config.logical_pages() as u32;
         let ranks = layout.ranks();
-        let partial = config.ftl.partial_program_updates;
+        // Subpage state per page: for partial programs, and for every IPU scheme's report.
+        let partial = config.ftl.partial_program_updates || config.ipu.enabled();
         let pages_total = addr.pages() as usize;
         let blocks_f = normal_blocks_per_plane as f64;
         let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
@@ -341,6 +356,8 @@ impl Ftl {
             logical_pages,
             slc_migrating: vec![false; slc_blocks.len()],
             slc_gc_auto: config.hybrid.migration == crate::config::SlcMigration::Gc,
+            slc_gc_free_fraction: config.ftl.slc_gc_free_fraction,
+            slc_gc_urgent: config.ipu.enabled(),
             slc_blocks,
             has_slc,
             normal_blocks_per_plane,
@@ -372,6 +389,7 @@ impl Ftl {
             versions: None,
             wear: None,
             deinterleave: false,
+            compact_across_pages: true,
             relaxed: None,
             oob: None,
             pinned: Vec::new(),
@@ -394,10 +412,12 @@ impl Ftl {
 
     pub fn partial_program(&mut self, ppn: Ppn, subpages: u8) {
         debug_assert!(self.can_partial_program(ppn, subpages));
+        let first = self.subpages_programmed[ppn as usize];
         self.subpages_programmed[ppn as usize] += subpages;
         self.page_programs[ppn as usize] += 1;
         self.counters.partial_programs += 1;
         self.wear_reprogrammed(ppn);
+        self.wear_slots_programmed(ppn, first as u32, subpages as u32);
     }
 
     /// Records the first program of an SLC-mode page: `subpages` written (0 = all).
@@ -406,8 +426,19 @@ impl Ftl {
             return;
         }
         let all = self.subpages_per_page as u8;
-        self.subpages_programmed[ppn as usize] = if subpages == 0 { all } else { subpages.min(all) };
+        let n = if subpages == 0 { all } else { subpages.min(all) };
+        self.subpages_programmed[ppn as usize] = n;
         self.page_programs[ppn as usize] = 1;
+        self.wear_slots_programmed(ppn, 0, n as u32);
+    }
+
+    /// Subpages of `ppn` that hold data (programmed, valid or not); with partial
+    /// programming off, a programmed page holds data in all of them.
+    pub fn subpages_used(&self, ppn: Ppn) -> u32 {
+        match self.subpages_programmed.get(ppn as usize) {
+            Some(&n) => n as u32,
+            None => self.subpages_per_page,
+        }
     }
 
     /// Records program sequence numbers from now on, so the invariant checker can verify
@@ -796,6 +827,12 @@ impl Ftl {
         if !self.subpages_programmed.is_empty() {
             let first = (block * self.addr.pages_per_block) as usize;
             let end = first + self.addr.pages_per_block as usize;
+            if info.slc {
+                // Page utilisation of collected SLC blocks (IPU §4.3.1).
+                let used: u64 = self.subpages_programmed[first..end].iter().map(|&n| n as u64).sum();
+                self.counters.slc_erased_subpages_used += used;
+                self.counters.slc_erased_subpages += self.slc_layout.pages() as u64 * self.subpages_per_page as u64;
+            }
             self.subpages_programmed[first..end].fill(0);
             self.page_programs[first..end].fill(0);
         }

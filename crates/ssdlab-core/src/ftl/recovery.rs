@@ -32,11 +32,11 @@ pub struct Oob {
     /// Per logical page: sequence number of its last trim (the trim journal).
     pub trim_seq: Vec<u64>,
     pub next_seq: u64,
-    /// Partial programs under way: the page, and its sequence number and version before.
-    /// A partial program writes only its new subpages and their OOB chunk, so if power
-    /// fails mid-way the subpages programmed before stay readable: the page keeps its
-    /// previous contents.
-    partials_in_flight: Vec<(Ppn, u64, u32)>,
+    /// Partial programs under way: each physical unit written (the page, with a page
+    /// map), and its sequence number and version before. A partial program writes only
+    /// its new subpages and their OOB chunk, so if power fails mid-way the subpages
+    /// programmed before stay readable: the page keeps its previous contents.
+    partials_in_flight: Vec<(u32, u64, u32)>,
 }
 
 /// What a recovery found and what it would cost on the device.
@@ -155,12 +155,22 @@ impl Ftl {
         self.oob_new_write(lpn, 0, 1, ppn, 0);
     }
 
+    /// A unit map's partial program into slots `slot..slot + count` of `ppn` (whose OOB
+    /// the write's commit sets): those units held nothing before.
+    pub fn oob_partial_units(&mut self, ppn: Ppn, slot: u32, count: u32) {
+        let shift = self.unit_shift;
+        if let Some(o) = self.oob.as_mut() {
+            for k in slot..slot + count {
+                o.partials_in_flight.push(((ppn << shift) + k, 0, 0));
+            }
+        }
+    }
+
     /// The partial program into `ppn` finished: its new subpages are durable.
     pub fn partial_program_done(&mut self, ppn: Ppn) {
+        let shift = self.unit_shift;
         if let Some(o) = self.oob.as_mut() {
-            if let Some(i) = o.partials_in_flight.iter().position(|p| p.0 == ppn) {
-                o.partials_in_flight.swap_remove(i);
-            }
+            o.partials_in_flight.retain(|p| p.0 >> shift != ppn);
         }
     }
 
@@ -184,10 +194,13 @@ impl Ftl {
             oob.seq[first..first + units].fill(TORN);
         }
         let partials = std::mem::take(&mut oob.partials_in_flight);
-        for &(ppn, previous_seq, previous_version) in &partials {
-            oob.seq[ppn as usize] = previous_seq;
+        for &(pu, previous_seq, previous_version) in &partials {
+            oob.seq[pu as usize] = previous_seq;
+            if previous_seq == 0 {
+                oob.lpn[pu as usize] = NO_PAGE;
+            }
             if let Some(v) = self.versions.as_mut() {
-                v.page_version[ppn as usize] = previous_version;
+                v.page_version[pu as usize] = previous_version;
             }
         }
         scan.torn_pages = oob.seq.iter().step_by(units).filter(|&&s| s == TORN).count() as u64;
@@ -202,8 +215,12 @@ impl Ftl {
         // Scan: the freshest readable copy of each logical unit wins.
         let mut best = vec![(0u64, 0u64); self.map.len()];
         // A block with a torn page never got its summary (written after its last page).
-        let mut torn_blocks: Vec<u32> =
-            torn.iter().chain(partials.iter().map(|p| &p.0)).map(|&ppn| self.addr.block_of(ppn)).collect();
+        let mut torn_blocks: Vec<u32> = torn
+            .iter()
+            .copied()
+            .chain(partials.iter().map(|p| p.0 >> shift))
+            .map(|ppn| self.addr.block_of(ppn))
+            .collect();
         torn_blocks.sort_unstable();
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;

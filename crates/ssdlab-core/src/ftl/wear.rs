@@ -8,7 +8,7 @@
 
 use super::Ftl;
 use crate::flash::reliability::PageState;
-use crate::flash::Ppn;
+use crate::flash::{Ppn, NO_PAGE};
 
 #[derive(Clone, Debug, Default)]
 pub struct WearState {
@@ -20,6 +20,11 @@ pub struct WearState {
     /// Re-programs of the adjacent pages since each page's first program (partial
     /// programming only; empty otherwise).
     neighbour_programs: Vec<u8>,
+    /// Per physical unit of a unit map with partial programming: the page's program count
+    /// when the unit was written, so a read counts only the programs after its data's
+    /// (IPU §2.2: in-page disturb hits data programmed earlier in the page). Empty
+    /// otherwise.
+    unit_program: Vec<u8>,
     /// Retention age of preconditioned data at time 0, in seconds.
     retention_age_s: f64,
 }
@@ -33,6 +38,11 @@ impl Ftl {
             programmed_s: vec![0; pages],
             block_reads: vec![0; self.blocks.len()],
             neighbour_programs: if self.page_programs.is_empty() { Vec::new() } else { vec![0; pages] },
+            unit_program: if self.page_programs.is_empty() || self.unit_shift == 0 {
+                Vec::new()
+            } else {
+                vec![0; pages << self.unit_shift]
+            },
             retention_age_s,
         }));
     }
@@ -62,6 +72,16 @@ impl Ftl {
         }
     }
 
+    /// Slots `first..first + count` of `ppn` were programmed by the page's latest program.
+    pub(crate) fn wear_slots_programmed(&mut self, ppn: Ppn, first: u32, count: u32) {
+        let programs = self.page_programs.get(ppn as usize).copied().unwrap_or(1);
+        let shift = self.unit_shift;
+        if let Some(w) = self.wear.as_mut().filter(|w| !w.unit_program.is_empty()) {
+            let base = ((ppn << shift) + first) as usize;
+            w.unit_program[base..base + count as usize].fill(programs);
+        }
+    }
+
     pub(crate) fn wear_erased(&mut self, block: u32) {
         if let Some(w) = self.wear.as_mut() {
             w.block_reads[block as usize] = 0;
@@ -76,8 +96,11 @@ impl Ftl {
         }
     }
 
-    /// What the RBER of a read of `ppn` at `now_ns` depends on; `None` without tracking.
-    pub fn page_state(&self, ppn: Ppn, now_ns: u64) -> Option<PageState> {
+    /// What the RBER of a read of `ppn` (for data of `lpn`, when known) at `now_ns`
+    /// depends on; `None` without tracking. With per-unit program counts, the in-page
+    /// programs are those after the oldest of `lpn`'s units in the page was written;
+    /// otherwise every re-program of the page.
+    pub fn page_state(&self, ppn: Ppn, lpn: Option<u32>, now_ns: u64) -> Option<PageState> {
         let w = self.wear.as_ref()?;
         let block = self.addr.block_of(ppn);
         let now_s = now_ns as f64 / 1e9;
@@ -88,8 +111,23 @@ impl Ftl {
             pe_cycles: self.blocks[block as usize].erase_count,
             age_s,
             block_reads: w.block_reads[block as usize],
-            in_page_programs: self.page_programs.get(ppn as usize).map_or(0, |&n| (n as u32).saturating_sub(1)),
+            in_page_programs: self.in_page_programs(w, ppn, lpn),
             neighbour_programs: w.neighbour_programs.get(ppn as usize).map_or(0, |&n| n as u32),
         })
+    }
+
+    fn in_page_programs(&self, w: &WearState, ppn: Ppn, lpn: Option<u32>) -> u32 {
+        let Some(&programs) = self.page_programs.get(ppn as usize) else { return 0 };
+        let programs = programs as u32;
+        let (Some(lpn), false) = (lpn, w.unit_program.is_empty()) else {
+            return programs.saturating_sub(1);
+        };
+        let shift = self.unit_shift;
+        let first = (ppn << shift) as usize;
+        (0..1usize << shift)
+            .filter(|&k| self.reverse[first + k] != NO_PAGE && self.reverse[first + k] >> shift == lpn)
+            .map(|k| programs.saturating_sub((w.unit_program[first + k] as u32).max(1)))
+            .max()
+            .unwrap_or(0)
     }
 }

@@ -8,6 +8,7 @@ mod errors;
 mod everyday;
 mod gc;
 mod hybrid;
+mod ipu;
 mod liveness;
 mod mapping;
 mod mutants;

@@ -1,0 +1,50 @@
+//! IPU's config section `[ipu]`: the switch among IPU and the two schemes it is compared
+//! with (IPU §4.1), applied by `Config::resolved`.
+
+use serde::{Deserialize, Serialize};
+
+/// IPU (seed 003) and its baselines (IPU §4.1). Every scheme writes user data into the
+/// SLC-mode cache first and keeps a subpage-granular record of where data lies (which
+/// subpages of a page hold data and which of those are valid); they differ in how a write
+/// smaller than a page is placed and in how the cache is cleaned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpuScheme {
+    /// No switch: the conventional FTL as configured.
+    Off,
+    /// Baseline: a page-level map and no partial programming. A logical page lives in one
+    /// physical page: an update that leaves other valid subpages of its page behind reads
+    /// them first and writes the union to a new page (read-modify-write). Greedy GC of the
+    /// cache, whose valid data leaves for the high-density blocks.
+    Baseline,
+    /// MGA: a two-level (subpage) map; small writes of different requests are packed into
+    /// one SLC page, the later ones by partial programming into the page's free subpages.
+    /// Greedy GC (by invalid subpages) of the cache, valid data to high-density blocks.
+    Mga,
+    /// IPU: an update is partially programmed into the free subpages of the page that holds
+    /// its old version; otherwise it goes to a new page one level higher (Work → Monitor →
+    /// Hot). GC of the cache takes the block with the largest ISR and moves updated data
+    /// within its level, never-updated data one level down (from Work: out of the cache).
+    Ipu,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IpuConfig {
+    pub scheme: IpuScheme,
+    /// IPU's SLC levels (IPU §3.1: Work, Monitor, Hot); becomes `ftl.slc_levels` under
+    /// `scheme = "ipu"` (the baselines use one).
+    pub levels: u32,
+}
+
+impl Default for IpuConfig {
+    fn default() -> Self {
+        IpuConfig { scheme: IpuScheme::Off, levels: 3 }
+    }
+}
+
+impl IpuConfig {
+    pub fn enabled(&self) -> bool {
+        self.scheme != IpuScheme::Off
+    }
+}

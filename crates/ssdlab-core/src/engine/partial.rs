@@ -1,0 +1,87 @@
+//! Writes of part of a page: partial programs (new subpages programmed into the free
+//! subpages of an already programmed SLC-mode page, up to the flash's NOP) and the read
+//! that precedes a read-modify-write. With a page map the partial program updates the
+//! logical page in place (`ftl.partial_program_updates`); with a unit map a design names
+//! the page and the units (IPU's intra-page update, MGA's packing into an open page).
+
+use super::*;
+
+impl Simulator<'_> {
+    /// Queues the write of units `unit..unit + units` of `lpn` (request `slot`) as a
+    /// partial program into the free subpages of `ppn`. If the page can no longer take it
+    /// when the die gets to it, it becomes an ordinary write. Returns the die.
+    pub(crate) fn enqueue_partial_program(&mut self, slot: u32, lpn: u32, unit: u32, units: u32, ppn: Ppn) -> u32 {
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, ppn, plane);
+        let t = &mut self.txns[txn as usize];
+        (t.unit, t.units, t.subpages) = (unit as u8, units as u8, units as u8);
+        self.write_queued(txn);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].writes.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
+    }
+
+    /// Queues a read of `ppn`, after which units `unit..unit + units` of `lpn` are written
+    /// (the page's other valid units merged with the request's: a read-modify-write).
+    /// Returns the die.
+    pub(crate) fn enqueue_update_read(&mut self, slot: u32, lpn: u32, unit: u32, units: u32, ppn: Ppn) -> u32 {
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, ppn, plane);
+        let t = &mut self.txns[txn as usize];
+        (t.unit, t.units) = (unit as u8, units as u8);
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].reads.push_back(txn);
+        self.dies[die as usize].last_user_ns = self.now;
+        die
+    }
+
+    /// Whether the queued partial program `txn` can still go into its page: the page has
+    /// the free subpages and a program left under NOP, is not being cleaned by GC, and
+    /// (page map) still holds the logical page, or (unit map) the design still wants it.
+    pub(crate) fn partial_program_still_fits(&self, txn: u32) -> bool {
+        let t = &self.txns[txn as usize];
+        if !self.ftl.can_partial_program(t.ppn, t.subpages) {
+            return false;
+        }
+        if self.ftl.unit_shift == 0 {
+            return self.ftl.lookup(t.lpn) == Some(t.ppn);
+        }
+        let plane = self.ftl.addr.plane_of(t.ppn);
+        let block = self.ftl.addr.block_of(t.ppn);
+        let p = &self.ftl.planes[plane as usize];
+        p.victim != block && p.next_victim != block && self.partial_target_ok(txn)
+    }
+
+    /// Programs a write's subpages into the free subpages of its page: only those
+    /// subpages cross the channel, at SLC program latency.
+    pub(crate) fn start_partial_program(&mut self, die: u32, txn: u32) -> Result<bool, SimError> {
+        let (ppn, subpages, request, lpn) = {
+            let t = &self.txns[txn as usize];
+            (t.ppn, t.subpages, t.request, t.lpn)
+        };
+        if self.ftl.unit_shift == 0 {
+            self.ftl.partial_program(ppn, subpages);
+            self.ftl.oob_partial_program(lpn, ppn);
+            self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
+            let r = &mut self.requests[request as usize];
+            r.dominant_type = r.dominant_type.max(0);
+        } else {
+            let (unit, units) = (self.txns[txn as usize].unit as u32, self.txns[txn as usize].units as u32);
+            let slot = self.ftl.subpages_used(ppn);
+            self.bind_parts(txn, &[(ppn, slot, unit, units)], 0, true);
+            self.ftl.oob_partial_units(ppn, slot, units);
+            self.ftl.partial_program(ppn, subpages);
+        }
+        self.count_program(0, true, true);
+        let bytes = subpages as u64 * self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(self.timing.slc_program_ns)]);
+        self.dies[die as usize].command = cmd;
+        self.mark_busy(die);
+        self.advance_command(die)?;
+        Ok(true)
+    }
+}
