@@ -56,9 +56,9 @@ enum Command {
         #[arg(long)]
         show: Option<String>,
     },
-    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd).
+    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu).
     Reproduce {
-        /// Which paper: pa-ssd, spa-ssd, dir, or all of them.
+        /// Which paper: pa-ssd, spa-ssd, dir, ipu, or all of them.
         name: String,
         /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces). For dir:
         /// a `manifest.toml` there lists the workloads (docs/reproductions/README.md).
@@ -72,7 +72,8 @@ enum Command {
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
         /// Only these workloads, comma-separated (pa-ssd: e.g. Fin,hm_1; spa-ssd: figures fig3,fig5,fig6,fig7 and/or
-        /// Fig. 7 trace names; dir: workload names of the list or manifest).
+        /// Fig. 7 trace names; dir: workload names of the list or manifest; ipu: those and the Table 3 rows ts0, wdev0,
+        /// lun1, usr0, lun2, ads).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
     },

@@ -34,11 +34,12 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "pa-ssd" => pa_ssd(&args),
         "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
         "dir" => crate::reproduce_dir::dir(&args),
+        "ipu" => crate::reproduce_ipu::ipu(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu"] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -56,7 +57,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             }
             Ok(())
         }
-        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, all"),
+        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, all"),
     }
 }
 
@@ -479,6 +480,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "pa-ssd" => include_str!("../../../docs/reproductions/pa-ssd.discussion.md"),
         "spa-ssd" => include_str!("../../../docs/reproductions/spa-ssd.discussion.md"),
         "dir" => include_str!("../../../docs/reproductions/dir.discussion.md"),
+        "ipu" => include_str!("../../../docs/reproductions/ipu.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

@@ -9,12 +9,13 @@ use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
+use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use ssdlab_core::config::{apply_overrides, Config, ReplayMode};
 use ssdlab_core::presets::preset;
-use ssdlab_trace::{open_trace_with, Format, Op, Record, TraceOptions};
+use ssdlab_trace::{Op, Record};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -31,51 +32,10 @@ const FIG10_RANGES: [(&str, f64, f64, f64); 4] = [
 ];
 const FIG10_N: [u32; 5] = [1, 2, 4, 8, 16];
 
-/// One workload of the manifest (or the built-in list).
-#[derive(Clone, Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entry {
-    name: String,
-    file: String,
-    format: String,
-    #[serde(default)]
-    replay: Option<String>,
-    #[serde(default)]
-    queue_depth: Option<u32>,
-    #[serde(default = "one")]
-    runs: u32,
-    #[serde(default = "one_f")]
-    speed: f64,
-    #[serde(default)]
-    role: String,
-}
-
-fn one() -> u32 {
-    1
-}
-fn one_f() -> f64 {
-    1.0
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Manifest {
-    workload: Vec<Entry>,
-}
-
 /// The built-in list over `../shared/traces`: every excerpt there that both writes and
 /// reads (DIR ran MSR Cambridge volumes; these are what we have).
 fn built_in() -> Vec<Entry> {
-    let e = |name: &str, file: &str, format: &str, role: &str| Entry {
-        name: name.into(),
-        file: file.into(),
-        format: format.into(),
-        replay: None,
-        queue_depth: None,
-        runs: 1,
-        speed: 1.0,
-        role: role.into(),
-    };
+    let e = Entry::new;
     vec![
         e(
             "hm_0",
@@ -97,42 +57,13 @@ fn built_in() -> Vec<Entry> {
     ]
 }
 
-struct Trace {
-    entry: Entry,
-    records: Vec<Record>,
-}
-
 fn workloads(args: &ReproduceArgs) -> Result<(Vec<Trace>, String)> {
-    let manifest = args.traces.join("manifest.toml");
-    let (entries, source) = if manifest.is_file() {
-        let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
-        let m: Manifest = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
-        (m.workload, "the manifest `manifest.toml` of `--traces`".to_string())
-    } else {
-        (built_in(), "the built-in list over the shipped trace excerpts".to_string())
-    };
-    for o in &args.only {
-        if !entries.iter().any(|e| &e.name == o) {
-            let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-            bail!("--only {o}: no such workload; dir's are {}", names.join(", "));
-        }
-    }
-    let mut out = Vec::new();
-    for entry in entries.into_iter().filter(|e| args.only.is_empty() || args.only.contains(&e.name)) {
-        let path = args.traces.join(&entry.file);
-        let format: Format = entry.format.parse().map_err(|e| anyhow!("workload {}: format: {e}", entry.name))?;
-        let source = open_trace_with(&path, format, &TraceOptions::default())
-            .map_err(|e| anyhow!("workload {}: {e} (pass --traces DIR or set SSDLAB_TRACES)", entry.name))?;
-        let mut records = Vec::new();
-        for r in source {
-            records.push(r.map_err(|e| anyhow!("workload {}: {e}", entry.name))?);
-        }
+    load_traces(args, built_in(), "dir", &[], |e, records| {
         if !records.iter().any(|r| r.op == Op::Read) || !records.iter().any(|r| r.op == Op::Write) {
-            bail!("workload {}: DIR's experiments need a trace that both reads and writes", entry.name);
+            bail!("workload {}: DIR's experiments need a trace that both reads and writes", e.name);
         }
-        out.push(Trace { entry, records });
-    }
-    Ok((out, source))
+        Ok(())
+    })
 }
 
 /// The trace replayed `runs` times, after (with `warm`) a write of every extent it reads,
@@ -322,7 +253,7 @@ fn fig10_job(range: usize, n: u32, scheme: &str, variant: Variant) -> Result<Mea
 
 /// A claim's verdict (REPRODUCING.md): same direction and an effect within a factor 1.5
 /// of the paper's holds; the same direction otherwise is direction only; else no.
-fn verdict(paper: f64, measured: f64) -> &'static str {
+pub(crate) fn verdict(paper: f64, measured: f64) -> &'static str {
     if measured == 0.0 || paper.signum() != measured.signum() || measured.abs() < 0.01 {
         return "no";
     }
@@ -334,7 +265,7 @@ fn verdict(paper: f64, measured: f64) -> &'static str {
     }
 }
 
-fn mean(v: &[f64]) -> f64 {
+pub(crate) fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
     } else {
@@ -342,17 +273,17 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
-struct Claim {
-    what: String,
-    figure: &'static str,
-    paper: String,
-    measured: String,
-    verdict: String,
-    required: bool,
+pub(crate) struct Claim {
+    pub what: String,
+    pub figure: &'static str,
+    pub paper: String,
+    pub measured: String,
+    pub verdict: String,
+    pub required: bool,
 }
 
 pub fn dir(args: &ReproduceArgs) -> Result<()> {
@@ -878,14 +809,14 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
 
 /// The discussion template with every `{{name}}` replaced; an unknown name is an error,
 /// so the text can never quote a number the run did not produce.
-fn fill(text: &str, values: &BTreeMap<&str, String>) -> Result<String> {
+pub(crate) fn fill(text: &str, values: &BTreeMap<&str, String>) -> Result<String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find("{{") {
         out.push_str(&rest[..at]);
-        let end = rest[at..].find("}}").ok_or_else(|| anyhow!("dir.discussion.md: unclosed {{{{"))? + at;
+        let end = rest[at..].find("}}").ok_or_else(|| anyhow!("discussion template: unclosed {{{{"))? + at;
         let name = rest[at + 2..end].trim();
-        out.push_str(values.get(name).ok_or_else(|| anyhow!("dir.discussion.md: no value named {name}"))?);
+        out.push_str(values.get(name).ok_or_else(|| anyhow!("discussion template: no value named {name}"))?);
         rest = &rest[end + 2..];
     }
     out.push_str(rest);

@@ -592,6 +592,64 @@ fn reproduce_refuses_unknown_workloads_and_non_positive_scales_before_writing() 
 /// `ssdlab reproduce dir` on one workload: the claims table comes first with computed
 /// verdicts, the figures and ablations follow, the discussion's placeholders are filled,
 /// no machine path appears, and the run exits 0 only when every required check holds.
+/// `reproduce ipu` on one trace and a tenth of one Table 3 row: claims first, every
+/// figure's table, the discussion filled in, and the exit status equal to the required
+/// checks' verdicts.
+#[test]
+fn reproduce_ipu_reports_claims_first_and_gates_on_its_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ipu.md");
+    let traces = traces();
+    let output = ssdlab(&[
+        "reproduce",
+        "ipu",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--only",
+        "Fin,lun2",
+        "--scale",
+        "0.02",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("wrote"), "{stdout}");
+    let md = std::fs::read_to_string(&out).unwrap();
+    let claims = md.find("## Claims").unwrap();
+    assert!(claims < md.find("## Setup").unwrap() && claims < md.find("### Fig. 5").unwrap());
+    assert!(md.lines().nth(2).unwrap().contains("claims:"), "{md}");
+    for part in [
+        "### Fig. 6:",
+        "### Fig. 7:",
+        "### Fig. 8:",
+        "### Fig. 9:",
+        "### Fig. 10:",
+        "### Fig. 11:",
+        "### Figs. 13–14:",
+        "### Ablation",
+        "## Discussion",
+        "## Commands",
+    ] {
+        assert!(md.contains(part), "missing {part}");
+    }
+    assert!(!md.contains("{{") && !md.contains(traces.to_str().unwrap()), "placeholders or machine paths left");
+    let failed = md.lines().filter(|l| l.starts_with("| **Required:**") && l.ends_with("| no |")).count();
+    assert_eq!(output.status.success(), failed == 0, "{md}");
+    assert!(stdout.contains("Required: IPU's read error rate below MGA's"), "{stdout}");
+    // Unknown workloads are refused before anything runs.
+    let bad = ssdlab(&[
+        "reproduce",
+        "ipu",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--only",
+        "ts9",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("no such workload"));
+}
+
 #[test]
 fn reproduce_dir_reports_claims_first_and_gates_on_its_checks() {
     let dir = tempfile::tempdir().unwrap();

@@ -1215,7 +1215,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("group_pairs", "b"), ("free_page_type", "u")]),
-    ("ipu", &[("scheme", "s"), ("levels", "u")]),
+    ("ipu", &[("scheme", "s"), ("levels", "u"), ("cache_gc", "s")]),
     (
         "hybrid",
         &[
@@ -1269,7 +1269,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
-            "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"",
+            "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

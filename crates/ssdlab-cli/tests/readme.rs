@@ -17,6 +17,9 @@ const LONG: &[(&str, &str)] = &[
     ("ssdlab reproduce spa-ssd", "ssdlab reproduce spa-ssd --scale 0.005 --only fig5,fig7,hm_0 --out spa.md"),
     // The whole set fails a required check (docs/reproductions/dir.md says why).
     ("ssdlab reproduce dir", "ssdlab reproduce dir --only hm_0 --out dir.md"),
+    // The whole set fails a required check (docs/reproductions/ipu.md says why); ads alone
+    // tests the error-rate check only (the others report "not evaluated").
+    ("ssdlab reproduce ipu", "ssdlab reproduce ipu --only ads --scale 0.1 --out ipu.md"),
 ];
 
 fn traces() -> PathBuf {

@@ -14,7 +14,7 @@ mod parse;
 mod sections;
 
 pub use crate::designs::dir::config::{DirConfig, DirScheme};
-pub use crate::designs::ipu::config::{IpuConfig, IpuScheme};
+pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};

@@ -28,6 +28,18 @@ pub enum IpuScheme {
     Ipu,
 }
 
+/// How IPU cleans its cache (an ablation switch; the paper's is `levels`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpuCacheGc {
+    /// IPU §3.2: the victim of largest ISR; updated data stays in its level, the rest
+    /// goes one level down, out of the cache from Work.
+    Levels,
+    /// As the baselines: the greedy victim, all its valid data out of the cache (IPU's
+    /// write path kept).
+    Evict,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IpuConfig {
@@ -35,11 +47,13 @@ pub struct IpuConfig {
     /// IPU's SLC levels (IPU §3.1: Work, Monitor, Hot); becomes `ftl.slc_levels` under
     /// `scheme = "ipu"` (the baselines use one).
     pub levels: u32,
+    /// `"ipu"`: how its cache is cleaned (`"levels"`, the paper's; `"evict"` the ablation).
+    pub cache_gc: IpuCacheGc,
 }
 
 impl Default for IpuConfig {
     fn default() -> Self {
-        IpuConfig { scheme: IpuScheme::Off, levels: 3 }
+        IpuConfig { scheme: IpuScheme::Off, levels: 3, cache_gc: IpuCacheGc::Levels }
     }
 }
 

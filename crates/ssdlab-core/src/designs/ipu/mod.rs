@@ -37,7 +37,7 @@
 
 pub mod config;
 
-use crate::config::{IpuConfig, IpuScheme};
+use crate::config::{IpuCacheGc, IpuConfig, IpuScheme};
 use crate::engine::{SimError, Simulator};
 use crate::flash::{Ppn, NO_PAGE};
 use crate::ftl::{Allocated, BlockState, Ftl};
@@ -79,6 +79,8 @@ pub struct IpuSummary {
 
 pub(crate) struct Ipu {
     scheme: IpuScheme,
+    /// IPU's own cache GC (`ipu.cache_gc = "levels"`), else the baselines'.
+    level_gc: bool,
     levels: u32,
     /// Per transaction slot: the SLC level its page comes from (IPU).
     txn_level: Vec<u8>,
@@ -87,7 +89,7 @@ pub(crate) struct Ipu {
     open_page: Vec<Ppn>,
     open_promised: Vec<u32>,
     /// IPU, per SLC-mode unit (`slc_unit`): when its data was written, and whether it was
-    /// written by an update since it came to its level.
+    /// written by an intra-page update (updated at its level).
     written_ns: Vec<u64>,
     updated: Vec<bool>,
     /// IPU, per SLC-mode block (`slc_block`): observed update intervals (sum, count).
@@ -122,6 +124,7 @@ impl Ipu {
         let slc_blocks = (ftl.addr.planes() * slc_per_plane) as usize;
         Ipu {
             scheme: config.scheme,
+            level_gc: config.scheme == IpuScheme::Ipu && config.cache_gc == IpuCacheGc::Levels,
             levels: ftl.slc_levels,
             txn_level: Vec::new(),
             open_page: vec![NO_PAGE; ftl.addr.planes() as usize],
@@ -391,8 +394,10 @@ impl Simulator<'_> {
                 }
             }
             IpuScheme::Ipu if slc => {
+                // Updated at its level: written into its page by an intra-page update (data
+                // arriving at a level, new or promoted, has not been updated there yet).
                 let shift = self.ftl.unit_shift;
-                let update = t.from != NO_PAGE;
+                let update = t.kind == crate::engine::TxnKind::PartialProgram;
                 for k in t.unit as u32..t.unit as u32 + t.units as u32 {
                     let pu = self.ftl.map[((t.lpn << shift) + k) as usize];
                     if pu != NO_PAGE && pu >> shift == t.ppn {
@@ -421,7 +426,7 @@ impl Simulator<'_> {
     /// IPU's victim (§3.2, Eq. 1): while the plane's SLC cache needs cleaning (and its
     /// normal blocks do not), the closed SLC block of largest ISR (lowest number on ties).
     pub(crate) fn ipu_gc_victim(&mut self, plane: u32) -> Option<u32> {
-        if ipu!(self).scheme != IpuScheme::Ipu || !self.ftl.gc_kinds_wanted(plane).1 {
+        if !ipu!(self).level_gc || !self.ftl.gc_kinds_wanted(plane).1 {
             return None;
         }
         let first = self.ftl.addr.first_block_of_plane(plane);
@@ -479,7 +484,7 @@ impl Simulator<'_> {
     /// else the level below; out of the cache below Work (a high-density block), and a
     /// lower level when the wanted one has no room. The baselines: `None` (the FTL's).
     pub(crate) fn ipu_gc_page(&mut self, plane: u32, from: Ppn) -> Option<Option<Allocated>> {
-        if ipu!(self).scheme != IpuScheme::Ipu {
+        if !ipu!(self).level_gc {
             return None;
         }
         let block = self.ftl.addr.block_of(from);

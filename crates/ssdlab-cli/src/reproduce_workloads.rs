@@ -1,0 +1,101 @@
+//! The trace workloads of a reproduction: a manifest (`--traces DIR` holding
+//! `manifest.toml`, docs/reproductions/README.md) or the reproduction's built-in list over
+//! the shipped excerpts, filtered by `--only`, each trace read whole.
+
+use crate::reproduce::ReproduceArgs;
+use anyhow::{anyhow, bail, Context, Result};
+use ssdlab_trace::{open_trace_with, Format, Record, TraceOptions};
+
+/// One workload of the manifest (or the built-in list).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Entry {
+    pub name: String,
+    pub file: String,
+    pub format: String,
+    #[serde(default)]
+    pub replay: Option<String>,
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    #[serde(default = "one")]
+    pub runs: u32,
+    #[serde(default = "one_f")]
+    pub speed: f64,
+    #[serde(default)]
+    pub role: String,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+
+impl Entry {
+    /// A built-in entry: replayed once, open loop, at trace speed.
+    pub fn new(name: &str, file: &str, format: &str, role: &str) -> Entry {
+        Entry {
+            name: name.into(),
+            file: file.into(),
+            format: format.into(),
+            replay: None,
+            queue_depth: None,
+            runs: 1,
+            speed: 1.0,
+            role: role.into(),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    workload: Vec<Entry>,
+}
+
+pub(crate) struct Trace {
+    pub entry: Entry,
+    pub records: Vec<Record>,
+}
+
+/// The workloads of reproduction `paper`: the manifest's if `--traces` has one, else
+/// `built_in`; `--only` names must be one of them or of `other_names` (the paper's
+/// synthetic workloads). `check` refuses a trace the paper's experiments cannot use.
+/// Returns them and a phrase saying where they came from.
+pub(crate) fn load_traces(
+    args: &ReproduceArgs,
+    built_in: Vec<Entry>,
+    paper: &str,
+    other_names: &[&str],
+    check: impl Fn(&Entry, &[Record]) -> Result<()>,
+) -> Result<(Vec<Trace>, String)> {
+    let manifest = args.traces.join("manifest.toml");
+    let (entries, source) = if manifest.is_file() {
+        let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+        let m: Manifest = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
+        (m.workload, "the manifest `manifest.toml` of `--traces`".to_string())
+    } else {
+        (built_in, "the built-in list over the shipped trace excerpts".to_string())
+    };
+    for o in &args.only {
+        if !entries.iter().any(|e| &e.name == o) && !other_names.contains(&o.as_str()) {
+            let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).chain(other_names.iter().copied()).collect();
+            bail!("--only {o}: no such workload; {paper}'s are {}", names.join(", "));
+        }
+    }
+    let mut out = Vec::new();
+    for entry in entries.into_iter().filter(|e| args.only.is_empty() || args.only.contains(&e.name)) {
+        let path = args.traces.join(&entry.file);
+        let format: Format = entry.format.parse().map_err(|e| anyhow!("workload {}: format: {e}", entry.name))?;
+        let source = open_trace_with(&path, format, &TraceOptions::default())
+            .map_err(|e| anyhow!("workload {}: {e} (pass --traces DIR or set SSDLAB_TRACES)", entry.name))?;
+        let mut records = Vec::new();
+        for r in source {
+            records.push(r.map_err(|e| anyhow!("workload {}: {e}", entry.name))?);
+        }
+        check(&entry, &records)?;
+        out.push(Trace { entry, records });
+    }
+    Ok((out, source))
+}
