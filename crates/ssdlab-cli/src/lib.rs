@@ -15,6 +15,7 @@ pub mod report_html;
 pub mod reproduce;
 pub mod reproduce_dir;
 pub mod reproduce_ipu;
+pub mod reproduce_pa;
 pub mod reproduce_spa;
 pub mod reproduce_workloads;
 pub mod session;

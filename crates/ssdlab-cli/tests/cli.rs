@@ -592,6 +592,47 @@ fn reproduce_refuses_unknown_workloads_and_non_positive_scales_before_writing() 
 /// `ssdlab reproduce dir` on one workload: the claims table comes first with computed
 /// verdicts, the figures and ablations follow, the discussion's placeholders are filled,
 /// no machine path appears, and the run exits 0 only when every required check holds.
+/// `reproduce pa-ssd` takes its traces from a manifest (a renamed copy of a shipped
+/// trace runs as any other), opens with its claims, and exits non-zero when a required
+/// check fails: 20 single-page writes 0.1 s apart never queue, so QDS never switches to
+/// LSB pages and QDS+UBS cannot beat the baseline.
+#[test]
+fn reproduce_pa_ssd_reads_a_manifest_and_gates_on_its_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(traces().join("umass_spc/example.ascii"), dir.path().join("renamed-fin.txt")).unwrap();
+    let sparse: String = (0..20).map(|i| format!("{} 0 {} 16 0\n", i * 100_000_000u64, i * 4096)).collect();
+    std::fs::write(dir.path().join("sparse.trace"), sparse).unwrap();
+    std::fs::write(
+        dir.path().join("manifest.toml"),
+        "[[workload]]\nname = \"copy\"\nfile = \"renamed-fin.txt\"\nformat = \"ssdsim\"\nrole = \"Fin under another name\"\n\n\
+         [[workload]]\nname = \"sparse\"\nfile = \"sparse.trace\"\nformat = \"mqsim\"\nrole = \"nothing queues\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("pa.md");
+    let run = |only: &str| {
+        ssdlab(&[
+            "reproduce",
+            "pa-ssd",
+            "--traces",
+            dir.path().to_str().unwrap(),
+            "--only",
+            only,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let ok = run("copy");
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.lines().nth(2).unwrap().contains("claims:") && md.contains("Required checks: 2 of 2 pass"), "{md}");
+    assert!(md.find("## Claims").unwrap() < md.find("## Fig. 9a").unwrap());
+    assert!(md.contains("renamed-fin.txt") && !md.contains("{{") && !md.contains(dir.path().to_str().unwrap()), "{md}");
+    let failed = run("sparse");
+    assert!(!failed.status.success());
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("required check(s) of reproduce pa-ssd failed"));
+    assert!(String::from_utf8_lossy(&failed.stdout).contains("FAIL Required: QDS+UBS"));
+}
+
 /// `reproduce ipu` on one trace and a tenth of one Table 3 row: claims first, every
 /// figure's table, the discussion filled in, and the exit status equal to the required
 /// checks' verdicts.
