@@ -131,9 +131,12 @@ fn pa_workloads(args: &ReproduceArgs) -> Result<Vec<PaWorkload>> {
     Ok(list)
 }
 
-fn pa_config(scheme: &str, w: &PaWorkload, series_ns: u64) -> Result<Config> {
+/// `multi_plane = false` is the ablation: no multi-plane commands for any scheme (typed
+/// writes never form them in our engine, the baseline's do).
+fn pa_config(scheme: &str, w: &PaWorkload, series_ns: u64, multi_plane: bool) -> Result<Config> {
     let mut c = preset("pa-ssd-tlc").map_err(|e| anyhow!("{e}"))?;
     c.pa.scheme = scheme.to_string();
+    c.flash.multi_plane = multi_plane;
     // PA-SSD does not buffer unfinished wordlines (PA §5.1); the baseline does.
     c.flash.wordline_buffer = scheme == "none";
     c.host.runs = w.runs;
@@ -152,14 +155,16 @@ struct Cell {
 
 pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     let workloads = pa_workloads(args)?;
-    let jobs: Vec<(usize, usize)> =
-        (0..workloads.len()).flat_map(|w| (0..PA_SCHEMES.len()).map(move |s| (w, s))).collect();
+    // Each (workload, scheme) twice: as configured, then without multi-plane commands.
+    let jobs: Vec<(usize, usize, bool)> = (0..workloads.len())
+        .flat_map(|w| (0..PA_SCHEMES.len()).flat_map(move |s| [(w, s, true), (w, s, false)]))
+        .collect();
     let started = std::time::Instant::now();
     let results: Vec<Result<Cell>> = jobs
         .par_iter()
-        .map(|&(wi, si)| {
+        .map(|&(wi, si, mp)| {
             let w = &workloads[wi];
-            let config = pa_config(PA_SCHEMES[si].1, w, w.window_ns)?;
+            let config = pa_config(PA_SCHEMES[si].1, w, w.window_ns, mp)?;
             let workload = match &w.workload {
                 Workload::Synthetic(spec) => Workload::Synthetic(spec.resolve_address_space(config.logical_bytes())),
                 other => other.clone(),
@@ -174,7 +179,8 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     for r in results {
         cells.push(r?);
     }
-    let cell = |wi: usize, si: usize| &cells[wi * PA_SCHEMES.len() + si];
+    let cell = |wi: usize, si: usize| &cells[(wi * PA_SCHEMES.len() + si) * 2];
+    let cell_single = |wi: usize, si: usize| &cells[(wi * PA_SCHEMES.len() + si) * 2 + 1];
     let wall = started.elapsed().as_secs_f64();
 
     let mut md = String::new();
@@ -207,6 +213,24 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             let what = format!("{scheme}: mean {} response time vs the baseline", if write { "write" } else { "read" });
             claims.push(claim(what, fig, pct(paper), paper, got, pct(got)));
         }
+    }
+    // The ablation (issue 16 item 2): multi-plane commands off for every scheme.
+    let norm_single = |si: usize| -> Vec<f64> {
+        (0..n)
+            .filter(|&wi| mean(&cell_single(wi, 0).outcome, true) > 0.0)
+            .map(|wi| mean(&cell_single(wi, si).outcome, true) / mean(&cell_single(wi, 0).outcome, true))
+            .collect()
+    };
+    for (scheme, paper) in [("US", -0.10), ("SBS+US", -0.54)] {
+        let got = avg(&norm_single(idx(scheme))) - 1.0;
+        claims.push(claim(
+            format!("{scheme}: mean write response time vs the baseline, multi-plane commands off for both (ablation)"),
+            "Fig. 9a",
+            pct(paper),
+            paper,
+            got,
+            pct(got),
+        ));
     }
     for (write, times, fig) in [(true, 2.4, "Fig. 9a"), (false, 1.5, "Fig. 9b")] {
         let got = change(idx("QDS+UBS"), write);
@@ -644,6 +668,19 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         values.insert(read_key, pct(change(idx(scheme), false)));
     }
     values.insert("sbs_us_fin", normv("SBS+US", "Fin", true));
+    values.insert("us_write_single", pct(avg(&norm_single(idx("US"))) - 1.0));
+    values.insert("sbs_us_write_single", pct(avg(&norm_single(idx("SBS+US"))) - 1.0));
+    values.insert("qds_ubs_write_single", pct(avg(&norm_single(idx("QDS+UBS"))) - 1.0));
+    let multi_plane_share = |si: usize| -> f64 {
+        avg(&(0..n)
+            .map(|wi| {
+                let f = &cell(wi, si).outcome.report.flash;
+                f.multi_plane_commands as f64 / f.user_page_programs.max(1) as f64
+            })
+            .collect::<Vec<_>>())
+    };
+    values.insert("baseline_multi_plane", format!("{:.2}", multi_plane_share(0)));
+    values.insert("us_multi_plane", format!("{:.2}", multi_plane_share(idx("US"))));
     values.insert("sbs_us_hm0", normv("SBS+US", "hm_0", true));
     values.insert("us_tpcc", normv("US", "TPC-C", true));
     values.insert("qds_ubs_speedup", format!("{:.2}×", 1.0 / (1.0 + change(idx("QDS+UBS"), true))));
