@@ -277,6 +277,28 @@ pub(crate) fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
+/// Writes a reproduction's claims section: the table, then how verdicts are computed
+/// (REPRODUCING.md's rule and `rules`, the report's own additions).
+pub(crate) fn write_claims(md: &mut String, claims: &[Claim], rules: &str) -> Result<()> {
+    writeln!(md, "## Claims\n")?;
+    writeln!(md, "| claim | figure | paper | measured | verdict |\n|---|---|---|---|---|")?;
+    for c in claims {
+        let what = if c.required && !c.what.starts_with("**Required:**") {
+            format!("**Required:** {}", c.what)
+        } else {
+            c.what.clone()
+        };
+        writeln!(md, "| {what} | {} | {} | {} | {} |", c.figure, c.paper, c.measured, c.verdict)?;
+    }
+    writeln!(
+        md,
+        "\nVerdicts are computed: **holds** = same direction and an effect within a factor 1.5 of the \
+         paper's; **direction only** = same direction, effect off by more; **no** = the opposite direction \
+         or no effect (under 1%). {rules}\n"
+    )?;
+    Ok(())
+}
+
 pub(crate) struct Claim {
     pub what: String,
     pub figure: &'static str,
@@ -515,17 +537,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n",
         if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
     )?;
-    writeln!(md, "## Claims\n")?;
-    writeln!(md, "| claim | figure | paper | measured | verdict |\n|---|---|---|---|---|")?;
-    for c in &claims {
-        writeln!(md, "| {} | {} | {} | {} | {} |", c.what, c.figure, c.paper, c.measured, c.verdict)?;
-    }
-    writeln!(
-        md,
-        "\nVerdicts are computed: **holds** = same direction and an effect within a factor 1.5 of the \
-         paper's; **direction only** = same direction, effect off by more; **no** = the opposite direction \
-         or no effect (under 1%). A claim of \"no significant change\" holds within ±10%.\n"
-    )?;
+    write_claims(&mut md, &claims, "A claim of \"no significant change\" holds within ±10%.")?;
 
     writeln!(md, "## Setup\n")?;
     writeln!(

@@ -9,7 +9,7 @@ use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, Claim};
+use crate::reproduce_dir::{fill, mean, pct, verdict, write_claims, Claim};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
@@ -598,20 +598,13 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
         "Command: `ssdlab reproduce ipu{}`. Trace workloads: {source}; synthetic workloads from IPU Table 3.\n",
         if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
     )?;
-    writeln!(md, "## Claims\n")?;
-    writeln!(md, "| claim | figure | paper | measured | verdict |\n|---|---|---|---|---|")?;
-    for c in &claims {
-        writeln!(md, "| {} | {} | {} | {} | {} |", c.what, c.figure, c.paper, c.measured, c.verdict)?;
-    }
-    writeln!(
-        md,
-        "\nVerdicts are computed: **holds** = same direction and an effect within a factor 1.5 of the \
-         paper's; **direction only** = same direction, effect off by more; **no** = the opposite direction \
-         or no effect (under 1%). Claims without a paper value use a nominal effect (±20%, or +50% for the \
-         error rate's rise) only for the direction. Means are over all {n} workloads unless said; \
-         page utilisation over the {} whose SLC cache every scheme collected at least once.\n",
+    let rules = format!(
+        "Claims without a paper value use a nominal effect (±20%, or +50% for the error rate's rise) only \
+         for the direction. Means are over all {n} workloads unless said; page utilisation over the {} whose \
+         SLC cache every scheme collected at least once.",
         collected.len()
-    )?;
+    );
+    write_claims(&mut md, &claims, &rules)?;
 
     writeln!(md, "## Setup\n")?;
     writeln!(

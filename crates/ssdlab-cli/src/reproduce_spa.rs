@@ -5,7 +5,7 @@
 
 use crate::output::{execute, Outcome};
 use crate::reproduce::{write_header, ReproduceArgs};
-use crate::reproduce_dir::{pct, verdict, Claim};
+use crate::reproduce_dir::{pct, verdict, write_claims, Claim};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
@@ -893,18 +893,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     )?;
     md.insert_str(header_at, &top);
     let mut acc = String::new();
-    writeln!(acc, "## Claims\n")?;
-    writeln!(acc, "| claim | figure | paper | measured | verdict |\n|---|---|---|---|---|")?;
-    for c in &checks {
-        let what = if c.required { format!("**Required:** {}", c.what) } else { c.what.clone() };
-        writeln!(acc, "| {what} | {} | {} | {} | {} |", c.figure, c.paper, c.measured, c.verdict)?;
-    }
-    writeln!(
-        acc,
-        "\nVerdicts are computed: **holds** = same direction and an effect within a factor 1.5 of the \
-         paper's; **direction only** = same direction, effect off by more; **no** = the opposite direction \
-         or no effect (under 1%). The required checks (issue 5) hold or not.\n"
-    )?;
+    write_claims(&mut acc, &checks, "The required checks (issue 5) hold or not.")?;
     md.insert_str(checks_at + top.len(), &acc);
 
     let template = crate::reproduce::discussion(&args.out, "spa-ssd");
