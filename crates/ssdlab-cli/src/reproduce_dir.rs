@@ -277,6 +277,21 @@ pub(crate) fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
+/// The line that opens a report: its verdict counts, then how many required checks pass
+/// (of those that could be evaluated; `extra` follows before the full stop).
+pub(crate) fn verdict_counts(claims: &[Claim], extra: &str) -> String {
+    let count = |v: &str| claims.iter().filter(|c| c.verdict == v).count();
+    format!(
+        "{} claims: {} hold, {} direction only, {} no. Required checks: {} of {} pass{extra}.\n",
+        claims.len(),
+        count("holds"),
+        count("direction only"),
+        count("no"),
+        claims.iter().filter(|c| c.required && c.verdict == "holds").count(),
+        claims.iter().filter(|c| c.required).count()
+    )
+}
+
 /// Writes a reproduction's claims section: the table, then how verdicts are computed
 /// (REPRODUCING.md's rule and `rules`, the report's own additions).
 pub(crate) fn write_claims(md: &mut String, claims: &[Claim], rules: &str) -> Result<()> {
@@ -521,17 +536,8 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     });
 
     let mut md = String::new();
-    let count = |v: &str| claims.iter().filter(|c| c.verdict == v).count();
     writeln!(md, "# DIR (JCST 2024) reproduced\n")?;
-    writeln!(
-        md,
-        "{} claims: {} hold, {} direction only, {} no. Required checks: {} of 3 pass.\n",
-        claims.len(),
-        count("holds"),
-        count("direction only"),
-        count("no"),
-        claims.iter().filter(|c| c.required && c.verdict == "holds").count()
-    )?;
+    writeln!(md, "{}", verdict_counts(&claims, ""))?;
     writeln!(
         md,
         "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n",

@@ -9,7 +9,7 @@ use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, write_claims, Claim};
+use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
@@ -580,19 +580,11 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     let mut md = String::new();
     let count = |v: &str| claims.iter().filter(|c| c.verdict == v).count();
     writeln!(md, "# IPU (ICPP '21) reproduced\n")?;
-    writeln!(
-        md,
-        "{} claims: {} hold, {} direction only, {} no. Required checks: {} of 3 pass{}.\n",
-        claims.len(),
-        count("holds"),
-        count("direction only"),
-        count("no"),
-        claims.iter().filter(|c| c.required && c.verdict == "holds").count(),
-        match count(NOT_EVALUATED) {
-            0 => String::new(),
-            k => format!(", {k} not evaluated (no workload of this run could test it)"),
-        }
-    )?;
+    let not_evaluated = match count(NOT_EVALUATED) {
+        0 => String::new(),
+        k => format!(", {k} not evaluated (no workload of this run could test it)"),
+    };
+    writeln!(md, "{}", verdict_counts(&claims, &not_evaluated))?;
     writeln!(
         md,
         "Command: `ssdlab reproduce ipu{}`. Trace workloads: {source}; synthetic workloads from IPU Table 3.\n",

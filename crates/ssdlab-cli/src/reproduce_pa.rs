@@ -6,7 +6,7 @@
 
 use crate::output::{execute, Outcome};
 use crate::reproduce::{discussion, write_header, ReproduceArgs};
-use crate::reproduce_dir::{fill, mean as avg, pct, verdict, write_claims, Claim};
+use crate::reproduce_dir::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
@@ -393,18 +393,8 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         verdict: if lfs_ok { "holds" } else { "no" }.into(),
         required: true,
     });
-    let count = |v: &str| claims.iter().filter(|c| c.verdict == v).count();
-    let required = claims.iter().filter(|c| c.required).count();
     writeln!(md, "# PA-SSD reproduction (seed 000, ICS '18)\n")?;
-    writeln!(
-        md,
-        "{} claims: {} hold, {} direction only, {} no. Required checks: {} of {required} pass.\n",
-        claims.len(),
-        count("holds"),
-        count("direction only"),
-        count("no"),
-        claims.iter().filter(|c| c.required && c.verdict == "holds").count()
-    )?;
+    writeln!(md, "{}", verdict_counts(&claims, ""))?;
     writeln!(
         md,
         "Command: `ssdlab reproduce pa-ssd{}{}`.\n",

@@ -5,7 +5,7 @@
 
 use crate::output::{execute, Outcome};
 use crate::reproduce::{write_header, ReproduceArgs};
-use crate::reproduce_dir::{pct, verdict, write_claims, Claim};
+use crate::reproduce_dir::{pct, verdict, verdict_counts, write_claims, Claim};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
@@ -879,18 +879,8 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```\n")?;
 
     // The claims table goes to the top, its counts first.
-    let count = |v: &str| checks.iter().filter(|c| c.verdict == v).count();
-    let required = checks.iter().filter(|c| c.required).count();
     let mut top = String::new();
-    writeln!(
-        top,
-        "{} claims: {} hold, {} direction only, {} no. Required checks: {} of {required} pass.\n",
-        checks.len(),
-        count("holds"),
-        count("direction only"),
-        count("no"),
-        checks.iter().filter(|c| c.required && c.verdict == "holds").count()
-    )?;
+    writeln!(top, "{}", verdict_counts(&checks, ""))?;
     md.insert_str(header_at, &top);
     let mut acc = String::new();
     write_claims(&mut acc, &checks, "The required checks (issue 5) hold or not.")?;
