@@ -584,6 +584,27 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                 format!("{tpj:.0} vs {other:.0} MiB/s ({:+.0}%)", (tpj / other.max(1e-9) - 1.0) * 100.0),
             ));
         }
+        // The stage shapes of SPA §VI-A: TW-PA's TLC stage above its SLC stage, TPJ-PA's
+        // SLC stage above its TLC stage.
+        for (ai, name, slc_higher) in [(1usize, "TW-PA", false), (3, "TPJ-PA", true)] {
+            let (slc, tlc) = stages(&get(Fig::F5 { alloc: ai }).1.series);
+            let shape = match (slc, tlc) {
+                (Some(s), Some(t)) => Some((s > t) == slc_higher),
+                _ => None,
+            };
+            checks.push(Claim {
+                what: format!(
+                    "{name}'s {} stage throughput above its {} stage",
+                    if slc_higher { "SLC" } else { "TLC" },
+                    if slc_higher { "TLC" } else { "SLC" }
+                ),
+                figure: "Fig. 5",
+                paper: "yes".into(),
+                measured: format!("SLC {} vs TLC {} MiB/s", opt(slc), opt(tlc)),
+                verdict: if shape == Some(true) { "holds" } else { "no" }.into(),
+                required: false,
+            });
+        }
         let over_tw = tpj / slc_stage[1].unwrap_or(0.0).max(1e-9) - 1.0;
         values.insert("fig5_tw", pct(over_tw));
         values.insert("fig5_pf", pct(tpj / slc_stage[0].unwrap_or(0.0).max(1e-9) - 1.0));
