@@ -17,6 +17,7 @@ pub mod reproduce_dir;
 pub mod reproduce_ipu;
 pub mod reproduce_pa;
 pub mod reproduce_spa;
+pub mod reproduce_spa_jobs;
 pub mod reproduce_workloads;
 pub mod session;
 pub mod setup;
