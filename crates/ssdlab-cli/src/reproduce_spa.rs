@@ -14,25 +14,27 @@ use std::fmt::Write as _;
 use crate::reproduce_spa_jobs::*;
 
 pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
+    let spa_traces = spa_traces(args)?;
+    let spa_traces = spa_traces.as_slice();
     const FIGS: &[&str] = &["fig3", "fig5", "fig6", "fig7"];
     let mut figs: Vec<&str> = FIGS.iter().copied().filter(|f| args.only.iter().any(|o| o == f)).collect();
     let named_traces: Vec<usize> =
-        (0..SPA_TRACES.len()).filter(|&t| args.only.iter().any(|o| o == SPA_TRACES[t].name)).collect();
+        (0..spa_traces.len()).filter(|&t| args.only.iter().any(|o| *o == spa_traces[t].name)).collect();
     for o in &args.only {
-        if !FIGS.contains(&o.as_str()) && !SPA_TRACES.iter().any(|t| t.name == o) {
+        if !FIGS.contains(&o.as_str()) && !spa_traces.iter().any(|t| t.name == *o) {
             bail!(
                 "--only {o}: expected figures (fig3, fig5, fig6, fig7) or Fig. 7 traces ({})",
-                SPA_TRACES.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+                spa_traces.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
             );
         }
     }
     if figs.is_empty() {
         figs = if named_traces.is_empty() { FIGS.to_vec() } else { vec!["fig7"] };
     }
-    let traces: Vec<usize> = if named_traces.is_empty() { (0..SPA_TRACES.len()).collect() } else { named_traces };
+    let traces: Vec<usize> = if named_traces.is_empty() { (0..spa_traces.len()).collect() } else { named_traces };
     if figs.contains(&"fig7") {
         for &t in &traces {
-            let p = args.traces.join(SPA_TRACES[t].rel);
+            let p = args.traces.join(&spa_traces[t].rel);
             if !p.is_file() {
                 bail!("trace {} not found (pass --traces DIR or set SSDLAB_TRACES)", p.display());
             }
@@ -42,7 +44,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let results: Vec<Result<Outcome>> = jobs
         .par_iter()
-        .map(|job| run_job(job, &args.traces).with_context(|| format!("`{}`", job.command(SPA_TRACES))))
+        .map(|job| run_job(job, &args.traces, spa_traces).with_context(|| format!("`{}`", job.command(spa_traces))))
         .collect();
     let mut outcomes = Vec::with_capacity(results.len());
     for r in results {
@@ -477,7 +479,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         writeln!(md, "## Fig. 7: real traces, open-loop replay by timestamp\n")?;
         writeln!(md, "Traces (SPA does not name its workloads; these are the write-containing traces available here, each replayed once):\n")?;
         for &t in &traces {
-            writeln!(md, "- **{}**: {} (`{}`)", SPA_TRACES[t].name, SPA_TRACES[t].what, SPA_TRACES[t].rel)?;
+            writeln!(md, "- **{}**: {} (`{}`)", spa_traces[t].name, spa_traces[t].what, spa_traces[t].rel)?;
         }
         writeln!(md)?;
         writeln!(
@@ -495,10 +497,10 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             write_header(&mut md, "trace (SPA-SSD mean)", FIG7_SCHEMES.iter().map(|s| s.0))?;
             let mut sums = vec![0.0; FIG7_SCHEMES.len()];
             let mut plotted = vec![Vec::new(); FIG7_SCHEMES.len()];
-            let trace_names: Vec<String> = traces.iter().map(|&t| SPA_TRACES[t].name.to_string()).collect();
+            let trace_names: Vec<String> = traces.iter().map(|&t| spa_traces[t].name.to_string()).collect();
             for &t in &traces {
                 let base = get(Fig::F7 { trace: t, scheme: spa, start: bi }).1.report.write.latency_ns.mean;
-                let mut row = format!("| {} ({:.0} µs) |", SPA_TRACES[t].name, base / 1e3);
+                let mut row = format!("| {} ({:.0} µs) |", spa_traces[t].name, base / 1e3);
                 for (si, sum) in sums.iter_mut().enumerate() {
                     let v = get(Fig::F7 { trace: t, scheme: si, start: bi }).1.report.write.latency_ns.mean
                         / base.max(1e-9);
@@ -530,7 +532,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             let mut hit_sums = vec![0.0; FIG7_SCHEMES.len()];
             let mut hits = vec![Vec::new(); FIG7_SCHEMES.len()];
             for &t in &traces {
-                let mut row = format!("| {} |", SPA_TRACES[t].name);
+                let mut row = format!("| {} |", spa_traces[t].name);
                 for (si, sum) in hit_sums.iter_mut().enumerate() {
                     let (_, o) = get(Fig::F7 { trace: t, scheme: si, start: bi });
                     let hit = o.report.hybrid.as_ref().map_or(0.0, |h| h.slc_hit_ratio) * 100.0;
@@ -561,7 +563,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
             let mut read_sums = vec![0.0; FIG7_SCHEMES.len()];
             for &t in &traces {
                 let base = get(Fig::F7 { trace: t, scheme: spa, start: bi }).1.report.read.latency_ns.mean;
-                let mut row = format!("| {} ({:.0} µs) |", SPA_TRACES[t].name, base / 1e3);
+                let mut row = format!("| {} ({:.0} µs) |", spa_traces[t].name, base / 1e3);
                 for (si, sum) in read_sums.iter_mut().enumerate() {
                     let v =
                         get(Fig::F7 { trace: t, scheme: si, start: bi }).1.report.read.latency_ns.mean / base.max(1e-9);
@@ -716,7 +718,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         };
         if let Some(k) = key {
             if shown.insert(k) {
-                writeln!(md, "{}", job.command(SPA_TRACES))?;
+                writeln!(md, "{}", job.command(spa_traces))?;
             }
         }
     }

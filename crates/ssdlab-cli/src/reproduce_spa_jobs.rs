@@ -4,6 +4,7 @@
 
 use crate::output::{execute, Outcome};
 use crate::reproduce::ReproduceArgs;
+use crate::reproduce_workloads::{manifest_entries, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};
 use ssdlab_core::config::apply_overrides;
@@ -82,44 +83,61 @@ impl Job {
 }
 
 pub(crate) struct SpaTrace {
-    pub(crate) name: &'static str,
-    pub(crate) rel: &'static str,
+    pub(crate) name: String,
+    /// Relative to `--traces`.
+    pub(crate) rel: String,
     pub(crate) format: Format,
-    pub(crate) what: &'static str,
+    pub(crate) what: String,
 }
 
-pub(crate) const SPA_TRACES: &[SpaTrace] = &[
-    SpaTrace {
-        name: "Fin",
-        rel: "umass_spc/example.ascii",
-        format: Format::Ssdsim,
-        what: "UMass Financial1, first 10,000 requests (59% writes), 260 s",
-    },
-    SpaTrace {
-        name: "Fin1-50k",
-        rel: "umass_spc/fin1.trace",
-        format: Format::Flashsim,
-        what: "UMass Financial1, requests 3..50,002 (42% writes), 853 s",
-    },
-    SpaTrace {
-        name: "hm_0",
-        rel: "msr_cambridge/msr-cambridge1-sample.csv",
-        format: Format::Msr,
-        what: "MSR Cambridge hm_0 official sample, 1,000 requests (49% writes), 127 s",
-    },
-    SpaTrace {
-        name: "hm_1",
-        rel: "msr_cambridge/hm_1_short.csv",
-        format: Format::Msr,
-        what: "MSR Cambridge hm_1, first 11,067 requests (22% writes), 26.8 h",
-    },
-    SpaTrace {
-        name: "TPC-C",
-        rel: "ms_production/tpcc-small.trace",
-        format: Format::Mqsim,
-        what: "MS enterprise TPC-C excerpt, 6,999 requests (37% writes) in 0.14 s",
-    },
-];
+/// Fig. 7's traces: the manifest's of `--traces` (name, file, format, role; the replay
+/// options do not apply: Fig. 7 replays each once, open loop, in each regime), else the
+/// shipped excerpts.
+pub(crate) fn spa_traces(args: &ReproduceArgs) -> Result<Vec<SpaTrace>> {
+    let e = Entry::new;
+    let entries = match manifest_entries(args)? {
+        Some(entries) => entries,
+        None => vec![
+            e(
+                "Fin",
+                "umass_spc/example.ascii",
+                "ssdsim",
+                "UMass Financial1, first 10,000 requests (59% writes), 260 s",
+            ),
+            e(
+                "Fin1-50k",
+                "umass_spc/fin1.trace",
+                "flashsim",
+                "UMass Financial1, requests 3..50,002 (42% writes), 853 s",
+            ),
+            e(
+                "hm_0",
+                "msr_cambridge/msr-cambridge1-sample.csv",
+                "msr",
+                "MSR Cambridge hm_0 official sample, 1,000 requests (49% writes), 127 s",
+            ),
+            e(
+                "hm_1",
+                "msr_cambridge/hm_1_short.csv",
+                "msr",
+                "MSR Cambridge hm_1, first 11,067 requests (22% writes), 26.8 h",
+            ),
+            e(
+                "TPC-C",
+                "ms_production/tpcc-small.trace",
+                "mqsim",
+                "MS enterprise TPC-C excerpt, 6,999 requests (37% writes) in 0.14 s",
+            ),
+        ],
+    };
+    entries
+        .into_iter()
+        .map(|e| {
+            let format: Format = e.format.parse().map_err(|err| anyhow!("workload {}: format: {err}", e.name))?;
+            Ok(SpaTrace { name: e.name, rel: e.file, format, what: e.role })
+        })
+        .collect()
+}
 
 pub(crate) fn sets(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
@@ -200,7 +218,7 @@ pub(crate) fn jobs(args: &ReproduceArgs, figs: &[&str], traces: &[usize]) -> Vec
     list
 }
 
-pub(crate) fn run_job(job: &Job, traces_dir: &std::path::Path) -> Result<Outcome> {
+pub(crate) fn run_job(job: &Job, traces_dir: &std::path::Path, traces: &[SpaTrace]) -> Result<Outcome> {
     let base = preset(PRESET).map_err(|e| anyhow!("{e}"))?;
     let mut config = apply_overrides(&base, &job.sets).map_err(|e| anyhow!("{e}"))?;
     config.output.series_interval_ns = job.series_ns;
@@ -215,8 +233,8 @@ pub(crate) fn run_job(job: &Job, traces_dir: &std::path::Path) -> Result<Outcome
                 .resolve_address_space(config.logical_bytes()),
         ),
         (None, Some(t)) => Workload::Trace {
-            path: traces_dir.join(SPA_TRACES[t].rel),
-            format: SPA_TRACES[t].format,
+            path: traces_dir.join(&traces[t].rel),
+            format: traces[t].format,
             note: String::new(),
             options: Default::default(),
         },

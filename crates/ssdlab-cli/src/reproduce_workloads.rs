@@ -70,13 +70,9 @@ pub(crate) fn load_traces(
     other_names: &[&str],
     check: impl Fn(&Entry, &[Record]) -> Result<()>,
 ) -> Result<(Vec<Trace>, String)> {
-    let manifest = args.traces.join("manifest.toml");
-    let (entries, source) = if manifest.is_file() {
-        let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
-        let m: Manifest = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
-        (m.workload, "the manifest `manifest.toml` of `--traces`".to_string())
-    } else {
-        (built_in, "the built-in list over the shipped trace excerpts".to_string())
+    let (entries, source) = match manifest_entries(args)? {
+        Some(entries) => (entries, "the manifest `manifest.toml` of `--traces`".to_string()),
+        None => (built_in, "the built-in list over the shipped trace excerpts".to_string()),
     };
     for o in &args.only {
         if !entries.iter().any(|e| &e.name == o) && !other_names.contains(&o.as_str()) {
@@ -98,4 +94,15 @@ pub(crate) fn load_traces(
         out.push(Trace { entry, records });
     }
     Ok((out, source))
+}
+
+/// The workloads of `--traces DIR/manifest.toml`, or `None` without one.
+pub(crate) fn manifest_entries(args: &ReproduceArgs) -> Result<Option<Vec<Entry>>> {
+    let manifest = args.traces.join("manifest.toml");
+    if !manifest.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+    let m: Manifest = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
+    Ok(Some(m.workload))
 }

@@ -567,6 +567,48 @@ fn reproduce_spa_ssd_tiny() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Fig. 7 of `reproduce spa-ssd` takes its traces from a manifest too: a renamed copy of
+/// Fin runs under its manifest name.
+#[test]
+fn reproduce_spa_ssd_reads_its_traces_from_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(traces().join("umass_spc/example.ascii"), dir.path().join("renamed.txt")).unwrap();
+    std::fs::write(
+        dir.path().join("manifest.toml"),
+        "[[workload]]\nname = \"copy\"\nfile = \"renamed.txt\"\nformat = \"ssdsim\"\nrole = \"Fin renamed\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("spa.md");
+    let args = [
+        "reproduce",
+        "spa-ssd",
+        "--traces",
+        dir.path().to_str().unwrap(),
+        "--only",
+        "copy",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = ssdlab(&args);
+    let md = std::fs::read_to_string(&out).unwrap();
+    let required_failed = md.lines().any(|l| l.starts_with("| **Required:**") && l.ends_with("| no |"));
+    assert_eq!(output.status.success(), !required_failed, "{md}");
+    assert!(md.contains("- **copy**: Fin renamed (`renamed.txt`)") && md.contains("| copy |"), "{md}");
+    assert!(!md.contains(dir.path().to_str().unwrap()), "{md}");
+    // A name neither a figure nor a manifest workload is refused.
+    let bad = ssdlab(&[
+        "reproduce",
+        "spa-ssd",
+        "--traces",
+        dir.path().to_str().unwrap(),
+        "--only",
+        "Fin",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+}
+
 #[test]
 fn reproduce_spa_ssd_rejects_unknown_parts() {
     let err = fails(&["reproduce", "spa-ssd", "--only", "fig4"]);
