@@ -49,6 +49,10 @@ pub fn toml(name: &str) -> Result<String> {
     for (key, item) in variant.iter().filter(|(k, _)| *k != "extends") {
         match item.as_table() {
             Some(table) => {
+                // A section the base does not have becomes a table of its own.
+                if !doc.contains_key(key) {
+                    doc[key] = toml_edit::Item::Table(toml_edit::Table::new());
+                }
                 for (k, v) in table.iter() {
                     let mut v = v.clone();
                     if let Some(value) = v.as_value_mut() {

@@ -801,3 +801,29 @@ fn reproduce_dir_takes_its_workloads_from_a_manifest() {
     let err = fails(&["reproduce", "dir", "--traces", dir.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(err.contains("workload mine: format"), "{err}");
 }
+
+/// Issue 19's read-your-writes repro commands, verbatim, and with the DRAM cache: reads
+/// of writes not yet programmed succeed, and `--verify` checks what every read returns.
+#[test]
+fn the_read_your_writes_repro_commands_pass_with_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let rw = dir.path().join("rw.trace");
+    std::fs::write(&rw, "0 0 0 16 0\n0 0 2048 16 0\n0 0 4096 16 0\n10000 0 4096 16 1\n").unwrap();
+    let rw2 = dir.path().join("rw2.trace");
+    std::fs::write(
+        &rw2,
+        "0 0 4096 16 0\n1000000 0 0 16 0\n1000000 0 2048 16 0\n1000000 0 4096 16 0\n1010000 0 4096 16 1\n",
+    )
+    .unwrap();
+    let base = ["run", "--preset", "mqsim-default", "--set", "precondition.used_fraction=0"];
+    let (rw, rw2) = (rw.to_str().unwrap(), rw2.to_str().unwrap());
+    let tail = ["--format", "mqsim", "-q", "--verify", "--check"];
+    ok(&[&base[..], &["--set", "host.unwritten_reads=error", "--trace", rw], &tail[..]].concat());
+    ok(&[&base[..], &["--set", "power.write_acknowledge=buffer", "--trace", rw2], &tail[..]].concat());
+    let json = dir.path().join("c.json");
+    let json = json.to_str().unwrap();
+    let cache = ["--set", "cache.capacity_bytes=65536", "--set", "host.unwritten_reads=error", "--json", json];
+    ok(&[&base[..], &cache[..], &["--trace", rw2], &tail[..]].concat());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(report["cache"]["read_hits"], 1, "{}", report["cache"]);
+}

@@ -1098,6 +1098,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("copyback", "b"),
             ("multi_plane", "b"),
             ("multi_plane_any_address", "b"),
+            ("multi_plane_same_block", "b"),
+            ("die_scheduling", "s"),
             ("read_retries", "u"),
             ("retry_sense_latency_ns", "u"),
         ],
@@ -1217,6 +1219,29 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("group_pairs", "b"), ("free_page_type", "u")]),
     ("ipu", &[("scheme", "s"), ("levels", "u"), ("cache_gc", "s")]),
     (
+        "cache",
+        &[
+            ("capacity_bytes", "u"),
+            ("mode", "s"),
+            ("flush", "s"),
+            ("hot_window_ns", "u"),
+            ("flush_limit_bytes", "u"),
+            ("dram_access_ns", "u"),
+            ("dram_ns_per_byte", "f"),
+        ],
+    ),
+    (
+        "link",
+        &[
+            ("lanes", "u"),
+            ("lane_gb_per_s", "f"),
+            ("max_payload_bytes", "u"),
+            ("packet_overhead_bytes", "u"),
+            ("command_bytes", "u"),
+            ("completion_bytes", "u"),
+        ],
+    ),
+    (
         "hybrid",
         &[
             ("layout", "s"),
@@ -1270,6 +1295,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
+            "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

@@ -11,9 +11,11 @@
 //! completion for every observer that must wait for the die anyway.
 
 mod accounting;
+mod cache;
 mod command;
 mod errors;
 mod host;
+mod link;
 pub mod occupancy;
 mod partial;
 mod pending;
@@ -24,7 +26,8 @@ mod scheduler;
 pub(crate) use report::kebab;
 
 use crate::config::{
-    AddressOverflow, Config, Mapping, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten, WriteAcknowledge,
+    AddressOverflow, Config, DieScheduling, Mapping, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten,
+    WriteAcknowledge,
 };
 use crate::designs::{Design, MoveTarget};
 use crate::flash::{Ppn, Timing, NO_PAGE};
@@ -68,6 +71,10 @@ pub(crate) enum Event {
     Wake { die: u32 },
     /// GC erased a block while stuck writes waited for room.
     RoomFreed,
+    /// The controller's DRAM channel finished its oldest transfer (`cache.rs`).
+    DramDone,
+    /// The oldest request crossing the host link reached the device (`link.rs`).
+    LinkIn,
     /// A timer the active design scheduled (`designs::Design`), with its own tag.
     Design { tag: u8 },
 }
@@ -398,6 +405,14 @@ pub struct Simulator<'a> {
     pub(crate) chip_busy: Vec<ChipBusy>,
     /// Energy of GC work (its reads, programs, transfers and all erases), nJ.
     pub(crate) energy_gc: f64,
+    /// The DRAM data cache (`[cache]`; `cache.rs`) and the DRAM channel.
+    pub(crate) cache: Option<Box<cache::DataCache>>,
+    pub(crate) dram: cache::Dram,
+    /// Set while a flush out of the cache queues its flash transactions (`alloc_txn`
+    /// marks them: no request waits for them).
+    pub(crate) flushing: bool,
+    /// The host link (`[link]`; `link.rs`).
+    pub(crate) link: link::Link,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -507,6 +522,7 @@ impl<'a> Simulator<'a> {
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
+        let planes = ftl.addr.planes();
         let chips = dies / ftl.addr.dies_per_chip.max(1) as usize;
         let channels = ftl.addr.channels as usize;
         let bits = config.bits_per_cell();
@@ -589,6 +605,10 @@ impl<'a> Simulator<'a> {
             errors: None,
             chip_busy: vec![ChipBusy::default(); chips],
             energy_gc: 0.0,
+            cache: config.cache.enabled().then(|| Box::new(cache::DataCache::new(&config, planes))),
+            dram: cache::Dram::default(),
+            flushing: false,
+            link: link::Link::default(),
             config,
         };
         if sim.config.reliability.enabled {
@@ -810,6 +830,8 @@ impl<'a> Simulator<'a> {
                 self.schedule_die(die)?;
             }
             Event::RoomFreed => self.on_room_freed()?,
+            Event::DramDone => self.on_dram_done()?,
+            Event::LinkIn => self.on_link_in()?,
             Event::Design { tag } => self.timer(tag)?,
         }
         Ok(())
@@ -824,6 +846,8 @@ impl<'a> Simulator<'a> {
         if !self.verify {
             return Ok(());
         }
-        self.ftl.verify_data(context).map_err(|message| SimError::Integrity { time_ns: self.now, message })
+        let dram = self.acks_from_dram();
+        let in_dram = |lpn: u32| dram && self.newest_in_dram(lpn);
+        self.ftl.verify_data(context, in_dram).map_err(|message| SimError::Integrity { time_ns: self.now, message })
     }
 }

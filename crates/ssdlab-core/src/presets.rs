@@ -16,6 +16,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("gordon", include_str!("../presets/gordon.toml")),
     ("small-tlc", include_str!("../presets/small-tlc.toml")),
     ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
+    ("mqsim-compat", include_str!("../presets/mqsim-compat.toml")),
 ];
 
 /// Loads a preset by name; the error lists the valid names.

@@ -452,8 +452,64 @@ pub struct Report {
     /// Present with `ipu.scheme` other than `off`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ipu: Option<IpuSummary>,
+    /// Present with the DRAM data cache on (`cache.capacity_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSummary>,
+    /// Present with the host link modelled (`link.lanes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+/// What the controller's DRAM data cache did (`[cache]`; issue 19). Counts are in
+/// logical pages (a write or read of part of a page counts one).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct CacheSummary {
+    pub capacity_pages: u64,
+    pub mode: String,
+    pub flush: String,
+    pub flush_limit_bytes: u64,
+    /// Page writes the host sent into the cache.
+    pub write_pages: u64,
+    /// Of them, overwrites of a page still dirty in DRAM (no extra flash program).
+    pub coalesced_writes: u64,
+    /// Page reads looked up in the cache, and those served wholly from DRAM.
+    pub read_pages: u64,
+    pub read_hits: u64,
+    /// Reads of which DRAM held only some sectors: read from flash and merged.
+    pub read_partial_hits: u64,
+    pub read_hit_ratio: f64,
+    /// Read misses kept in the cache (`mode = "read-write"`).
+    pub read_fills: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// Cold pages sent to flash at once (`flush = "cold-eager"`).
+    pub eager_flushes: u64,
+    /// Pages programmed out of the cache (evictions and eager flushes).
+    pub flushed_pages: u64,
+    /// Page writes that waited for room (the flush limit or no evictable slot), and the
+    /// most waiting at once.
+    pub writes_waited: u64,
+    pub max_waiting: u64,
+    pub pages_at_end: u64,
+    pub dirty_pages_at_end: u64,
+    pub dram_transfers: u64,
+    pub dram_bytes: u64,
+    pub dram_busy_ns: u64,
+}
+
+/// What the host link carried (`[link]`).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct LinkSummary {
+    pub lanes: u32,
+    pub lane_gb_per_s: f64,
+    /// Bytes (payload) and busy time toward the device (commands, write data) and
+    /// toward the host (read data, completions).
+    pub to_device_bytes: u64,
+    pub to_device_busy_ns: u64,
+    pub to_host_bytes: u64,
+    pub to_host_busy_ns: u64,
 }
 
 /// What the error model made of the reads (`reliability.enabled`; issue 13).

@@ -77,6 +77,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_errors(seed, &mut config);
             draw_dir(seed, &mut config);
             draw_ipu(seed, &mut config);
+            draw_controller(seed, &mut config, &mut records);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -358,6 +359,9 @@ fn draw_dir(seed: u64, c: &mut Config) {
         // block summaries.
         drawn.flash.layout = LayoutKind::Staircase;
         drawn.power.block_summary = false;
+        // It keeps its own open blocks (one user write point, GC not through them).
+        drawn.ftl.user_write_points = 1;
+        drawn.ftl.gc_through_user_write_points = false;
     }
     if drawn.validate().is_ok() {
         *c = drawn;
@@ -382,6 +386,47 @@ fn draw_ipu(seed: u64, c: &mut Config) {
     }
     if drawn.validate().is_ok() {
         *c = drawn;
+    }
+}
+
+/// The controller's DRAM cache, host link and chip-serial dies (issue 19), and workloads
+/// that read what they just wrote (a read of the same bytes right behind a write).
+fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-controller"));
+    let mut drawn = c.clone();
+    let page = drawn.geometry.page_size_bytes as u64;
+    if drawn.power.write_acknowledge == WriteAcknowledge::Program && rng.random_bool(0.4) {
+        drawn.cache.capacity_bytes = page * rng.random_range(2..=64);
+        drawn.cache.mode = pick(rng, &[CacheMode::Write, CacheMode::ReadWrite]);
+        drawn.cache.flush = pick(rng, &[CacheFlush::Evict, CacheFlush::ColdEager]);
+        drawn.cache.hot_window_ns = pick(rng, &[1_000_000, 50_000_000, 1_000_000_000]);
+        drawn.cache.flush_limit_bytes = page * pick(rng, &[0, 1, 2, 8]);
+        drawn.cache.dram_ns_per_byte = pick(rng, &[0.1, 5.0]);
+    }
+    if rng.random_bool(0.3) {
+        drawn.flash.die_scheduling = DieScheduling::ChipSerial;
+    }
+    if rng.random_bool(0.3) {
+        drawn.flash.multi_plane_same_block = false;
+    }
+    if rng.random_bool(0.3) {
+        drawn.link.lanes = rng.random_range(1..=4);
+        drawn.link.lane_gb_per_s = pick(rng, &[0.25, 1.0]);
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+    if rng.random_bool(0.5) {
+        let share = rng.random_range(0.1..0.5);
+        let mut out = Vec::with_capacity(records.len() * 3 / 2);
+        for r in records.drain(..) {
+            let again = r.op == Op::Write && rng.random_bool(share);
+            out.push(r);
+            if again {
+                out.push(Record { op: Op::Read, hint: None, ..r });
+            }
+        }
+        *records = out;
     }
 }
 
@@ -459,7 +504,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -507,7 +552,21 @@ fn describe(c: &Config, records: usize) -> String {
         c.host.runs,
         c.power.loss_at_ns,
         c.power.write_acknowledge,
-        records
+        records,
+        if c.cache.enabled() {
+            format!(
+                "{} pages {:?}/{:?} limit {} B",
+                c.cache.capacity_bytes / c.geometry.page_size_bytes as u64,
+                c.cache.mode,
+                c.cache.flush,
+                c.cache.flush_limit_bytes
+            )
+        } else {
+            "off".to_string()
+        },
+        c.flash.die_scheduling,
+        c.flash.multi_plane_same_block,
+        c.link.lanes
     )
 }
 

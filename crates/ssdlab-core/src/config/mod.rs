@@ -10,6 +10,7 @@
 //! next to its module (`designs/pa_ssd/config.rs`, `designs/spa_hybrid/config.rs`),
 //! re-exported here; this file the `Config` itself and its validation.
 
+mod controller;
 mod parse;
 mod sections;
 
@@ -18,6 +19,7 @@ pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
+pub use controller::{Cache, CacheFlush, CacheMode, DieScheduling, Link};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
 pub use sections::*;
 
@@ -52,6 +54,10 @@ pub struct Config {
     pub dir: DirConfig,
     /// IPU and its baselines (one switch).
     pub ipu: IpuConfig,
+    /// The controller's DRAM data cache.
+    pub cache: Cache,
+    /// The host link (PCIe).
+    pub link: Link,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -78,6 +84,8 @@ impl Default for Config {
             ecc: Ecc::default(),
             dir: DirConfig::default(),
             ipu: IpuConfig::default(),
+            cache: Cache::default(),
+            link: Link::default(),
             workload: None,
         }
     }
@@ -510,6 +518,24 @@ impl Config {
         }
         errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
         errors.extend(self.validate_ipu());
+        // With super-pages the cache's slots and flushes are super-pages.
+        let mapped_page = self.geometry.page_size_bytes.saturating_mul(self.super_page_pages().max(1));
+        self.cache.validate(mapped_page, &mut errors);
+        if !self.flash.multi_plane_same_block && (self.pa.enabled() || self.dir.scheme != DirScheme::Off) {
+            errors.push(err(
+                "flash.multi_plane_same_block",
+                "= false is not modelled with relaxed program order (PA-SSD, DIR): their multi-plane pairs \
+                 share a block address",
+            ));
+        }
+        self.link.validate(&mut errors);
+        if self.cache.enabled() && self.power.write_acknowledge == WriteAcknowledge::Buffer {
+            errors.push(err(
+                "cache.capacity_bytes",
+                "the cache acknowledges writes from DRAM itself; power.write_acknowledge = \"buffer\" is the simple \
+                 write buffer without one: use one or the other",
+            ));
+        }
         if !(0.0..1.0).contains(&self.precondition.pe_spread) {
             errors.push(err(
                 "precondition.pe_spread",
@@ -622,8 +648,8 @@ impl Config {
                     ),
                 ));
             }
-            if self.pa.enabled() {
-                errors.push(err("ftl.user_write_points", "PA-SSD keeps its own open blocks: use 1"));
+            if self.pa.enabled() || self.dir.scheme == DirScheme::Dir {
+                errors.push(err("ftl.user_write_points", "PA-SSD and DIR keep their own open blocks: use 1"));
             }
             if f.program_scheme == ProgramScheme::OneShot {
                 errors.push(err(
@@ -632,8 +658,8 @@ impl Config {
                 ));
             }
         }
-        if self.ftl.gc_through_user_write_points && self.pa.enabled() {
-            errors.push(err("ftl.gc_through_user_write_points", "PA-SSD places GC writes itself"));
+        if self.ftl.gc_through_user_write_points && (self.pa.enabled() || self.dir.scheme == DirScheme::Dir) {
+            errors.push(err("ftl.gc_through_user_write_points", "PA-SSD and DIR place GC writes in their open blocks"));
         }
         if self.ftl.gc_destination != GcDestination::SamePlane {
             if !pw.loss_at_ns.is_empty() {

@@ -1,6 +1,7 @@
 //! The configuration's sections for the device (geometry, flash, energy), the FTL,
 //! preconditioning, the host, output and power.
 
+use super::controller::DieScheduling;
 use serde::{Deserialize, Serialize};
 
 /// Cell technology: how many bits each cell stores, hence how many page types exist.
@@ -130,6 +131,9 @@ pub struct Flash {
     /// Enhanced multi-plane commands: the planes of one command may use different block
     /// and page addresses (DIR §3's enhanced multi-plane read). Needs `multi_plane`.
     pub multi_plane_any_address: bool,
+    /// Multi-plane commands need the same block in every plane as well as the same page
+    /// (false: only the page must agree, as MQSim and many chips allow).
+    pub multi_plane_same_block: bool,
     /// Soft-sensing retries every page read takes. A fixed count, the simplest error
     /// model, for sensitivity studies; each retry holds the die (and the channel) for a
     /// failed decode, a sense and a transfer out, as a real retry does.
@@ -137,6 +141,9 @@ pub struct Flash {
     /// Sense time of one retry; 0 = the page's own read latency (DIR §2.4: a soft sense
     /// of 24 µs).
     pub retry_sense_latency_ns: u64,
+    /// Whether the dies of a chip overlap their commands (`"independent"`) or a chip
+    /// runs one command at a time (`"chip-serial"`, as MQSim schedules).
+    pub die_scheduling: DieScheduling,
 }
 
 impl Default for Flash {
@@ -163,8 +170,10 @@ impl Default for Flash {
             copyback: true,
             multi_plane: true,
             multi_plane_any_address: false,
+            multi_plane_same_block: true,
             read_retries: 0,
             retry_sense_latency_ns: 0,
+            die_scheduling: DieScheduling::Independent,
         }
     }
 }

@@ -54,6 +54,7 @@ impl Simulator<'_> {
                 txns: &txns,
                 planes: self.die_planes(die),
                 any_address: self.config.flash.multi_plane_any_address,
+                any_block: !self.config.flash.multi_plane_same_block,
             };
             let o = self.occupancy.as_mut().expect("checking is on");
             let check = o.command_started(die, now, &desc);
@@ -184,6 +185,21 @@ impl Simulator<'_> {
         let mut cmd = cmd;
         cmd.txns.clear();
         self.dies[die as usize].command = cmd;
+        if self.config.flash.die_scheduling == DieScheduling::ChipSerial {
+            // The chip is free: its dies get it in turn, this one last, those with user
+            // reads queued first (MQSim's TSU serves a chip's reads before its writes).
+            let per_chip = self.ftl.addr.dies_per_chip.max(1);
+            let first = die - die % per_chip;
+            for reads_only in [true, false] {
+                for k in 1..=per_chip {
+                    let d = first + (die % per_chip + k) % per_chip;
+                    if !reads_only || !self.dies[d as usize].reads.is_empty() {
+                        self.schedule_die(d)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
         self.schedule_die(die)
     }
 
@@ -212,6 +228,9 @@ impl Simulator<'_> {
                     }
                 }
                 self.write_landed(txn.lpn)?;
+                if txn.request == NO_REQUEST {
+                    return self.cache_flush_txn_done(txn.lpn);
+                }
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
                     return self.buffered_write_programmed(t, txn.acked, txn.request);
                 }
@@ -227,15 +246,28 @@ impl Simulator<'_> {
                     }
                 }
                 self.write_landed(txn.lpn)?;
+                if txn.request == NO_REQUEST {
+                    return self.cache_flush_txn_done(txn.lpn);
+                }
                 self.finish_sub_request(txn.request)
             }
             TxnKind::Read => {
                 self.requests[txn.request as usize].retries += txn.retries as u32;
+                if self.cache.is_some() {
+                    self.cache_fill(txn.lpn);
+                }
                 self.finish_sub_request(txn.request)
             }
             TxnKind::UpdateRead => {
                 self.flash_counters.update_reads += 1;
-                let die = self.enqueue_write_units(txn.request, txn.lpn, 0, txn.unit as u32, txn.units as u32)?;
+                // A flush's program stays a flush's (queued before the read is counted done).
+                self.flushing = txn.request == NO_REQUEST;
+                let die = self.enqueue_write_units(txn.request, txn.lpn, 0, txn.unit as u32, txn.units as u32);
+                self.flushing = false;
+                let die = die?;
+                if txn.request == NO_REQUEST {
+                    self.cache_flush_txn_done(txn.lpn)?;
+                }
                 self.kick(die)
             }
             TxnKind::GcMove | TxnKind::Erase => Ok(()),

@@ -266,62 +266,47 @@ impl Simulator<'_> {
         stats.first_arrival_ns.get_or_insert(arrival_ns);
         self.total.first_arrival_ns.get_or_insert(arrival_ns);
         self.last_arrival_ns = self.last_arrival_ns.max(arrival_ns);
+        if self.config.link.enabled() {
+            // The device sees the request once its command (and a write's data) crossed.
+            self.link_command_in(slot);
+            return Ok(());
+        }
+        self.split_request(slot)
+    }
+
+    /// A request the device has received is split into page sub-requests, queued at
+    /// their dies (or the DRAM cache).
+    pub(crate) fn split_request(&mut self, slot: u32) -> Result<(), SimError> {
+        let r = self.requests[slot as usize];
+        let (id, offset, size, op) = (r.id, r.offset_bytes, r.size_bytes, r.op);
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let first = offset / page;
         let logical = self.ftl.logical_pages as u64;
         self.request_pages.clear();
-        for k in 0..pages as u64 {
+        for k in 0..r.pages as u64 {
             let lpn = ((first + k) % logical) as u32;
             self.host_counters.sub_requests += 1;
-            match record.op {
+            match op {
                 Op::Write => {
-                    self.write_pending(lpn);
                     let page_start = (first + k) * page;
-                    let partial = offset > page_start || offset + size < page_start + page;
-                    let subpages = if partial { self.subpages_covered(offset, size, page_start) } else { 0 };
-                    if self.ftl.mapping == Mapping::Subpages {
-                        // A subpage map places only the subpages written: no read-modify-write.
-                        let (unit, units) = self.units_covered(offset, size, page_start);
-                        let die = match self.split_write(slot, lpn, unit, units)? {
-                            Some(die) => die,
-                            None => self.enqueue_write_units(slot, lpn, 0, unit, units)?,
-                        };
-                        self.kick_list.push(die);
+                    if self.cache.is_some() {
+                        let mask = self.cache.as_ref().expect("cache on").mask_of(offset, size, page_start, page);
+                        self.cache_write(slot, lpn, mask)?;
                         continue;
                     }
-                    match self.ftl.lookup(lpn) {
-                        // An update that fits the free subpages of its SLC-mode page is
-                        // partially programmed there (NOP > 1 flash), without moving the data.
-                        Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
-                            let plane = self.ftl.addr.plane_of(old);
-                            let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, old, plane);
-                            self.txns[txn as usize].subpages = subpages;
-                            let die = self.ftl.addr.die_of_plane(plane);
-                            self.dies[die as usize].writes.push_back(txn);
-                            self.dies[die as usize].last_user_ns = self.now;
-                            self.kick_list.push(die);
-                        }
-                        // The rest of the page must be read before it is rewritten.
-                        Some(old)
-                            if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite =>
-                        {
-                            let plane = self.ftl.addr.plane_of(old);
-                            let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
-                            let die = self.ftl.addr.die_of_plane(plane);
-                            self.dies[die as usize].reads.push_back(txn);
-                            self.dies[die as usize].last_user_ns = self.now;
-                            self.kick_list.push(die);
-                        }
-                        Some(_) => {
-                            let die = self.enqueue_write(slot, lpn, 0)?;
-                            self.kick_list.push(die);
-                        }
-                        // Nothing to merge with: only the written subpages are programmed.
-                        None => {
-                            let die = self.enqueue_write(slot, lpn, subpages)?;
-                            self.kick_list.push(die);
-                        }
-                    }
+                    self.write_pending(lpn);
+                    let start = offset.max(page_start) - page_start;
+                    let end = (offset + size).min(page_start + page) - page_start;
+                    self.dispatch_write(slot, lpn, start, end)?;
                 }
                 Op::Read => {
+                    if self.cache.is_some() {
+                        let mask =
+                            self.cache.as_ref().expect("cache on").mask_of(offset, size, (first + k) * page, page);
+                        if self.cache_read(slot, lpn, mask) {
+                            continue;
+                        }
+                    }
                     if self.read_of_pending_write(slot, lpn)? {
                         continue;
                     }
@@ -377,6 +362,9 @@ impl Simulator<'_> {
                     self.finish_sub_request(slot)?;
                 }
             }
+        }
+        if self.cache.is_some() {
+            self.cache_admitted();
         }
         for i in 0..self.kick_list.len() {
             let die = self.kick_list[i];
@@ -444,6 +432,7 @@ impl Simulator<'_> {
             let unit = (0..self.ftl.units_per_page()).find(|&k| self.ftl.unit_page(lpn, k) == Some(ppn));
             self.txns[txn as usize].unit = unit.unwrap_or(0) as u8;
         }
+        self.expect_read_version(txn);
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].reads.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;
@@ -505,7 +494,9 @@ impl Simulator<'_> {
         self.txns[txn as usize].subpages = subpages;
         self.txns[txn as usize].unit = unit as u8;
         self.txns[txn as usize].units = units as u8;
-        self.txns[txn as usize].want = self.requests[slot as usize].want;
+        if !self.flushing {
+            self.txns[txn as usize].want = self.requests[slot as usize].want;
+        }
         self.txns[txn as usize].mode = mode;
         self.write_queued(txn);
         self.buffered_write_pages += 1;
@@ -538,6 +529,13 @@ impl Simulator<'_> {
     /// follows later (and is guaranteed by power-loss protection).
     pub(crate) fn acknowledge_buffered(&mut self, txn: u32) -> Result<(), SimError> {
         self.txns[txn as usize].acked = true;
+        // Host order: the version the host is told is written (`--verify`); the program
+        // carries a newer one (`bind_parts`), unless it was bound while the write waited
+        // for a buffer slot.
+        let t = self.txns[txn as usize];
+        let (lpn, unit, units) = (t.lpn, t.unit as u32, t.units as u32);
+        let v = if t.version != 0 { t.version } else { self.ftl.issue_version(lpn, unit, units) };
+        self.ftl.acknowledge(lpn, unit, units, v);
         self.finish_sub_request(self.txns[txn as usize].request)
     }
 
@@ -564,6 +562,12 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
+        // A flush out of the DRAM cache: acknowledged already, no request waits for it.
+        let flush = self.flushing && matches!(kind, TxnKind::Write | TxnKind::PartialProgram | TxnKind::UpdateRead);
+        let request = if flush { NO_REQUEST } else { request };
+        if flush {
+            self.cache_flush_txn_created(lpn);
+        }
         let t = Txn {
             kind,
             request,
@@ -579,7 +583,7 @@ impl Simulator<'_> {
             want: NO_TYPE,
             version: 0,
             enqueued_ns: self.now,
-            acked: false,
+            acked: flush,
             mode: WriteMode::Auto,
             retries: 0,
             decode_ns: 0,
@@ -626,7 +630,9 @@ impl Simulator<'_> {
         if self.outstanding == 0 {
             self.device_idle();
         }
-        let completion = self.now + self.config.host.request_overhead_ns;
+        let link = self.config.link.enabled();
+        let delivered = if link { self.link_completion(r.op, r.size_bytes) } else { self.now };
+        let completion = delivered + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
         let RunSlot::Open { stats: run_stats, outstanding: run_outstanding } = &mut self.per_run[r.run as usize] else {
             unreachable!("a request completed in a closed run")
@@ -690,7 +696,8 @@ impl Simulator<'_> {
             self.maybe_end_burst();
         }
         if refill {
-            self.push(self.now, Event::Refill);
+            // With a link the host learns of the completion when its entry has crossed.
+            self.push(if link { delivered } else { self.now }, Event::Refill);
         }
         Ok(())
     }

@@ -98,6 +98,8 @@ pub(crate) struct CommandDesc<'a> {
     pub planes: std::ops::Range<u32>,
     /// Whether planes may use different addresses in one command (never today).
     pub any_address: bool,
+    /// Whether planes may use different blocks (the page must still agree).
+    pub any_block: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,7 +317,8 @@ impl Occupancy {
         if planes.len() > 1 && !desc.any_address {
             // The first page of each plane (one-shot sets hold several pages per plane).
             let key = desc.txns[0].2;
-            if let Some(t) = desc.txns.iter().find(|t| t.2 != key) {
+            let differs = |k: (u32, u32)| if desc.any_block { k.1 != key.1 } else { k != key };
+            if let Some(t) = desc.txns.iter().find(|t| differs(t.2)) {
                 return fail(format!(
                     "multi-plane {:?} command on die {die} pairs (block, page) {:?} on plane {} with {:?} on plane {}",
                     desc.kind, key, desc.txns[0].1, t.2, t.1

@@ -3,10 +3,65 @@
 //! that precedes a read-modify-write. With a page map the partial program updates the
 //! logical page in place (`ftl.partial_program_updates`); with a unit map a design names
 //! the page and the units (IPU's intra-page update, MGA's packing into an open page).
+//! Also where every user write (a host write, or a flush out of the DRAM cache) chooses
+//! among these and an ordinary page write (`dispatch_write`).
 
 use super::*;
 
 impl Simulator<'_> {
+    /// Queues the write of bytes `start..end` of logical page `lpn` (request `slot`): a
+    /// subpage map places only the subpages written (or the design does); a page map
+    /// partially programs an update that fits the free subpages of its SLC-mode page,
+    /// reads the rest of the page first when valid data stays behind
+    /// (read-modify-write), and otherwise writes the page. Dies go to `kick_list`.
+    pub(crate) fn dispatch_write(&mut self, slot: u32, lpn: u32, start: u64, end: u64) -> Result<(), SimError> {
+        let page = self.timing.page_size_bytes;
+        let partial = start > 0 || end < page;
+        let subpages = if partial { self.subpages_covered(start, end - start, 0) } else { 0 };
+        if self.ftl.mapping == Mapping::Subpages {
+            // A subpage map places only the subpages written: no read-modify-write.
+            let (unit, units) = self.units_covered(start, end - start, 0);
+            let die = match self.split_write(slot, lpn, unit, units)? {
+                Some(die) => die,
+                None => self.enqueue_write_units(slot, lpn, 0, unit, units)?,
+            };
+            self.kick_list.push(die);
+            return Ok(());
+        }
+        match self.ftl.lookup(lpn) {
+            // An update that fits the free subpages of its SLC-mode page is partially
+            // programmed there (NOP > 1 flash), without moving the data.
+            Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
+                let plane = self.ftl.addr.plane_of(old);
+                let txn = self.alloc_txn(TxnKind::PartialProgram, slot, lpn, old, plane);
+                self.txns[txn as usize].subpages = subpages;
+                let die = self.ftl.addr.die_of_plane(plane);
+                self.dies[die as usize].writes.push_back(txn);
+                self.dies[die as usize].last_user_ns = self.now;
+                self.kick_list.push(die);
+            }
+            // The rest of the page must be read before it is rewritten.
+            Some(old) if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite => {
+                let plane = self.ftl.addr.plane_of(old);
+                let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
+                let die = self.ftl.addr.die_of_plane(plane);
+                self.dies[die as usize].reads.push_back(txn);
+                self.dies[die as usize].last_user_ns = self.now;
+                self.kick_list.push(die);
+            }
+            Some(_) => {
+                let die = self.enqueue_write(slot, lpn, 0)?;
+                self.kick_list.push(die);
+            }
+            // Nothing to merge with: only the written subpages are programmed.
+            None => {
+                let die = self.enqueue_write(slot, lpn, subpages)?;
+                self.kick_list.push(die);
+            }
+        }
+        Ok(())
+    }
+
     /// Queues the write of units `unit..unit + units` of `lpn` (request `slot`) as a
     /// partial program into the free subpages of `ppn`. If the page can no longer take it
     /// when the die gets to it, it becomes an ordinary write. Returns the die.
@@ -64,8 +119,11 @@ impl Simulator<'_> {
             self.ftl.partial_program(ppn, subpages);
             self.ftl.oob_partial_program(lpn, ppn);
             self.txns[txn as usize].version = self.ftl.tag_write(lpn, ppn);
-            let r = &mut self.requests[request as usize];
-            r.dominant_type = r.dominant_type.max(0);
+            // An acknowledged write's request slot may already serve another request.
+            if !self.txns[txn as usize].acked {
+                let r = &mut self.requests[request as usize];
+                r.dominant_type = r.dominant_type.max(0);
+            }
         } else {
             let (unit, units) = (self.txns[txn as usize].unit as u32, self.txns[txn as usize].units as u32);
             let slot = self.ftl.subpages_used(ppn);

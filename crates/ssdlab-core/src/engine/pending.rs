@@ -17,12 +17,18 @@ pub(crate) struct PendingWrites {
 }
 
 impl Simulator<'_> {
+    /// Whether writes are acknowledged once their data is in DRAM (the write buffer, or
+    /// the data cache): a read must then see them before they are programmed.
+    pub(crate) fn acks_from_dram(&self) -> bool {
+        self.cache.is_some() || self.config.power.write_acknowledge == WriteAcknowledge::Buffer
+    }
+
     /// A user write sub-request of `lpn` entered the device. Only writes a read could
     /// have to wait for or be served from are tracked, so that the common case (an
     /// overwrite with acknowledgement at program time) costs no hash-map work: with DRAM
     /// acknowledgement every write, else writes of pages with no copy on flash yet.
     pub(crate) fn write_pending(&mut self, lpn: u32) {
-        if self.config.power.write_acknowledge == WriteAcknowledge::Buffer || !self.ftl.is_mapped(lpn) {
+        if self.acks_from_dram() || !self.ftl.is_mapped(lpn) {
             self.pending_writes.entry(lpn).or_default().count += 1;
         }
     }
@@ -58,7 +64,7 @@ impl Simulator<'_> {
     /// A read sub-request of `lpn` arrives: served here when a write of the page is still
     /// pending and the read must not go to flash now. Returns whether it was handled.
     pub(crate) fn read_of_pending_write(&mut self, slot: u32, lpn: u32) -> Result<bool, SimError> {
-        let buffer = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
+        let buffer = self.acks_from_dram();
         // Acknowledgement at program time: a copy on flash is a correct answer.
         if self.pending_writes.is_empty() || (!buffer && self.ftl.is_mapped(lpn)) {
             return Ok(false);
@@ -66,11 +72,57 @@ impl Simulator<'_> {
         let Some(p) = self.pending_writes.get_mut(&lpn) else { return Ok(false) };
         if buffer {
             self.host_counters.buffer_reads += 1;
-            self.finish_sub_request(slot)?;
+            if self.cache.is_some() {
+                // Data on its way out of the cache is still in DRAM.
+                let bytes = self.timing.page_size_bytes;
+                self.dram_transfer(bytes, cache::DramJob::Finish { slot, count: 1 });
+            } else {
+                self.finish_sub_request(slot)?;
+            }
             return Ok(true);
         }
         self.host_counters.reads_after_pending_write += 1;
         p.waiting_reads.push(slot);
         Ok(true)
+    }
+
+    /// `--verify`, when a read from flash is queued: the version it must return at least
+    /// (kept in the read's `version`): what the host was told is written, unless DRAM
+    /// holds newer data of the page (then flash data is merged with it).
+    pub(crate) fn expect_read_version(&mut self, txn: u32) {
+        if !self.verify {
+            return;
+        }
+        let (lpn, unit) = (self.txns[txn as usize].lpn, self.txns[txn as usize].unit as u32);
+        let merged = self.cache.as_ref().is_some_and(|c| c.holds_newer(lpn));
+        self.txns[txn as usize].version = if merged { 0 } else { self.ftl.acknowledged_version(lpn, unit) };
+    }
+
+    /// `--verify`, when a read senses its page: the data there (its out-of-band version)
+    /// is at least as new as what was acknowledged when the read was queued.
+    pub(crate) fn verify_read(&self, txn: u32) -> Result<(), SimError> {
+        let t = &self.txns[txn as usize];
+        if !self.verify || t.kind != TxnKind::Read || t.version == 0 {
+            return Ok(());
+        }
+        let Some(found) = self.ftl.version_in_page(t.ppn, t.lpn, t.unit as u32) else { return Ok(()) };
+        if found < t.version {
+            return Err(SimError::Integrity {
+                time_ns: self.now,
+                message: format!(
+                    "a read of logical page {} (unit {}) returned version {found} from physical page {}, older than \
+                     version {} acknowledged to the host before the read was issued",
+                    t.lpn, t.unit, t.ppn, t.version
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// `--verify`: logical pages whose newest acknowledged data is in DRAM only (the
+    /// write buffer or the cache), which the map check must not expect on flash yet.
+    pub(crate) fn newest_in_dram(&self, lpn: u32) -> bool {
+        self.acks_from_dram()
+            && (self.pending_writes.contains_key(&lpn) || self.cache.as_ref().is_some_and(|c| c.holds_newer(lpn)))
     }
 }

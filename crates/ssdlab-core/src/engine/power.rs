@@ -11,7 +11,7 @@
 //! modelled time, and requests that arrive meanwhile wait in the host.
 
 use super::{Event, RunSlot, Simulator, Step, TxnKind};
-use crate::config::{ReplayMode, WriteAcknowledge};
+use crate::config::ReplayMode;
 use crate::flash::Ppn;
 use crate::ftl::recovery::RecoveryScan;
 use crate::stats::{PowerLossCounts, PowerLossRecord, PowerSummary};
@@ -30,13 +30,51 @@ impl Simulator<'_> {
         let mut record = PowerLossRecord { at_ns: self.now, ..PowerLossRecord::default() };
         self.fail_outstanding_requests(&mut record.counts);
         let mut wreck = Wreck::default();
-        for die in 0..self.dies.len() {
-            let flush_ns = self.cut_die(die, &mut record, &mut wreck);
-            record.plp_flush_ns = record.plp_flush_ns.max(flush_ns);
+        let mut die_flush_ns = vec![0u64; self.dies.len()];
+        for (die, flush_ns) in die_flush_ns.iter_mut().enumerate() {
+            *flush_ns = self.cut_die(die, &mut record, &mut wreck);
         }
+        // Flushes whose read-modify-write read was being decoded: programmed from DRAM.
+        let decoding: Vec<u32> = self
+            .events
+            .iter()
+            .filter_map(|s| if let Event::Decoded { txn } = s.event { Some(txn) } else { None })
+            .filter(|&t| {
+                self.txns[t as usize].kind == TxnKind::UpdateRead && self.txns[t as usize].request == super::NO_REQUEST
+            })
+            .collect();
+        for t in decoding {
+            self.txns[t as usize].kind = TxnKind::Write;
+            match self.flush_buffered_write(t) {
+                Some(ns) => {
+                    let die = self.ftl.addr.die_of_plane(self.txns[t as usize].plane) as usize;
+                    die_flush_ns[die] += ns;
+                    record.counts.flushed_pages += 1;
+                }
+                None => record.flush_failures += 1,
+            }
+        }
+        // The DRAM cache's dirty pages, least recently used first, on capacitor power.
+        for (lpn, mask) in self.cache_power_lost() {
+            let units = self.cache_units_of(mask);
+            let plane = self.allocator_plane(lpn);
+            let txn = self.alloc_txn(TxnKind::Write, super::NO_REQUEST, lpn, crate::flash::NO_PAGE, plane);
+            let t = &mut self.txns[txn as usize];
+            (t.unit, t.units, t.acked) = (units.0 as u8, units.1 as u8, true);
+            match self.flush_buffered_write(txn) {
+                Some(ns) => {
+                    let die = self.ftl.addr.die_of_plane(self.txns[txn as usize].plane) as usize;
+                    die_flush_ns[die] += ns;
+                    record.counts.flushed_pages += 1;
+                }
+                None => record.flush_failures += 1,
+            }
+        }
+        record.plp_flush_ns = die_flush_ns.into_iter().max().unwrap_or(0);
         self.drop_volatile_state(&mut record.counts);
 
         let scan = self.ftl.power_loss_recover(&wreck.torn, &wreck.erases_in_flight);
+        self.ftl.settle_lost();
         record.mapped_pages = scan.mapped_pages;
         record.abandoned_pages = scan.abandoned_pages;
         record.recovery_reads = scan.reads_per_die.iter().sum();
@@ -77,7 +115,7 @@ impl Simulator<'_> {
     /// capacitor power, as are its buffered writes); its queues are dropped. Returns the
     /// capacitor hold-up time the die needed.
     fn cut_die(&mut self, die: usize, record: &mut PowerLossRecord, wreck: &mut Wreck) -> u64 {
-        let plp = self.config.power.write_acknowledge == WriteAcknowledge::Buffer;
+        let plp = self.acks_from_dram();
         let counts = &mut record.counts;
         let mut flush_ns = 0u64;
         let cmd = std::mem::take(&mut self.dies[die].command);
@@ -113,6 +151,8 @@ impl Simulator<'_> {
                         counts.torn_pages += 1;
                         counts.unacknowledged_pages_lost += u64::from(txn.kind != TxnKind::GcMove);
                     }
+                    // A flush's data is in DRAM: programmed as it is (in the loop below).
+                    TxnKind::UpdateRead if plp && txn.request == super::NO_REQUEST => {}
                     // The write waiting for this read is lost with it.
                     TxnKind::UpdateRead => counts.unacknowledged_pages_lost += 1,
                     TxnKind::Read => {}
@@ -136,8 +176,30 @@ impl Simulator<'_> {
                 record.counts.unacknowledged_pages_lost += 1;
             }
         }
-        let update_reads = self.dies[die].reads.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::UpdateRead);
-        record.counts.unacknowledged_pages_lost += update_reads.count() as u64;
+        // Reads before a flush's program: the flush is programmed from DRAM as it is.
+        let mut flush_reads: Vec<u32> = self.dies[die]
+            .reads
+            .iter()
+            .copied()
+            .filter(|&t| self.txns[t as usize].kind == TxnKind::UpdateRead)
+            .collect();
+        if plp && self.dies[die].busy {
+            flush_reads.extend(cmd.txns.iter().copied().filter(|&t| self.txns[t as usize].kind == TxnKind::UpdateRead));
+        }
+        for t in flush_reads {
+            if plp && self.txns[t as usize].request == super::NO_REQUEST {
+                self.txns[t as usize].kind = TxnKind::Write;
+                match self.flush_buffered_write(t) {
+                    Some(ns) => {
+                        flush_ns += ns;
+                        record.counts.flushed_pages += 1;
+                    }
+                    None => record.flush_failures += 1,
+                }
+            } else if !self.dies[die].busy || !cmd.txns.contains(&t) {
+                record.counts.unacknowledged_pages_lost += 1;
+            }
+        }
         self.mark_idle(die as u32);
         let d = &mut self.dies[die];
         d.reads.clear();
@@ -189,6 +251,7 @@ impl Simulator<'_> {
         self.waiting_for_room.clear();
         self.room_event_pending = false;
         self.kick_list.clear();
+        self.link_power_lost();
         self.power_lost();
         self.moves_in.iter_mut().for_each(|q| q.clear());
         self.burst.start_ns = None;
@@ -202,9 +265,14 @@ impl Simulator<'_> {
         let home = self.txns[txn as usize].plane;
         let planes = self.ftl.addr.planes();
         let now = self.now;
-        let (plane, a) = (0..planes)
+        let Some((plane, a)) = (0..planes)
             .map(|k| (home + k) % planes)
-            .find_map(|plane| self.ftl.allocate_flush(plane, now).map(|a| (plane, a)))?;
+            .find_map(|plane| self.ftl.allocate_flush(plane, now).map(|a| (plane, a)))
+        else {
+            let t = self.txns[txn as usize];
+            self.ftl.note_lost(t.lpn, t.unit as u32, t.units as u32);
+            return None;
+        };
         self.txns[txn as usize].plane = plane;
         // (bind_write pins the superseded copy; recovery, which follows, drops all pins.)
         self.bind_write(txn, a.ppn, a.page_type, a.slc);

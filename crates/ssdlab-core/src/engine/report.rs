@@ -161,6 +161,8 @@ impl Simulator<'_> {
             errors: self.error_summary(),
             dir: self.dir_summary(),
             ipu: None,
+            cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
+            link: self.link_summary(),
             events: self.events_processed,
         };
         self.design_report(&mut report);

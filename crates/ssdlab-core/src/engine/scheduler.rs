@@ -27,6 +27,12 @@ impl Simulator<'_> {
         if self.dies[die as usize].busy {
             return Ok(());
         }
+        if self.config.flash.die_scheduling == DieScheduling::ChipSerial
+            && self.chip_busy[self.ftl.addr.chip_of_die(die) as usize].dies_busy > 0
+        {
+            // Another die of the chip runs a command: this one starts when the chip is free.
+            return Ok(());
+        }
         self.dies[die as usize].gc_starved = false;
         for plane in self.die_planes(die) {
             if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
@@ -223,7 +229,9 @@ impl Simulator<'_> {
                     let joins = other != plane
                         && self.config.flash.multi_plane
                         && victim != NO_PAGE
-                        && (self.config.flash.multi_plane_any_address || self.ftl.addr.block_in_plane(victim) == index)
+                        && (self.config.flash.multi_plane_any_address
+                            || !self.config.flash.multi_plane_same_block
+                            || self.ftl.addr.block_in_plane(victim) == index)
                         && self.ftl.erasable(victim)
                         && !self.stale_reads_of(victim);
                     if other == plane || joins {
@@ -397,9 +405,11 @@ impl Simulator<'_> {
         cmd.txns.clear();
         self.dies[die as usize].reads.pop_front();
         self.txns[first as usize].ppn = first_ppn;
+        self.verify_read(first)?;
         cmd.txns.push(first);
         if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 {
             let any_address = self.config.flash.multi_plane_any_address;
+            let same_block = self.config.flash.multi_plane_same_block;
             let mut used_planes = 1u64 << (self.txns[first as usize].plane % 64);
             let mut i = 0;
             while i < self.dies[die as usize].reads.len().min(MULTI_PLANE_SCAN) {
@@ -408,10 +418,13 @@ impl Simulator<'_> {
                 let plane_bit = 1u64 << (self.txns[t as usize].plane % 64);
                 let a = &self.ftl.addr;
                 if used_planes & plane_bit == 0
-                    && (any_address || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key)
+                    && (any_address
+                        || (a.block_in_plane(a.block_of(ppn)), a.page_in_block(ppn)) == key
+                        || !same_block && a.page_in_block(ppn) == key.1)
                 {
                     used_planes |= plane_bit;
                     self.txns[t as usize].ppn = ppn;
+                    self.verify_read(t)?;
                     cmd.txns.push(t);
                     self.dies[die as usize].reads.remove(i);
                 } else {
@@ -476,7 +489,13 @@ impl Simulator<'_> {
     /// kept per read on the hot path.
     pub(crate) fn stale_reads_of(&self, block: u32) -> bool {
         let die = self.ftl.addr.die_of_plane(self.ftl.addr.plane_of_block(block));
-        self.dies[die as usize].reads.iter().any(|&t| self.ftl.addr.block_of(self.current_ppn(t)) == block)
+        // Both the page a read would sense now and the page it was queued for: a read whose
+        // logical page later leaves the plane falls back to the latter (`current_ppn`).
+        let a = &self.ftl.addr;
+        self.dies[die as usize]
+            .reads
+            .iter()
+            .any(|&t| a.block_of(self.current_ppn(t)) == block || a.block_of(self.txns[t as usize].ppn) == block)
     }
 
     /// The page a queued read should sense now: its logical page's current location if
@@ -543,7 +562,13 @@ impl Simulator<'_> {
                 let plane_bit = 1u64 << (plane % 64);
                 let is_write = self.txns[t as usize].kind == TxnKind::Write;
                 // (With any addresses the partner's plane must still have room of its own.)
-                let pairs = if any_address { self.write_has_room(t) } else { self.ftl.peek_user(plane) == key };
+                let pairs = if any_address {
+                    self.write_has_room(t)
+                } else if self.config.flash.multi_plane_same_block {
+                    self.ftl.peek_user(plane) == key
+                } else {
+                    self.ftl.peek_user(plane).map(|k| k.1) == key.map(|k| k.1)
+                };
                 if is_write && used_planes & plane_bit == 0 && pairs {
                     used_planes |= plane_bit;
                     cmd.txns.push(t);

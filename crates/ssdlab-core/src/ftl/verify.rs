@@ -20,6 +20,10 @@ pub struct Versions {
     pub issued: Vec<u32>,
     /// Per logical unit: last version whose write completed (acknowledged), or TRIMMED.
     pub acknowledged: Vec<u32>,
+    /// Acknowledged writes a power loss destroyed (PLP found no page for them), as
+    /// (logical page, first unit, units): the report counts them, and once the map is
+    /// rebuilt what flash holds of them is what the host will read.
+    pub lost: Vec<(u32, u32, u32)>,
 }
 
 impl Ftl {
@@ -30,6 +34,7 @@ impl Ftl {
                 page_version: vec![0; self.reverse.len()],
                 issued: vec![0; self.map.len()],
                 acknowledged: vec![0; self.map.len()],
+                lost: Vec::new(),
             });
         }
     }
@@ -89,9 +94,57 @@ impl Ftl {
         self.versions.as_ref().map_or(0, |v| v.page_version[(ppn << self.unit_shift) as usize])
     }
 
+    /// An acknowledged write of units `first..first + count` of `lpn` was lost at a power
+    /// loss (counted in the report as a flush failure).
+    pub fn note_lost(&mut self, lpn: u32, first: u32, count: u32) {
+        if let Some(v) = self.versions.as_mut() {
+            v.lost.push((lpn, first, count));
+        }
+    }
+
+    /// After recovery: the host reads what flash holds of the lost writes' units.
+    pub fn settle_lost(&mut self) {
+        let shift = self.unit_shift;
+        let Some(v) = self.versions.as_mut() else { return };
+        for (lpn, first, count) in std::mem::take(&mut v.lost) {
+            for lu in (lpn << shift) + first..(lpn << shift) + first + count {
+                let pu = self.map[lu as usize];
+                v.acknowledged[lu as usize] = if pu == NO_PAGE { 0 } else { v.page_version[pu as usize] };
+            }
+        }
+    }
+
+    /// The version last acknowledged for unit `unit` of `lpn` (0 when versions are off,
+    /// never written, or trimmed).
+    pub fn acknowledged_version(&self, lpn: u32, unit: u32) -> u32 {
+        let Some(v) = self.versions.as_ref() else { return 0 };
+        let acked = v.acknowledged[((lpn << self.unit_shift) + unit) as usize];
+        if acked & TRIMMED != 0 {
+            0
+        } else {
+            acked
+        }
+    }
+
+    /// The version of unit `unit` of `lpn` stored in physical page `ppn` (its OOB), if
+    /// the page still holds that unit (with a page map: the page's).
+    pub fn version_in_page(&self, ppn: Ppn, lpn: u32, unit: u32) -> Option<u32> {
+        let v = self.versions.as_ref()?;
+        let first = ppn << self.unit_shift;
+        if self.unit_shift == 0 {
+            return (self.reverse[first as usize] == lpn).then(|| v.page_version[first as usize]);
+        }
+        let lu = (lpn << self.unit_shift) + unit;
+        (first..first + self.units_per_page())
+            .find(|&pu| self.reverse[pu as usize] == lu)
+            .map(|pu| v.page_version[pu as usize])
+    }
+
     /// Checks every logical page; the error names the page, the expected and found
-    /// versions, and `context` (the event that preceded the check).
-    pub fn verify_data(&self, context: &str) -> Result<(), String> {
+    /// versions, and `context` (the event that preceded the check). Pages for which
+    /// `in_dram` holds keep their newest acknowledged data in controller DRAM, not yet on
+    /// flash: they are not checked.
+    pub fn verify_data(&self, context: &str, in_dram: impl Fn(u32) -> bool) -> Result<(), String> {
         let Some(v) = self.versions.as_ref() else { return Ok(()) };
         let shift = self.unit_shift;
         let name = |lu: usize| {
@@ -102,6 +155,9 @@ impl Ftl {
             }
         };
         for (lu, &pu) in self.map.iter().enumerate() {
+            if in_dram((lu >> shift) as u32) {
+                continue;
+            }
             let acked = v.acknowledged[lu];
             let issued = v.issued[lu] & !TRIMMED;
             if pu == NO_PAGE {

@@ -29,7 +29,7 @@
 
 pub mod config;
 
-use crate::engine::Simulator;
+use crate::engine::{Simulator, NO_REQUEST};
 use crate::ftl::Allocated;
 use crate::stats::DirSummary;
 
@@ -132,7 +132,11 @@ impl Simulator<'_> {
     /// the first plane of the next region, its second page to the second plane; a free
     /// page where the allocator put it.
     pub(crate) fn dir_place_write(&mut self, static_plane: u32, slot: u32) -> u32 {
-        let (pages, request) = (self.requests[slot as usize].pages, self.requests[slot as usize].id);
+        // A flush out of the DRAM cache on no request's behalf: a group of its own.
+        let (pages, request) = match self.requests.get(slot as usize) {
+            Some(r) if slot != NO_REQUEST => (r.pages, r.id),
+            _ => (1, u64::MAX),
+        };
         let planes_per_die = self.ftl.addr.planes_per_die;
         let dies = self.ftl.addr.dies();
         let d = dir!(self);

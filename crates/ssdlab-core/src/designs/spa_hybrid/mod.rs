@@ -9,7 +9,7 @@ pub mod policy;
 
 use super::MoveTarget;
 use crate::config::{HybridAllocation, SlcMigration};
-use crate::engine::{Event, SimError, Simulator};
+use crate::engine::{Event, SimError, Simulator, NO_REQUEST};
 use crate::ftl::GcNeed;
 use crate::ftl::WriteMode;
 use crate::stats::HybridSummary;
@@ -158,7 +158,11 @@ impl Simulator<'_> {
     /// Plane and mode of a user page write of a request of `request_bytes`;
     /// `static_plane` is the plane `ftl.plane_allocation` chose (PF-PA's choice).
     pub(crate) fn spa_place_write(&mut self, static_plane: u32, request: u32) -> (u32, WriteMode) {
-        let request_bytes = self.requests[request as usize].size_bytes;
+        // A flush out of the DRAM cache on no request's behalf: one page.
+        let request_bytes = match self.requests.get(request as usize) {
+            Some(r) if request != NO_REQUEST => r.size_bytes,
+            _ => self.timing.page_size_bytes,
+        };
         self.fill_views();
         let h = spa!(self);
         let start = h.cursor;

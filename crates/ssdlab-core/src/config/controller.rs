@@ -1,0 +1,194 @@
+//! The controller's own resources between the host and the flash (issue 19): its DRAM
+//! data cache (`[cache]`), the host link (`[link]`) and how a chip's dies share it
+//! (`flash.die_scheduling`, in `sections.rs`). Every one is off by default: the presets'
+//! papers model neither a cache nor a link, and their numbers stay as they were.
+
+use super::{err, ConfigError};
+use serde::{Deserialize, Serialize};
+
+/// What the DRAM data cache holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMode {
+    /// Written data only (MQSim's WRITE_CACHE): reads hit what was written and not yet
+    /// evicted; a read miss goes to flash and is not kept.
+    Write,
+    /// Written data and the data of read misses (MQSim's WRITE_READ_CACHE): a read miss
+    /// is kept (clean) once flash returned it.
+    ReadWrite,
+}
+
+/// When dirty cached data goes to flash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheFlush {
+    /// Write-back: dirty data stays until it is the least recently used page and the
+    /// cache needs its slot.
+    Evict,
+    /// MQSim's Data_Cache_Manager_Flash_Advanced: the first write of a page within a hot
+    /// window (`hot_window_ns`) goes to flash at once (cold data); rewrites within the
+    /// window stay dirty until evicted (hot data). The window's set is cleared when a
+    /// write arrives after it ends.
+    ColdEager,
+}
+
+/// The controller's DRAM data cache (`[cache]`): write-back with a capacity in pages,
+/// LRU replacement, overwrites coalesced in DRAM, read hits served from DRAM, a limit on
+/// the data being flushed at once (back-pressure: writes wait when it is reached) and one
+/// DRAM channel whose transfers queue in order. Writes are acknowledged when their data is
+/// in DRAM; at a power loss dirty data is flushed on capacitor power (PLP).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Cache {
+    /// DRAM set aside for data, in bytes (0 = no cache). Counted in page-sized slots:
+    /// a slot holds one logical page, however little of it was written.
+    pub capacity_bytes: u64,
+    pub mode: CacheMode,
+    pub flush: CacheFlush,
+    /// `flush = "cold-eager"`: how long a written page counts as hot (MQSim: 1 s).
+    pub hot_window_ns: u64,
+    /// Data being programmed out of the cache at once, in bytes; a write that would go
+    /// beyond it waits (0 = one page per plane, MQSim's back-pressure depth).
+    pub flush_limit_bytes: u64,
+    /// Fixed cost of one DRAM transfer (row activation and CAS latency: MQSim's tRCD +
+    /// tCL = 26 ns).
+    pub dram_access_ns: u64,
+    /// Cost per byte on the DRAM channel (MQSim's 100 MT/s, 1-byte bursts: 5 ns/B).
+    pub dram_ns_per_byte: f64,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            capacity_bytes: 0,
+            mode: CacheMode::Write,
+            flush: CacheFlush::Evict,
+            hot_window_ns: 1_000_000_000,
+            flush_limit_bytes: 0,
+            // LPDDR4-class controller DRAM: ~10 GB/s, ~40 ns to open a row.
+            dram_access_ns: 40,
+            dram_ns_per_byte: 0.1,
+        }
+    }
+}
+
+impl Cache {
+    pub fn enabled(&self) -> bool {
+        self.capacity_bytes > 0
+    }
+
+    pub(crate) fn validate(&self, page_size_bytes: u32, errors: &mut Vec<ConfigError>) {
+        if !self.enabled() {
+            return;
+        }
+        if self.capacity_bytes < page_size_bytes as u64 {
+            errors.push(err(
+                "cache.capacity_bytes",
+                format!("must hold at least one page ({page_size_bytes} bytes), or be 0 for no cache"),
+            ));
+        }
+        if self.capacity_bytes / page_size_bytes.max(1) as u64 > u32::MAX as u64 / 2 {
+            errors.push(err("cache.capacity_bytes", "more than 2^31 page slots are not modelled"));
+        }
+        if self.flush == CacheFlush::ColdEager && self.hot_window_ns == 0 {
+            errors.push(err("cache.hot_window_ns", "must be positive with flush = \"cold-eager\""));
+        }
+        if self.flush_limit_bytes != 0 && self.flush_limit_bytes < page_size_bytes as u64 {
+            errors.push(err(
+                "cache.flush_limit_bytes",
+                format!("must allow one page ({page_size_bytes} bytes) to be flushed, or be 0 (one page per plane)"),
+            ));
+        }
+        if self.dram_access_ns > super::MAX_STEP_NS {
+            errors.push(err("cache.dram_access_ns", "must be at most one second"));
+        }
+        if !(self.dram_ns_per_byte.is_finite() && (0.0..=1000.0).contains(&self.dram_ns_per_byte)) {
+            errors.push(err("cache.dram_ns_per_byte", "must be between 0 and 1000"));
+        }
+    }
+}
+
+/// The host link (`[link]`): PCIe lanes carrying commands, data and completions, one
+/// transfer at a time in each direction (full duplex), as MQSim's PCIe_Link. A request's
+/// command (and a write's data) crosses before the device sees it; a read's data and the
+/// completion cross before the host does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Link {
+    /// Lanes (0 = no link: requests reach the device when they arrive).
+    pub lanes: u32,
+    /// Bandwidth of one lane, GB/s (10^9 bytes per second: PCIe 3.0 ≈ 0.985).
+    pub lane_gb_per_s: f64,
+    /// Largest payload of one transaction-layer packet (TLP).
+    pub max_payload_bytes: u32,
+    /// Header and framing bytes per packet (MQSim: 20 TLP + 6 DLLP + 2 PHY = 28).
+    pub packet_overhead_bytes: u32,
+    /// The command the device fetches (NVMe submission entry; MQSim sends 72).
+    pub command_bytes: u32,
+    /// The completion entry the device posts (NVMe: 16).
+    pub completion_bytes: u32,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            lanes: 0,
+            lane_gb_per_s: 1.0,
+            max_payload_bytes: 128,
+            packet_overhead_bytes: 28,
+            command_bytes: 64,
+            completion_bytes: 16,
+        }
+    }
+}
+
+impl Link {
+    pub fn enabled(&self) -> bool {
+        self.lanes > 0
+    }
+
+    /// Time to carry `payload` bytes (split into packets, each with its overhead).
+    pub fn transfer_ns(&self, payload: u64) -> u64 {
+        let max = self.max_payload_bytes.max(1) as u64;
+        let overhead = self.packet_overhead_bytes as u64;
+        let full = payload / max;
+        let rest = payload % max;
+        let bytes = full * (max + overhead) + if rest > 0 { rest + overhead } else { 0 };
+        let per_ns = self.lanes as f64 * self.lane_gb_per_s;
+        (bytes as f64 / per_ns).ceil() as u64
+    }
+
+    pub(crate) fn validate(&self, errors: &mut Vec<ConfigError>) {
+        if !self.enabled() {
+            return;
+        }
+        if self.lanes > 64 {
+            errors.push(err("link.lanes", "must be at most 64 (0 = no link model)"));
+        }
+        if !(self.lane_gb_per_s.is_finite() && self.lane_gb_per_s >= 0.01 && self.lane_gb_per_s <= 1000.0) {
+            errors.push(err("link.lane_gb_per_s", "must be between 0.01 and 1000 GB/s"));
+        }
+        if !(16..=4096).contains(&self.max_payload_bytes) {
+            errors.push(err("link.max_payload_bytes", "must be between 16 and 4096"));
+        }
+        if self.packet_overhead_bytes > 256 {
+            errors.push(err("link.packet_overhead_bytes", "must be at most 256"));
+        }
+        if self.command_bytes > 4096 || self.completion_bytes > 4096 {
+            let key = if self.command_bytes > 4096 { "link.command_bytes" } else { "link.completion_bytes" };
+            errors.push(err(key, "must be at most 4096"));
+        }
+    }
+}
+
+/// How the dies of one chip share it (`flash.die_scheduling`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieScheduling {
+    /// Each die runs its own commands; dies of a chip overlap (die interleaving), as
+    /// real chips do.
+    Independent,
+    /// A command starts only when no die of its chip is busy (MQSim's TSU issues to a
+    /// chip only when the whole chip is idle): dies of a chip never overlap.
+    ChipSerial,
+}

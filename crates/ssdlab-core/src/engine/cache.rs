@@ -1,0 +1,597 @@
+//! The controller's DRAM (`[cache]`, ARCHITECTURE.md "Controller DRAM"): its one channel,
+//! whose transfers queue in order, and the data cache on it. The cache holds logical
+//! pages in page-sized slots with the sectors written; a write is acknowledged once its
+//! data is in DRAM; overwrites of a cached page coalesce there; reads of cached data are
+//! served from DRAM; the least recently used page leaves when a slot is needed (dirty: it
+//! is programmed, "flushed"). Flushes in flight are bounded (`flush_limit_bytes`): a write
+//! that would need one more waits, in order, until a flush ends (back-pressure). A page
+//! has at most one flush in flight, so its programs reach flash in the order written.
+
+use super::*;
+use crate::config::{CacheFlush, CacheMode};
+use std::collections::{HashMap, HashSet};
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    lpn: u32,
+    /// Sectors held (bit k: sector k of the page).
+    mask: u64,
+    /// Newer than what flash holds (or will hold once the flush in flight ends).
+    dirty: bool,
+    /// A flush of this page is in flight.
+    flushing: bool,
+    prev: u32,
+    next: u32,
+}
+
+/// A write sub-request waiting for the cache (back-pressure).
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    slot: u32,
+    lpn: u32,
+    mask: u64,
+}
+
+/// What a DRAM transfer completes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DramJob {
+    /// `count` sub-requests of request `slot` (written to, or read from, DRAM).
+    Finish { slot: u32, count: u32 },
+    /// Controller-internal (reading evicted data out, keeping a read miss).
+    Internal,
+}
+
+/// A flush in flight: its data and the flash transactions it still waits for.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flush {
+    bytes: u64,
+    txns: u32,
+}
+
+#[derive(Default)]
+pub(crate) struct Dram {
+    free_at_ns: u64,
+    jobs: VecDeque<DramJob>,
+    pub(crate) busy_ns: u64,
+    pub(crate) transfers: u64,
+    pub(crate) bytes: u64,
+}
+
+pub(crate) struct DataCache {
+    slots: u32,
+    entries: Vec<Entry>,
+    free: Vec<u32>,
+    /// Logical page → entry. Looked up only, never iterated.
+    index: HashMap<u32, u32>,
+    /// Most recently used first.
+    head: u32,
+    tail: u32,
+    used: u32,
+    /// Bytes per tracked sector and sectors per page (at most 64).
+    sector_bytes: u64,
+    sectors: u32,
+    limit_bytes: u64,
+    flushing_bytes: u64,
+    /// Flushes in flight by logical page (evicted pages included). Never iterated.
+    flushes: HashMap<u32, Flush>,
+    waiting: VecDeque<Waiting>,
+    /// Pages written in the current hot window (`flush = "cold-eager"`). Never iterated.
+    recent: HashSet<u32>,
+    window_end_ns: u64,
+    /// The request being admitted and how many of its pages (bytes) went into DRAM.
+    admitting: (u32, u32, u64),
+    pub(crate) stats: CacheStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CacheStats {
+    pub(crate) write_pages: u64,
+    pub(crate) coalesced: u64,
+    pub(crate) read_hits: u64,
+    pub(crate) read_partial_hits: u64,
+    pub(crate) read_misses: u64,
+    pub(crate) evictions: u64,
+    pub(crate) dirty_evictions: u64,
+    pub(crate) eager_flushes: u64,
+    pub(crate) flushed_pages: u64,
+    pub(crate) waits: u64,
+    pub(crate) max_waiting: u64,
+    pub(crate) read_fills: u64,
+}
+
+impl DataCache {
+    pub(crate) fn new(config: &Config, planes: u32) -> DataCache {
+        let page = config.geometry.page_size_bytes as u64;
+        let c = &config.cache;
+        let sectors = (page / 512).clamp(1, 64) as u32;
+        let limit = if c.flush_limit_bytes == 0 { planes as u64 * page } else { c.flush_limit_bytes };
+        DataCache {
+            slots: (c.capacity_bytes / page) as u32,
+            entries: Vec::new(),
+            free: Vec::new(),
+            index: HashMap::new(),
+            head: NONE,
+            tail: NONE,
+            used: 0,
+            sector_bytes: page / sectors as u64,
+            sectors,
+            limit_bytes: limit,
+            flushing_bytes: 0,
+            flushes: HashMap::new(),
+            waiting: VecDeque::new(),
+            recent: HashSet::new(),
+            window_end_ns: 0,
+            admitting: (NONE, 0, 0),
+            stats: CacheStats::default(),
+        }
+    }
+
+    fn full_mask(&self) -> u64 {
+        if self.sectors == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.sectors) - 1
+        }
+    }
+
+    /// Sectors of the page starting at `page_start` that bytes `offset..offset + size`
+    /// touch.
+    pub(crate) fn mask_of(&self, offset: u64, size: u64, page_start: u64, page: u64) -> u64 {
+        let start = offset.max(page_start) - page_start;
+        let end = (offset + size).min(page_start + page) - page_start;
+        let first = start / self.sector_bytes;
+        let last = end.div_ceil(self.sector_bytes);
+        let n = last - first;
+        let bits = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        (bits << first) & self.full_mask()
+    }
+
+    fn bytes_of(&self, mask: u64) -> u64 {
+        mask.count_ones() as u64 * self.sector_bytes
+    }
+
+    fn unlink(&mut self, e: u32) {
+        let Entry { prev, next, .. } = self.entries[e as usize];
+        if prev == NONE {
+            self.head = next;
+        } else {
+            self.entries[prev as usize].next = next;
+        }
+        if next == NONE {
+            self.tail = prev;
+        } else {
+            self.entries[next as usize].prev = prev;
+        }
+    }
+
+    fn push_front(&mut self, e: u32) {
+        self.entries[e as usize].prev = NONE;
+        self.entries[e as usize].next = self.head;
+        if self.head != NONE {
+            self.entries[self.head as usize].prev = e;
+        }
+        self.head = e;
+        if self.tail == NONE {
+            self.tail = e;
+        }
+    }
+
+    fn touch(&mut self, e: u32) {
+        if self.head != e {
+            self.unlink(e);
+            self.push_front(e);
+        }
+    }
+
+    fn insert(&mut self, lpn: u32, mask: u64, dirty: bool) -> u32 {
+        let entry = Entry { lpn, mask, dirty, flushing: false, prev: NONE, next: NONE };
+        let e = match self.free.pop() {
+            Some(e) => {
+                self.entries[e as usize] = entry;
+                e
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.index.insert(lpn, e);
+        self.push_front(e);
+        self.used += 1;
+        e
+    }
+
+    fn remove(&mut self, e: u32) {
+        self.unlink(e);
+        self.index.remove(&self.entries[e as usize].lpn);
+        self.free.push(e);
+        self.used -= 1;
+    }
+
+    /// The least recently used entry that can leave now (none with a flush in flight).
+    fn victim(&self) -> Option<u32> {
+        let mut e = self.tail;
+        while e != NONE {
+            if !self.entries[e as usize].flushing {
+                return Some(e);
+            }
+            e = self.entries[e as usize].prev;
+        }
+        None
+    }
+
+    /// Whether `lpn`'s newest data is in DRAM only (dirty here, or a flush in flight).
+    pub(crate) fn holds_newer(&self, lpn: u32) -> bool {
+        self.flushes.contains_key(&lpn) || self.index.get(&lpn).is_some_and(|&e| self.entries[e as usize].dirty)
+    }
+
+    /// Dirty pages in the cache, least recently used first (power loss: PLP flushes them).
+    pub(crate) fn dirty_pages(&self) -> Vec<(u32, u64)> {
+        let mut out = Vec::new();
+        let mut e = self.tail;
+        while e != NONE {
+            let entry = self.entries[e as usize];
+            if entry.dirty {
+                out.push((entry.lpn, entry.mask));
+            }
+            e = entry.prev;
+        }
+        out
+    }
+
+    pub(crate) fn summary(&self, dram: &Dram, config: &Config) -> CacheSummary {
+        let s = &self.stats;
+        let reads = s.read_hits + s.read_partial_hits + s.read_misses;
+        CacheSummary {
+            capacity_pages: self.slots as u64,
+            mode: report::kebab(&config.cache.mode),
+            flush: report::kebab(&config.cache.flush),
+            flush_limit_bytes: self.limit_bytes,
+            write_pages: s.write_pages,
+            coalesced_writes: s.coalesced,
+            read_pages: reads,
+            read_hits: s.read_hits,
+            read_partial_hits: s.read_partial_hits,
+            read_hit_ratio: if reads > 0 { s.read_hits as f64 / reads as f64 } else { 0.0 },
+            read_fills: s.read_fills,
+            evictions: s.evictions,
+            dirty_evictions: s.dirty_evictions,
+            eager_flushes: s.eager_flushes,
+            flushed_pages: s.flushed_pages,
+            writes_waited: s.waits,
+            max_waiting: s.max_waiting,
+            pages_at_end: self.used as u64,
+            dirty_pages_at_end: self.dirty_pages().len() as u64,
+            dram_transfers: dram.transfers,
+            dram_bytes: dram.bytes,
+            dram_busy_ns: dram.busy_ns,
+        }
+    }
+}
+
+impl Simulator<'_> {
+    /// Queues a DRAM transfer of `bytes`; `job` happens when it ends.
+    pub(crate) fn dram_transfer(&mut self, bytes: u64, job: DramJob) {
+        let c = &self.config.cache;
+        let ns = c.dram_access_ns + (bytes as f64 * c.dram_ns_per_byte).round() as u64;
+        let d = &mut self.dram;
+        let done = d.free_at_ns.max(self.now) + ns;
+        d.free_at_ns = done;
+        d.busy_ns += ns;
+        d.transfers += 1;
+        d.bytes += bytes;
+        d.jobs.push_back(job);
+        // Transfers end in the order queued: one event each, popped in that order.
+        self.push(done, Event::DramDone);
+    }
+
+    pub(crate) fn on_dram_done(&mut self) -> Result<(), SimError> {
+        match self.dram.jobs.pop_front().expect("a DRAM transfer ended") {
+            DramJob::Finish { slot, count } => {
+                for _ in 0..count {
+                    self.finish_sub_request(slot)?;
+                }
+            }
+            DramJob::Internal => {}
+        }
+        Ok(())
+    }
+
+    /// A write sub-request of request `slot` (sectors `mask` of `lpn`) enters the cache,
+    /// or waits behind earlier ones for room. The request's DRAM transfer is queued by
+    /// `cache_admitted` once all its pages were offered.
+    pub(crate) fn cache_write(&mut self, slot: u32, lpn: u32, mask: u64) -> Result<(), SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        cache.stats.write_pages += 1;
+        if !cache.waiting.is_empty() || !self.cache_admit(slot, lpn, mask)? {
+            let cache = self.cache.as_mut().expect("cache on");
+            cache.waiting.push_back(Waiting { slot, lpn, mask });
+            cache.stats.waits += 1;
+            cache.stats.max_waiting = cache.stats.max_waiting.max(cache.waiting.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// Puts one page of a write into DRAM if the flush limit and a slot allow. Returns
+    /// whether it did.
+    fn cache_admit(&mut self, slot: u32, lpn: u32, mask: u64) -> Result<bool, SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        if cache.flushing_bytes >= cache.limit_bytes {
+            return Ok(false);
+        }
+        let eager = self.config.cache.flush == CacheFlush::ColdEager;
+        if eager && self.now >= cache.window_end_ns {
+            cache.recent.clear();
+            cache.window_end_ns = self.now + self.config.cache.hot_window_ns;
+        }
+        let e = match cache.index.get(&lpn).copied() {
+            Some(e) => {
+                let entry = &mut cache.entries[e as usize];
+                if entry.dirty {
+                    cache.stats.coalesced += 1;
+                }
+                entry.mask |= mask;
+                entry.dirty = true;
+                cache.touch(e);
+                e
+            }
+            None => {
+                if cache.used >= cache.slots {
+                    let Some(victim) = cache.victim() else { return Ok(false) };
+                    self.cache_evict(victim)?;
+                }
+                let cache = self.cache.as_mut().expect("cache on");
+                let e = cache.insert(lpn, mask, true);
+                // An evicted copy of the page may still be on its way to flash: this one
+                // waits for it (one flush of a page at a time).
+                cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
+                e
+            }
+        };
+        // Host order: the version the host is told is written (`--verify`), for each run
+        // of the units the write touches.
+        if self.verify {
+            let touched = self.cache_unit_bits(mask);
+            let mut k = 0;
+            while k < 32 {
+                let run = (touched >> k).trailing_ones();
+                if run == 0 {
+                    k += 1;
+                    continue;
+                }
+                let v = self.ftl.issue_version(lpn, k, run);
+                self.ftl.acknowledge(lpn, k, run, v);
+                k += run;
+            }
+        }
+        let cache = self.cache.as_mut().expect("cache on");
+        let bytes = cache.bytes_of(mask);
+        if cache.admitting.0 == slot {
+            cache.admitting.1 += 1;
+            cache.admitting.2 += bytes;
+        } else {
+            debug_assert_eq!(cache.admitting.0, NONE, "one request admitted at a time");
+            cache.admitting = (slot, 1, bytes);
+        }
+        if eager && cache.recent.insert(lpn) && !cache.entries[e as usize].flushing {
+            cache.stats.eager_flushes += 1;
+            self.cache_flush_entry(e, slot)?;
+        }
+        Ok(true)
+    }
+
+    /// The pages of request `slot` admitted so far are written to DRAM; they complete
+    /// when the transfer ends.
+    pub(crate) fn cache_admitted(&mut self) {
+        let cache = self.cache.as_mut().expect("cache on");
+        let (slot, count, bytes) = std::mem::replace(&mut cache.admitting, (NONE, 0, 0));
+        if slot != NONE {
+            self.dram_transfer(bytes, DramJob::Finish { slot, count });
+        }
+    }
+
+    /// Evicts entry `e`: a dirty page is flushed (its data read out of DRAM first).
+    fn cache_evict(&mut self, e: u32) -> Result<(), SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        let entry = cache.entries[e as usize];
+        cache.stats.evictions += 1;
+        cache.remove(e);
+        if entry.dirty {
+            cache.stats.dirty_evictions += 1;
+            let bytes = cache.bytes_of(entry.mask);
+            self.dram_transfer(bytes, DramJob::Internal);
+            self.cache_flush(entry.lpn, entry.mask, NO_REQUEST)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes a cached page that stays in the cache (cold-eager).
+    fn cache_flush_entry(&mut self, e: u32, slot: u32) -> Result<(), SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        let entry = &mut cache.entries[e as usize];
+        entry.dirty = false;
+        entry.flushing = true;
+        let (lpn, mask) = (entry.lpn, entry.mask);
+        self.cache_flush(lpn, mask, slot)
+    }
+
+    /// Programs sectors `mask` of `lpn` from DRAM (acknowledged already). `slot` is the
+    /// request on whose behalf it happens, for designs that place a request's pages
+    /// together (NO_REQUEST for an eviction).
+    fn cache_flush(&mut self, lpn: u32, mask: u64, slot: u32) -> Result<(), SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        let bytes = cache.bytes_of(mask);
+        cache.flushing_bytes += bytes;
+        cache.stats.flushed_pages += 1;
+        debug_assert!(!cache.flushes.contains_key(&lpn), "one flush of a page at a time");
+        cache.flushes.insert(lpn, Flush { bytes, txns: 0 });
+        let (full, sector) = (cache.full_mask(), cache.sector_bytes);
+        self.write_pending(lpn);
+        self.flushing = true;
+        let result = if mask == full {
+            self.dispatch_write(slot, lpn, 0, self.timing.page_size_bytes)
+        } else if self.ftl.unit_shift == 0 {
+            // A page map writes the page once: the hull of the sectors held.
+            let first = mask.trailing_zeros() as u64;
+            let last = 64 - mask.leading_zeros() as u64;
+            self.dispatch_write(slot, lpn, first * sector, last * sector)
+        } else {
+            // A unit map writes each run of units held.
+            let unit_bytes = self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
+            let mut k = 0;
+            let mut result = Ok(());
+            while k < 64 && result.is_ok() {
+                if mask >> k & 1 == 0 {
+                    k += 1;
+                    continue;
+                }
+                let run = (mask >> k).trailing_ones() as u64;
+                let (start, end) = (k * sector, (k + run) * sector);
+                let (start, end) = (start / unit_bytes * unit_bytes, end.div_ceil(unit_bytes) * unit_bytes);
+                result = self.dispatch_write(slot, lpn, start, end);
+                k = (end / sector) as u32 as u64;
+            }
+            result
+        };
+        self.flushing = false;
+        result
+    }
+
+    /// The units of the page that sectors `mask` touch, as bits.
+    fn cache_unit_bits(&self, mask: u64) -> u32 {
+        let units = self.ftl.units_per_page();
+        let sectors = self.cache.as_ref().map_or(64, |c| c.sectors);
+        let per_unit = (sectors / units).max(1);
+        let unit_mask = if per_unit >= 64 { u64::MAX } else { (1u64 << per_unit) - 1 };
+        (0..units).filter(|&k| mask >> (k * per_unit) & unit_mask != 0).fold(0, |bits, k| bits | 1 << k)
+    }
+
+    /// The units (first, count) a flush of sectors `mask` programs: the whole page with a
+    /// page map, the hull of the units held with a unit map.
+    pub(crate) fn cache_units_of(&self, mask: u64) -> (u32, u32) {
+        let units = self.ftl.units_per_page();
+        if self.ftl.unit_shift == 0 {
+            return (0, units);
+        }
+        let sectors = self.cache.as_ref().map_or(64, |c| c.sectors);
+        let per_unit = (sectors / units).max(1);
+        let first = mask.trailing_zeros() / per_unit;
+        let last = (64 - mask.leading_zeros()).div_ceil(per_unit);
+        (first, last.min(units) - first)
+    }
+
+    /// A flash transaction of a flush was created (`alloc_txn` while flushing).
+    pub(crate) fn cache_flush_txn_created(&mut self, lpn: u32) {
+        if let Some(f) = self.cache.as_mut().and_then(|c| c.flushes.get_mut(&lpn)) {
+            f.txns += 1;
+        }
+    }
+
+    /// A flash transaction of a flush of `lpn` completed (a program, or the read before a
+    /// read-modify-write, whose program was queued first). With its last, the flush ends:
+    /// a page not written again meanwhile leaves the cache (cold-eager, as MQSim) or stays
+    /// clean (read-write), and writes waiting for room are retried.
+    pub(crate) fn cache_flush_txn_done(&mut self, lpn: u32) -> Result<(), SimError> {
+        let Some(cache) = self.cache.as_mut() else { return Ok(()) };
+        let Some(f) = cache.flushes.get_mut(&lpn) else { return Ok(()) };
+        f.txns -= 1;
+        if f.txns > 0 {
+            return Ok(());
+        }
+        let f = cache.flushes.remove(&lpn).expect("present");
+        cache.flushing_bytes -= f.bytes;
+        if let Some(&e) = cache.index.get(&lpn) {
+            let entry = &mut cache.entries[e as usize];
+            if entry.flushing {
+                entry.flushing = false;
+                if !entry.dirty && self.config.cache.mode == CacheMode::Write {
+                    cache.remove(e);
+                }
+            }
+        }
+        self.cache_retry_waiting()
+    }
+
+    /// Admits waiting writes, oldest first, while there is room.
+    fn cache_retry_waiting(&mut self) -> Result<(), SimError> {
+        while let Some(&w) = self.cache.as_ref().expect("cache on").waiting.front() {
+            let cache = self.cache.as_mut().expect("cache on");
+            if cache.admitting.0 != NONE && cache.admitting.0 != w.slot {
+                self.cache_admitted();
+            }
+            if !self.cache_admit(w.slot, w.lpn, w.mask)? {
+                break;
+            }
+            self.cache.as_mut().expect("cache on").waiting.pop_front();
+        }
+        self.cache_admitted();
+        for die in std::mem::take(&mut self.kick_list) {
+            self.kick(die)?;
+        }
+        Ok(())
+    }
+
+    /// A read sub-request of sectors `mask` of `lpn`: served from DRAM when the cache
+    /// holds all of them. Returns whether it did.
+    pub(crate) fn cache_read(&mut self, slot: u32, lpn: u32, mask: u64) -> bool {
+        let cache = self.cache.as_mut().expect("cache on");
+        match cache.index.get(&lpn).copied() {
+            Some(e) if cache.entries[e as usize].mask & mask == mask => {
+                cache.stats.read_hits += 1;
+                cache.touch(e);
+                let bytes = cache.bytes_of(mask);
+                self.dram_transfer(bytes, DramJob::Finish { slot, count: 1 });
+                true
+            }
+            Some(_) => {
+                // Part in DRAM, the rest on flash: the page is read from flash and merged.
+                cache.stats.read_partial_hits += 1;
+                false
+            }
+            None => {
+                cache.stats.read_misses += 1;
+                false
+            }
+        }
+    }
+
+    /// Read-write mode: the page a read miss brought from flash is kept, clean, if a
+    /// slot is free or the least recently used page is clean (a read never forces a
+    /// flush).
+    pub(crate) fn cache_fill(&mut self, lpn: u32) {
+        let Some(cache) = self.cache.as_mut() else { return };
+        if self.config.cache.mode != CacheMode::ReadWrite || cache.index.contains_key(&lpn) {
+            return;
+        }
+        if cache.used >= cache.slots {
+            match cache.victim() {
+                Some(v) if !cache.entries[v as usize].dirty => {
+                    cache.stats.evictions += 1;
+                    cache.remove(v);
+                }
+                _ => return,
+            }
+        }
+        let full = cache.full_mask();
+        cache.insert(lpn, full, false);
+        cache.stats.read_fills += 1;
+        let bytes = self.timing.page_size_bytes;
+        self.dram_transfer(bytes, DramJob::Internal);
+    }
+
+    /// Power is lost: the cache's volatile state goes; with PLP its dirty pages were
+    /// flushed first (`power.rs`). Returns the dirty pages to flush.
+    pub(crate) fn cache_power_lost(&mut self) -> Vec<(u32, u64)> {
+        let Some(cache) = self.cache.as_mut() else { return Vec::new() };
+        let dirty = cache.dirty_pages();
+        let fresh = DataCache::new(&self.config, self.ftl.addr.planes());
+        let stats = cache.stats;
+        **cache = fresh;
+        cache.stats = stats;
+        self.dram.jobs.clear();
+        self.dram.free_at_ns = self.now;
+        dirty
+    }
+}
