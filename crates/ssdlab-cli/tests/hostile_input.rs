@@ -1099,6 +1099,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("multi_plane", "b"),
             ("multi_plane_any_address", "b"),
             ("multi_plane_same_block", "b"),
+            ("transfer_requested_bytes", "b"),
             ("die_scheduling", "s"),
             ("read_retries", "u"),
             ("retry_sense_latency_ns", "u"),

@@ -162,6 +162,9 @@ pub(crate) struct Txn {
     /// Reads: soft-sensing retries it took, and its final decode time (`errors.rs`).
     pub(crate) retries: u8,
     pub(crate) decode_ns: u32,
+    /// 512-byte sectors of the page the host asked for (0 = all): what crosses the
+    /// channel with `flash.transfer_requested_bytes`.
+    pub(crate) sectors: u16,
 }
 
 /// One step of a command. A command is any sequence of them: a read is sense + transfer
@@ -413,6 +416,8 @@ pub struct Simulator<'a> {
     pub(crate) flushing: bool,
     /// The host link (`[link]`; `link.rs`).
     pub(crate) link: link::Link,
+    /// Sectors of the page being split off a request (`Txn::sectors`; 0 = all).
+    pub(crate) page_sectors: u16,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -609,6 +614,7 @@ impl<'a> Simulator<'a> {
             dram: cache::Dram::default(),
             flushing: false,
             link: link::Link::default(),
+            page_sectors: 0,
             config,
         };
         if sim.config.reliability.enabled {

@@ -410,6 +410,9 @@ fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
         drawn.flash.multi_plane_same_block = false;
     }
     if rng.random_bool(0.3) {
+        drawn.flash.transfer_requested_bytes = true;
+    }
+    if rng.random_bool(0.3) {
         drawn.link.lanes = rng.random_range(1..=4);
         drawn.link.lane_gb_per_s = pick(rng, &[0.25, 1.0]);
     }

@@ -134,6 +134,9 @@ pub struct Flash {
     /// Multi-plane commands need the same block in every plane as well as the same page
     /// (false: only the page must agree, as MQSim and many chips allow).
     pub multi_plane_same_block: bool,
+    /// Reads and programs move only the 512-byte sectors the host asked for over the
+    /// channel, not the whole page (MQSim's transactions carry their sectors).
+    pub transfer_requested_bytes: bool,
     /// Soft-sensing retries every page read takes. A fixed count, the simplest error
     /// model, for sensitivity studies; each retry holds the die (and the channel) for a
     /// failed decode, a sense and a transfer out, as a real retry does.
@@ -171,6 +174,7 @@ impl Default for Flash {
             multi_plane: true,
             multi_plane_any_address: false,
             multi_plane_same_block: true,
+            transfer_requested_bytes: false,
             read_retries: 0,
             retry_sense_latency_ns: 0,
             die_scheduling: DieScheduling::Independent,

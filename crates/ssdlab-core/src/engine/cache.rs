@@ -430,6 +430,10 @@ impl Simulator<'_> {
         let (full, sector) = (cache.full_mask(), cache.sector_bytes);
         self.write_pending(lpn);
         self.flushing = true;
+        // (A flush may start while a host request's page is being split off.)
+        let host_sectors = self.page_sectors;
+        let held = (mask.count_ones() as u64 * sector).div_ceil(512);
+        self.page_sectors = if mask == full { 0 } else { held as u16 };
         let result = if mask == full {
             self.dispatch_write(slot, lpn, 0, self.timing.page_size_bytes)
         } else if self.ftl.unit_shift == 0 {
@@ -456,6 +460,7 @@ impl Simulator<'_> {
             result
         };
         self.flushing = false;
+        self.page_sectors = host_sectors;
         result
     }
 

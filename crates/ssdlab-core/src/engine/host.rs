@@ -283,9 +283,16 @@ impl Simulator<'_> {
         let first = offset / page;
         let logical = self.ftl.logical_pages as u64;
         self.request_pages.clear();
+        let sector_sizes = self.config.flash.transfer_requested_bytes;
         for k in 0..r.pages as u64 {
             let lpn = ((first + k) % logical) as u32;
             self.host_counters.sub_requests += 1;
+            if sector_sizes {
+                let page_start = (first + k) * page;
+                let (s, e) = (offset.max(page_start) - page_start, (offset + size).min(page_start + page) - page_start);
+                let sectors = e.div_ceil(512) - s / 512;
+                self.page_sectors = if sectors * 512 >= page { 0 } else { sectors as u16 };
+            }
             match op {
                 Op::Write => {
                     let page_start = (first + k) * page;
@@ -363,6 +370,7 @@ impl Simulator<'_> {
                 }
             }
         }
+        self.page_sectors = 0;
         if self.cache.is_some() {
             self.cache_admitted();
         }
@@ -587,6 +595,7 @@ impl Simulator<'_> {
             mode: WriteMode::Auto,
             retries: 0,
             decode_ns: 0,
+            sectors: if matches!(kind, TxnKind::Read | TxnKind::Write) { self.page_sectors } else { 0 },
         };
         let slot = if let Some(slot) = self.free_txns.pop() {
             self.txns[slot as usize] = t;

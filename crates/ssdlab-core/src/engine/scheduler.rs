@@ -470,7 +470,7 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane_read_pages += user;
         }
-        let bytes = cmd.txns.len() as u64 * self.timing.page_size_bytes;
+        let bytes = self.transfer_bytes(&cmd.txns);
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
         // Retry rounds sense as long as the slowest page that retries.
         let txns = &self.txns;
@@ -496,6 +496,21 @@ impl Simulator<'_> {
             .reads
             .iter()
             .any(|&t| a.block_of(self.current_ppn(t)) == block || a.block_of(self.txns[t as usize].ppn) == block)
+    }
+
+    /// Bytes a command's user pages move over the channel: whole pages, or with
+    /// `flash.transfer_requested_bytes` the sectors the host asked for (MQSim).
+    pub(crate) fn transfer_bytes(&self, txns: &[u32]) -> u64 {
+        let page = self.timing.page_size_bytes;
+        if !self.config.flash.transfer_requested_bytes {
+            return txns.len() as u64 * page;
+        }
+        txns.iter()
+            .map(|&t| match self.txns[t as usize].sectors {
+                0 => page,
+                s => (s as u64 * 512).min(page),
+            })
+            .sum()
     }
 
     /// The page a queued read should sense now: its logical page's current location if
@@ -594,8 +609,8 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
         }
-        let pages = cmd.txns.len() as u32;
-        cmd.set_steps(&[Step::ChannelIn(pages as u64 * self.timing.page_size_bytes), Step::Array(program)]);
+        let bytes = self.transfer_bytes(&cmd.txns);
+        cmd.set_steps(&[Step::ChannelIn(bytes), Step::Array(program)]);
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);
         self.advance_command(die)?;

@@ -170,6 +170,39 @@ fn chip_serial_dies_never_overlap_and_a_free_chip_serves_reads_first() {
 }
 
 #[test]
+fn with_requested_bytes_only_the_sectors_asked_for_cross_the_channel() {
+    let mut c = tiny(1, 1, 1, 1);
+    slc_like(&mut c);
+    // Page 9 is placed because the workload reads it; page 200 holds nothing (no
+    // read-modify-write).
+    c.precondition.used_fraction = 0.0;
+    c.flash.transfer_ns_per_byte = 1.0;
+    // A 1 KiB read at byte 1536 of page 9 touches sectors 3..6 (1,536 bytes with the
+    // partial sectors), a 512-byte write to an unwritten page one sector.
+    let records = vec![
+        Record {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes: 9 * 4096 + 1536 + 100,
+            size_bytes: 1024,
+            op: Op::Read,
+            hint: None,
+        },
+        Record {
+            arrival_ns: 10_000_000,
+            device: 0,
+            offset_bytes: 200 * 4096,
+            size_bytes: 512,
+            op: Op::Write,
+            hint: None,
+        },
+    ];
+    assert_eq!(latencies(&run_logged(&c, records.clone())), vec![50_000 + 4096, 4096 + 500_000]);
+    c.flash.transfer_requested_bytes = true;
+    assert_eq!(latencies(&run_logged(&c, records)), vec![50_000 + 1536, 512 + 500_000]);
+}
+
+#[test]
 fn the_link_adds_the_transfers_of_command_data_and_completion() {
     let mut c = drive();
     c.cache.capacity_bytes = 0;
