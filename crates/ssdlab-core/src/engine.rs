@@ -852,8 +852,16 @@ impl<'a> Simulator<'a> {
         if !self.verify {
             return Ok(());
         }
-        let dram = self.acks_from_dram();
-        let in_dram = |lpn: u32| dram && self.newest_in_dram(lpn);
-        self.ftl.verify_data(context, in_dram).map_err(|message| SimError::Integrity { time_ns: self.now, message })
+        // The pages whose newest data is in DRAM, gathered once (the check visits every
+        // logical unit); sorted, so the hash maps' order cannot matter.
+        let mut in_dram: Vec<u32> = Vec::new();
+        if self.acks_from_dram() {
+            in_dram.extend(self.pending_writes.keys().copied());
+            if let Some(c) = self.cache.as_ref() {
+                c.newer_pages(&mut in_dram);
+            }
+            in_dram.sort_unstable();
+        }
+        self.ftl.verify_data(context, &in_dram).map_err(|message| SimError::Integrity { time_ns: self.now, message })
     }
 }

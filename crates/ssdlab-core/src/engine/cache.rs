@@ -227,6 +227,19 @@ impl DataCache {
         self.flushes.contains_key(&lpn) || self.index.get(&lpn).is_some_and(|&e| self.entries[e as usize].dirty)
     }
 
+    /// Appends the pages whose newest data is in DRAM only (`holds_newer`), in no order.
+    pub(crate) fn newer_pages(&self, out: &mut Vec<u32>) {
+        out.extend(self.flushes.keys().copied());
+        let mut e = self.tail;
+        while e != NONE {
+            let entry = self.entries[e as usize];
+            if entry.dirty {
+                out.push(entry.lpn);
+            }
+            e = entry.prev;
+        }
+    }
+
     /// Dirty pages in the cache, least recently used first (power loss: PLP flushes them).
     pub(crate) fn dirty_pages(&self) -> Vec<(u32, u64)> {
         let mut out = Vec::new();

@@ -118,11 +118,4 @@ impl Simulator<'_> {
         }
         Ok(())
     }
-
-    /// `--verify`: logical pages whose newest acknowledged data is in DRAM only (the
-    /// write buffer or the cache), which the map check must not expect on flash yet.
-    pub(crate) fn newest_in_dram(&self, lpn: u32) -> bool {
-        self.acks_from_dram()
-            && (self.pending_writes.contains_key(&lpn) || self.cache.as_ref().is_some_and(|c| c.holds_newer(lpn)))
-    }
 }

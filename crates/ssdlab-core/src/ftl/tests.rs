@@ -33,10 +33,10 @@ fn verify_catches_a_mapping_that_points_at_stale_data() {
     ftl.acknowledge(3, 0, 1, v1);
     let (_new, v2) = write(&mut ftl, 3);
     ftl.acknowledge(3, 0, 1, v2);
-    ftl.verify_data("test", |_| false).unwrap();
+    ftl.verify_data("test", &[]).unwrap();
     // Corrupt the map: logical page 3 back to its first copy.
     ftl.map[3] = old;
-    let e = ftl.verify_data("after corruption", |_| false).unwrap_err();
+    let e = ftl.verify_data("after corruption", &[]).unwrap_err();
     assert!(e.contains("logical page 3") && e.contains("expected version 2") && e.contains("found version 1"), "{e}");
 }
 
@@ -48,14 +48,14 @@ fn verify_catches_lost_data_and_respects_trims() {
     ftl.acknowledge(5, 0, 1, v);
     ftl.trim(5);
     ftl.acknowledge_trim(5);
-    ftl.verify_data("trimmed", |_| false).unwrap();
+    ftl.verify_data("trimmed", &[]).unwrap();
     // A write issued before the trim but completing after it must not resurrect the page.
     ftl.acknowledge(5, 0, 1, v);
-    ftl.verify_data("late completion", |_| false).unwrap();
+    ftl.verify_data("late completion", &[]).unwrap();
     let (_, v2) = write(&mut ftl, 6);
     ftl.acknowledge(6, 0, 1, v2);
     ftl.map[6] = NO_PAGE;
-    let e = ftl.verify_data("lost", |_| false).unwrap_err();
+    let e = ftl.verify_data("lost", &[]).unwrap_err();
     assert!(e.contains("logical page 6") && e.contains("no mapping"), "{e}");
 }
 
@@ -109,7 +109,7 @@ fn recovery_rebuilds_the_mapping_table_exactly() {
     assert_eq!(ftl.lookup(11), None);
     assert!(ftl.lookup(7).is_some());
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after recovery", |_| false).unwrap();
+    ftl.verify_data("after recovery", &[]).unwrap();
     // Every programmed page was scanned: the open blocks' programmed prefixes.
     let programmed: u64 = ftl.blocks.iter().map(|b| b.write_ptr as u64).sum::<u64>() - scan.abandoned_pages;
     assert_eq!(scan.reads_per_die.iter().sum::<u64>(), programmed);
@@ -126,7 +126,7 @@ fn a_torn_program_falls_back_to_the_previous_copy() {
     ftl.power_loss_recover(&[a.ppn], &[]);
     assert_eq!(ftl.lookup(5), Some(before), "the last acknowledged copy must be found");
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after a torn write", |_| false).unwrap();
+    ftl.verify_data("after a torn write", &[]).unwrap();
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn clean_victim(ftl: &mut Ftl, block: u32) -> u32 {
             }
         }
         ftl.check_invariants().unwrap();
-        ftl.verify_data("during GC", |_| false).unwrap();
+        ftl.verify_data("during GC", &[]).unwrap();
     }
 }
 
@@ -281,7 +281,7 @@ fn a_half_page_pair_survives_an_overwrite_gc_and_a_power_loss() {
     let (h0, h1) = (ftl.unit_page(0, 0).unwrap(), ftl.unit_page(0, 1).unwrap());
     assert_ne!(ftl.addr.block_of(h0), block);
     assert_ne!(ftl.addr.block_of(h1), block);
-    ftl.verify_data("after GC", |_| false).unwrap();
+    ftl.verify_data("after GC", &[]).unwrap();
     // Power fails: the map rebuilt from the OOB areas is the same, unit by unit.
     let map = ftl.map.clone();
     let units: Vec<u32> = ftl.blocks.iter().map(|b| b.valid_units).collect();
@@ -289,7 +289,7 @@ fn a_half_page_pair_survives_an_overwrite_gc_and_a_power_loss() {
     assert_eq!(ftl.map, map, "the rebuilt map differs");
     assert_eq!(ftl.blocks.iter().map(|b| b.valid_units).collect::<Vec<_>>(), units);
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after recovery", |_| false).unwrap();
+    ftl.verify_data("after recovery", &[]).unwrap();
     // A torn rewrite of page 0 falls back to its halves where GC put them.
     let torn = ftl.allocate_user(0, 0).unwrap().ppn;
     let v = ftl.issue_version(0, 0, 2);
@@ -298,7 +298,7 @@ fn a_half_page_pair_survives_an_overwrite_gc_and_a_power_loss() {
     ftl.power_loss_recover(&[torn], &[]);
     assert_eq!((ftl.unit_page(0, 0), ftl.unit_page(0, 1)), (Some(h0), Some(h1)));
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after a torn rewrite", |_| false).unwrap();
+    ftl.verify_data("after a torn rewrite", &[]).unwrap();
 }
 
 #[test]
@@ -329,19 +329,19 @@ fn a_subpage_entry_survives_an_overwrite_gc_and_a_power_loss() {
         let at = ftl.unit_page(5, k).expect("still mapped");
         assert_ne!(ftl.addr.block_of(at), block, "unit {k} moved out of the victim");
     }
-    ftl.verify_data("after GC", |_| false).unwrap();
+    ftl.verify_data("after GC", &[]).unwrap();
     let map = ftl.map.clone();
     ftl.power_loss_recover(&[], &[]);
     assert_eq!(ftl.map, map, "the rebuilt map differs");
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after recovery", |_| false).unwrap();
+    ftl.verify_data("after recovery", &[]).unwrap();
     // A trim discards every subpage, also after recovery.
     ftl.trim(5);
     ftl.acknowledge_trim(5);
     ftl.power_loss_recover(&[], &[]);
     assert!(!ftl.is_mapped(5));
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after a trim and recovery", |_| false).unwrap();
+    ftl.verify_data("after a trim and recovery", &[]).unwrap();
 }
 
 #[test]
@@ -367,7 +367,7 @@ fn compaction_packs_the_valid_units_of_partly_valid_pages() {
     assert!((0..4).all(|lpn| ftl.unit_page(lpn, 0) == Some(to)));
     assert_eq!(ftl.planes[0].victim_cursor, 4, "the victim's next page is the fifth");
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after compaction", |_| false).unwrap();
+    ftl.verify_data("after compaction", &[]).unwrap();
 }
 
 #[test]
@@ -385,7 +385,7 @@ fn a_victim_set_by_a_design_is_the_block_gc_cleans() {
     assert!(ftl.set_victim(0, 0).is_err(), "one victim at a time");
     assert_eq!(clean_victim(&mut ftl, 1), 12);
     ftl.check_invariants().unwrap();
-    ftl.verify_data("after the chosen victim", |_| false).unwrap();
+    ftl.verify_data("after the chosen victim", &[]).unwrap();
 }
 
 #[test]

@@ -141,10 +141,10 @@ impl Ftl {
     }
 
     /// Checks every logical page; the error names the page, the expected and found
-    /// versions, and `context` (the event that preceded the check). Pages for which
-    /// `in_dram` holds keep their newest acknowledged data in controller DRAM, not yet on
-    /// flash: they are not checked.
-    pub fn verify_data(&self, context: &str, in_dram: impl Fn(u32) -> bool) -> Result<(), String> {
+    /// versions, and `context` (the event that preceded the check). The logical pages in
+    /// `in_dram` (sorted) keep their newest acknowledged data in controller DRAM, not yet
+    /// on flash: they are not checked.
+    pub fn verify_data(&self, context: &str, in_dram: &[u32]) -> Result<(), String> {
         let Some(v) = self.versions.as_ref() else { return Ok(()) };
         let shift = self.unit_shift;
         let name = |lu: usize| {
@@ -154,8 +154,11 @@ impl Ftl {
                 format!("logical page {} unit {}", lu >> shift, lu & ((1 << shift) - 1))
             }
         };
+        let mut skip = in_dram.iter().peekable();
         for (lu, &pu) in self.map.iter().enumerate() {
-            if in_dram((lu >> shift) as u32) {
+            let lpn = (lu >> shift) as u32;
+            while skip.next_if(|&&s| s < lpn).is_some() {}
+            if skip.peek() == Some(&&lpn) {
                 continue;
             }
             let acked = v.acknowledged[lu];
