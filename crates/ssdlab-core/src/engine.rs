@@ -668,6 +668,10 @@ impl<'a> Simulator<'a> {
                         _ => (self.timing.ecc_decode_ns, self.timing.ecc_decode_ns),
                     },
                 )));
+                if self.config.flash.die_scheduling == DieScheduling::ChipSerial {
+                    let per_chip = self.ftl.addr.dies_per_chip;
+                    self.occupancy.as_mut().expect("just set").chip_serial(per_chip);
+                }
             }
         } else {
             self.occupancy = None;

@@ -189,6 +189,9 @@ pub(crate) struct Occupancy {
     log: Option<Vec<Interval>>,
     /// The first broken rule; the engine fails the run with it after the current event.
     failure: Option<String>,
+    /// With chip-serial dies (`flash.die_scheduling`): dies per chip, whose commands must
+    /// never overlap (0 = dies are independent).
+    chip_serial_dies: u32,
 }
 
 pub(crate) type Check = Result<(), String>;
@@ -218,6 +221,12 @@ impl Occupancy {
 
     pub fn take_failure(&mut self) -> Option<String> {
         self.failure.take()
+    }
+
+    /// Checks that the dies of a chip (`dies_per_chip` consecutive dies) never run
+    /// commands at the same time.
+    pub fn chip_serial(&mut self, dies_per_chip: u32) {
+        self.chip_serial_dies = dies_per_chip;
     }
 
     pub fn keep_log(&mut self) {
@@ -299,6 +308,17 @@ impl Occupancy {
                 "die {die} started a {:?} command at {now} ns while its {:?} command {} (started {} ns) runs",
                 desc.kind, active.kind, active.id, active.start
             ));
+        }
+        if self.chip_serial_dies > 1 {
+            let first = die - die % self.chip_serial_dies;
+            if let Some(other) =
+                (first..first + self.chip_serial_dies).find(|&d| d != die && self.dies[d as usize].is_some())
+            {
+                return fail(format!(
+                    "die {die} started a {:?} command at {now} ns while die {other} of its chip runs one (chip-serial)",
+                    desc.kind
+                ));
+            }
         }
         if desc.steps.is_empty() || desc.txns.is_empty() {
             return fail(format!("die {die} started an empty {:?} command at {now} ns", desc.kind));
