@@ -45,14 +45,7 @@ impl Simulator<'_> {
             .collect();
         for t in decoding {
             self.txns[t as usize].kind = TxnKind::Write;
-            match self.flush_buffered_write(t) {
-                Some(ns) => {
-                    let die = self.ftl.addr.die_of_plane(self.txns[t as usize].plane) as usize;
-                    die_flush_ns[die] += ns;
-                    record.counts.flushed_pages += 1;
-                }
-                None => record.flush_failures += 1,
-            }
+            self.plp_flush(t, &mut die_flush_ns, &mut record);
         }
         // The DRAM cache's dirty pages, least recently used first, on capacitor power.
         for (lpn, mask) in self.cache_power_lost() {
@@ -61,14 +54,7 @@ impl Simulator<'_> {
             let txn = self.alloc_txn(TxnKind::Write, super::NO_REQUEST, lpn, crate::flash::NO_PAGE, plane);
             let t = &mut self.txns[txn as usize];
             (t.unit, t.units, t.acked) = (units.0 as u8, units.1 as u8, true);
-            match self.flush_buffered_write(txn) {
-                Some(ns) => {
-                    let die = self.ftl.addr.die_of_plane(self.txns[txn as usize].plane) as usize;
-                    die_flush_ns[die] += ns;
-                    record.counts.flushed_pages += 1;
-                }
-                None => record.flush_failures += 1,
-            }
+            self.plp_flush(txn, &mut die_flush_ns, &mut record);
         }
         record.plp_flush_ns = die_flush_ns.into_iter().max().unwrap_or(0);
         self.drop_volatile_state(&mut record.counts);
@@ -91,6 +77,19 @@ impl Simulator<'_> {
         self.push(back, Event::PowerRestored);
         self.update_host_done();
         Ok(())
+    }
+
+    /// Programs acknowledged write `txn` from DRAM on capacitor power, adding its program
+    /// time to its die's share of the hold-up.
+    fn plp_flush(&mut self, txn: u32, die_flush_ns: &mut [u64], record: &mut PowerLossRecord) {
+        match self.flush_buffered_write(txn) {
+            Some(ns) => {
+                let die = self.ftl.addr.die_of_plane(self.txns[txn as usize].plane) as usize;
+                die_flush_ns[die] += ns;
+                record.counts.flushed_pages += 1;
+            }
+            None => record.flush_failures += 1,
+        }
     }
 
     /// Requests in the device fail; pages of theirs already programmed stay durable.
