@@ -13,6 +13,20 @@ use std::collections::{HashMap, HashSet};
 
 const NONE: u32 = u32::MAX;
 
+/// The runs of set bits of `bits`, as (first bit, length), lowest first.
+fn unit_runs(bits: u32) -> impl Iterator<Item = (u32, u32)> {
+    let mut rest = bits;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let first = rest.trailing_zeros();
+        let run = (rest >> first).trailing_ones();
+        rest &= !(((1u64 << run) - 1) << first) as u32;
+        Some((first, run))
+    })
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     lpn: u32,
@@ -227,31 +241,25 @@ impl DataCache {
         self.flushes.contains_key(&lpn) || self.index.get(&lpn).is_some_and(|&e| self.entries[e as usize].dirty)
     }
 
+    /// The cached pages, least recently used first.
+    fn entries_lru(&self) -> impl Iterator<Item = Entry> + '_ {
+        let mut e = self.tail;
+        std::iter::from_fn(move || {
+            let entry = *self.entries.get(e as usize)?;
+            e = entry.prev;
+            Some(entry)
+        })
+    }
+
     /// Appends the pages whose newest data is in DRAM only (`holds_newer`), in no order.
     pub(crate) fn newer_pages(&self, out: &mut Vec<u32>) {
         out.extend(self.flushes.keys().copied());
-        let mut e = self.tail;
-        while e != NONE {
-            let entry = self.entries[e as usize];
-            if entry.dirty {
-                out.push(entry.lpn);
-            }
-            e = entry.prev;
-        }
+        out.extend(self.entries_lru().filter(|e| e.dirty).map(|e| e.lpn));
     }
 
     /// Dirty pages in the cache, least recently used first (power loss: PLP flushes them).
     pub(crate) fn dirty_pages(&self) -> Vec<(u32, u64)> {
-        let mut out = Vec::new();
-        let mut e = self.tail;
-        while e != NONE {
-            let entry = self.entries[e as usize];
-            if entry.dirty {
-                out.push((entry.lpn, entry.mask));
-            }
-            e = entry.prev;
-        }
-        out
+        self.entries_lru().filter(|e| e.dirty).map(|e| (e.lpn, e.mask)).collect()
     }
 
     pub(crate) fn summary(&self, dram: &Dram, config: &Config) -> CacheSummary {
@@ -276,7 +284,7 @@ impl DataCache {
             writes_waited: s.waits,
             max_waiting: s.max_waiting,
             pages_at_end: self.used as u64,
-            dirty_pages_at_end: self.dirty_pages().len() as u64,
+            dirty_pages_at_end: self.entries_lru().filter(|e| e.dirty).count() as u64,
             dram_transfers: dram.transfers,
             dram_bytes: dram.bytes,
             dram_busy_ns: dram.busy_ns,
@@ -366,17 +374,9 @@ impl Simulator<'_> {
         // Host order: the version the host is told is written (`--verify`), for each run
         // of the units the write touches.
         if self.verify {
-            let touched = self.cache_unit_bits(mask);
-            let mut k = 0;
-            while k < 32 {
-                let run = (touched >> k).trailing_ones();
-                if run == 0 {
-                    k += 1;
-                    continue;
-                }
+            for (k, run) in unit_runs(self.cache_unit_bits(mask)) {
                 let v = self.ftl.issue_version(lpn, k, run);
                 self.ftl.acknowledge(lpn, k, run, v);
-                k += run;
             }
         }
         let cache = self.cache.as_mut().expect("cache on");
@@ -457,20 +457,9 @@ impl Simulator<'_> {
         } else {
             // A unit map writes each run of units held.
             let unit_bytes = self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
-            let mut k = 0;
-            let mut result = Ok(());
-            while k < 64 && result.is_ok() {
-                if mask >> k & 1 == 0 {
-                    k += 1;
-                    continue;
-                }
-                let run = (mask >> k).trailing_ones() as u64;
-                let (start, end) = (k * sector, (k + run) * sector);
-                let (start, end) = (start / unit_bytes * unit_bytes, end.div_ceil(unit_bytes) * unit_bytes);
-                result = self.dispatch_write(slot, lpn, start, end);
-                k = (end / sector) as u32 as u64;
-            }
-            result
+            unit_runs(self.cache_unit_bits(mask)).try_for_each(|(k, run)| {
+                self.dispatch_write(slot, lpn, k as u64 * unit_bytes, (k + run) as u64 * unit_bytes)
+            })
         };
         self.flushing = false;
         self.page_sectors = host_sectors;
@@ -489,15 +478,12 @@ impl Simulator<'_> {
     /// The units (first, count) a flush of sectors `mask` programs: the whole page with a
     /// page map, the hull of the units held with a unit map.
     pub(crate) fn cache_units_of(&self, mask: u64) -> (u32, u32) {
-        let units = self.ftl.units_per_page();
         if self.ftl.unit_shift == 0 {
-            return (0, units);
+            return (0, self.ftl.units_per_page());
         }
-        let sectors = self.cache.as_ref().map_or(64, |c| c.sectors);
-        let per_unit = (sectors / units).max(1);
-        let first = mask.trailing_zeros() / per_unit;
-        let last = (64 - mask.leading_zeros()).div_ceil(per_unit);
-        (first, last.min(units) - first)
+        let bits = self.cache_unit_bits(mask);
+        let first = bits.trailing_zeros();
+        (first, 32 - bits.leading_zeros() - first)
     }
 
     /// A flash transaction of a flush was created (`alloc_txn` while flushing).
@@ -611,5 +597,16 @@ impl Simulator<'_> {
         self.dram.jobs.clear();
         self.dram.free_at_ns = self.now;
         dirty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unit_runs_are_the_runs_of_set_bits_lowest_first() {
+        let runs: Vec<_> = super::unit_runs(0b1101_1001).collect();
+        assert_eq!(runs, vec![(0, 1), (3, 2), (6, 2)]);
+        assert_eq!(super::unit_runs(u32::MAX).collect::<Vec<_>>(), vec![(0, 32)]);
+        assert_eq!(super::unit_runs(0).count(), 0);
     }
 }

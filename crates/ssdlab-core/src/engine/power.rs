@@ -45,7 +45,9 @@ impl Simulator<'_> {
             .collect();
         for t in decoding {
             self.txns[t as usize].kind = TxnKind::Write;
-            self.plp_flush(t, &mut die_flush_ns, &mut record);
+            if let Some((die, ns)) = self.plp_flush(t, &mut record) {
+                die_flush_ns[die] += ns;
+            }
         }
         // The DRAM cache's dirty pages, least recently used first, on capacitor power.
         for (lpn, mask) in self.cache_power_lost() {
@@ -54,7 +56,9 @@ impl Simulator<'_> {
             let txn = self.alloc_txn(TxnKind::Write, super::NO_REQUEST, lpn, crate::flash::NO_PAGE, plane);
             let t = &mut self.txns[txn as usize];
             (t.unit, t.units, t.acked) = (units.0 as u8, units.1 as u8, true);
-            self.plp_flush(txn, &mut die_flush_ns, &mut record);
+            if let Some((die, ns)) = self.plp_flush(txn, &mut record) {
+                die_flush_ns[die] += ns;
+            }
         }
         record.plp_flush_ns = die_flush_ns.into_iter().max().unwrap_or(0);
         self.drop_volatile_state(&mut record.counts);
@@ -79,16 +83,18 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// Programs acknowledged write `txn` from DRAM on capacitor power, adding its program
-    /// time to its die's share of the hold-up.
-    fn plp_flush(&mut self, txn: u32, die_flush_ns: &mut [u64], record: &mut PowerLossRecord) {
+    /// Programs acknowledged write `txn` from DRAM on capacitor power and counts it;
+    /// returns the die it went to and its program time (`None`: no page left for it).
+    fn plp_flush(&mut self, txn: u32, record: &mut PowerLossRecord) -> Option<(usize, u64)> {
         match self.flush_buffered_write(txn) {
             Some(ns) => {
-                let die = self.ftl.addr.die_of_plane(self.txns[txn as usize].plane) as usize;
-                die_flush_ns[die] += ns;
                 record.counts.flushed_pages += 1;
+                Some((self.ftl.addr.die_of_plane(self.txns[txn as usize].plane) as usize, ns))
             }
-            None => record.flush_failures += 1,
+            None => {
+                record.flush_failures += 1;
+                None
+            }
         }
     }
 
@@ -164,38 +170,24 @@ impl Simulator<'_> {
             let txn = self.txns[t as usize];
             // Writes still waiting for a buffer slot never entered the buffer.
             if plp && txn.kind == TxnKind::Write && txn.acked {
-                match self.flush_buffered_write(t) {
-                    Some(ns) => {
-                        flush_ns += ns;
-                        record.counts.flushed_pages += 1;
-                    }
-                    None => record.flush_failures += 1,
-                }
+                flush_ns += self.plp_flush(t, record).map_or(0, |(_, ns)| ns);
             } else {
                 record.counts.unacknowledged_pages_lost += 1;
             }
         }
-        // Reads before a flush's program: the flush is programmed from DRAM as it is.
-        let mut flush_reads: Vec<u32> = self.dies[die]
-            .reads
-            .iter()
-            .copied()
-            .filter(|&t| self.txns[t as usize].kind == TxnKind::UpdateRead)
-            .collect();
-        if plp && self.dies[die].busy {
-            flush_reads.extend(cmd.txns.iter().copied().filter(|&t| self.txns[t as usize].kind == TxnKind::UpdateRead));
-        }
-        for t in flush_reads {
-            if plp && self.txns[t as usize].request == super::NO_REQUEST {
+        // Reads before a program (read-modify-write), queued or running (those running
+        // and not a flush's were counted above): a cache flush's data is in DRAM and is
+        // programmed as it is under PLP; any other takes its unacknowledged write with it.
+        let update_read = |t: &u32| self.txns[*t as usize].kind == TxnKind::UpdateRead;
+        let queued: Vec<u32> = self.dies[die].reads.iter().copied().filter(update_read).collect();
+        let running: Vec<u32> =
+            if self.dies[die].busy { cmd.txns.iter().copied().filter(update_read).collect() } else { Vec::new() };
+        let is_flush = |s: &Self, t: u32| plp && s.txns[t as usize].request == super::NO_REQUEST;
+        for (t, was_running) in queued.into_iter().map(|t| (t, false)).chain(running.into_iter().map(|t| (t, true))) {
+            if is_flush(self, t) {
                 self.txns[t as usize].kind = TxnKind::Write;
-                match self.flush_buffered_write(t) {
-                    Some(ns) => {
-                        flush_ns += ns;
-                        record.counts.flushed_pages += 1;
-                    }
-                    None => record.flush_failures += 1,
-                }
-            } else if !self.dies[die].busy || !cmd.txns.contains(&t) {
+                flush_ns += self.plp_flush(t, record).map_or(0, |(_, ns)| ns);
+            } else if !was_running {
                 record.counts.unacknowledged_pages_lost += 1;
             }
         }
