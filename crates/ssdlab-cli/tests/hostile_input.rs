@@ -1232,6 +1232,16 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "cmt",
+        &[
+            ("capacity_bytes", "u"),
+            ("entry_bytes", "u"),
+            ("entries_per_translation_page", "u"),
+            ("read_bytes", "u"),
+            ("write_back", "s"),
+        ],
+    ),
+    (
         "link",
         &[
             ("lanes", "u"),
@@ -1296,7 +1306,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
-            "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"",
+            "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

@@ -12,6 +12,7 @@
 
 mod accounting;
 mod cache;
+mod cmt;
 mod command;
 mod errors;
 mod host;
@@ -75,6 +76,8 @@ pub(crate) enum Event {
     DramDone,
     /// The oldest request crossing the host link reached the device (`link.rs`).
     LinkIn,
+    /// Dies given mapping I/O while a command was being built start now (`cmt.rs`).
+    CmtKick,
     /// A timer the active design scheduled (`designs::Design`), with its own tag.
     Design { tag: u8 },
 }
@@ -416,6 +419,9 @@ pub struct Simulator<'a> {
     pub(crate) flushing: bool,
     /// The host link (`[link]`; `link.rs`).
     pub(crate) link: link::Link,
+    /// The cached mapping table (`[cmt]`; `cmt.rs`) and the dies it gave mapping I/O.
+    pub(crate) cmt: Option<Box<cmt::Cmt>>,
+    pub(crate) cmt_kicks: Vec<u32>,
     /// Sectors of the page being split off a request (`Txn::sectors`; 0 = all).
     pub(crate) page_sectors: u16,
 }
@@ -493,6 +499,8 @@ pub(crate) struct FlashCounters {
     pub(crate) compactions: u64,
     /// Pages GC moved out of SLC-mode blocks (migration), for the time series.
     pub(crate) slc_gc_moved_pages: u64,
+    /// Translation-page programs of a cached mapping table.
+    pub(crate) mapping_programs: u64,
 }
 
 impl<'a> Simulator<'a> {
@@ -515,6 +523,8 @@ impl<'a> Simulator<'a> {
             ftl.track_oob();
         }
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
+        // A cached mapping table's translation pages are on flash from the start.
+        ftl.place_translation_pages(&planes_alloc).map_err(SimError::Setup)?;
         // All placement happens before the run: a pre-pass over the workload (opened once
         // more) finds the pages it reads before writing them, and preconditioning places
         // them with the fill, before calibrating the fill to the GC thresholds.
@@ -524,6 +534,7 @@ impl<'a> Simulator<'a> {
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
         let design = Design::new(&config, &ftl);
+        let cmt = config.cmt.enabled().then(|| Box::new(cmt::Cmt::new(&config, &ftl)));
         let source = factory()?;
         let workload_name = source.format_name().to_string();
         let dies = ftl.addr.dies() as usize;
@@ -614,6 +625,8 @@ impl<'a> Simulator<'a> {
             dram: cache::Dram::default(),
             flushing: false,
             link: link::Link::default(),
+            cmt,
+            cmt_kicks: Vec::new(),
             page_sectors: 0,
             config,
         };
@@ -842,6 +855,7 @@ impl<'a> Simulator<'a> {
             Event::RoomFreed => self.on_room_freed()?,
             Event::DramDone => self.on_dram_done()?,
             Event::LinkIn => self.on_link_in()?,
+            Event::CmtKick => self.on_cmt_kick()?,
             Event::Design { tag } => self.timer(tag)?,
         }
         Ok(())

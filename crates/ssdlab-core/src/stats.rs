@@ -458,6 +458,9 @@ pub struct Report {
     /// Present with the host link modelled (`link.lanes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkSummary>,
+    /// Present with a cached mapping table (`cmt.capacity_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmt: Option<CmtSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }
@@ -497,6 +500,37 @@ pub struct CacheSummary {
     pub dram_transfers: u64,
     pub dram_bytes: u64,
     pub dram_busy_ns: u64,
+}
+
+/// What the cached mapping table did (`[cmt]`; issue 19). Lookups are per logical page
+/// of a user read or write (or a flush out of the data cache) that needs flash.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct CmtSummary {
+    pub capacity_entries: u64,
+    pub entry_bytes: u32,
+    pub entries_per_translation_page: u32,
+    pub translation_pages: u64,
+    pub cached_entries: u64,
+    pub lookups: u64,
+    pub hits: u64,
+    /// Misses served from a translation page in controller memory (being written back).
+    pub buffer_hits: u64,
+    /// Misses that waited for a translation page read, and of them those that joined a
+    /// read already under way.
+    pub misses: u64,
+    pub merged_misses: u64,
+    /// (hits + buffer hits) / lookups.
+    pub hit_ratio: f64,
+    /// Translation-page reads: for misses and for write-backs (`write_back_reads`).
+    pub mapping_reads: u64,
+    pub write_back_reads: u64,
+    /// Translation-page programs (also in `waf`).
+    pub mapping_programs: u64,
+    pub write_backs: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// GC moves of pages whose entry was not cached (cached dirty, without a read).
+    pub gc_updates: u64,
 }
 
 /// What the host link carried (`[link]`).

@@ -419,6 +419,18 @@ fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     if drawn.validate().is_ok() {
         *c = drawn;
     }
+    // A cached mapping table where it is modelled (the conventional FTL, no power loss).
+    if rng.random_bool(0.7) {
+        let mut drawn = c.clone();
+        drawn.cmt.entry_bytes = 8;
+        drawn.cmt.capacity_bytes = 8 * pick(rng, &[1, 4, 32, 256, 1024]);
+        drawn.cmt.entries_per_translation_page = pick(rng, &[0, 16, 64, 512]);
+        drawn.cmt.read_bytes = pick(rng, &[0, 512]);
+        drawn.cmt.write_back = pick(rng, &[CmtWriteBack::Program, CmtWriteBack::Mqsim]);
+        if drawn.validate().is_ok() {
+            *c = drawn;
+        }
+    }
     if rng.random_bool(0.5) {
         let share = rng.random_range(0.1..0.5);
         let mut out = Vec::with_capacity(records.len() * 3 / 2);
@@ -507,7 +519,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -569,7 +581,15 @@ fn describe(c: &Config, records: usize) -> String {
         },
         c.flash.die_scheduling,
         c.flash.multi_plane_same_block,
-        c.link.lanes
+        c.link.lanes,
+        if c.cmt.enabled() {
+            format!(
+                "{} B/{} per page/read {} B/{:?}",
+                c.cmt.capacity_bytes, c.cmt.entries_per_translation_page, c.cmt.read_bytes, c.cmt.write_back
+            )
+        } else {
+            "off".to_string()
+        }
     )
 }
 

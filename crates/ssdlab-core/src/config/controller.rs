@@ -1,7 +1,9 @@
 //! The controller's own resources between the host and the flash (issue 19): its DRAM
-//! data cache (`[cache]`), the host link (`[link]`) and how a chip's dies share it
-//! (`flash.die_scheduling`, in `sections.rs`). Every one is off by default: the presets'
-//! papers model neither a cache nor a link, and their numbers stay as they were.
+//! data cache (`[cache]`), its cached mapping table (`[cmt]`), the host link (`[link]`)
+//! and how a chip's dies share it (`flash.die_scheduling`, in `sections.rs`). Every one is
+//! off by default: the presets' papers model neither a cache, a link nor a mapping table
+//! smaller than the drive's (they assume an ideal map), and their numbers stay as they
+//! were.
 
 use super::{err, ConfigError};
 use serde::{Deserialize, Serialize};
@@ -177,6 +179,99 @@ impl Link {
         if self.command_bytes > 4096 || self.completion_bytes > 4096 {
             let key = if self.command_bytes > 4096 { "link.command_bytes" } else { "link.completion_bytes" };
             errors.push(err(key, "must be at most 4096"));
+        }
+    }
+}
+
+/// What a dirty entry evicted from the cached mapping table costs (`cmt.write_back`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CmtWriteBack {
+    /// DFTL: the translation page is read, updated with every dirty entry of it in DRAM,
+    /// and programmed to a new page (read-modify-write); the old page becomes invalid.
+    Program,
+    /// MQSim at 7ec40e3: the read is issued but the program never runs (its transaction
+    /// scheduler does not serve the mapping-write queue, CMU-SAFARI/MQSim#65), and the
+    /// translation page's entries are served from DRAM from then on. Only for matching
+    /// MQSim's numbers.
+    Mqsim,
+}
+
+/// The cached mapping table (`[cmt]`; DFTL, MQSim's CMT): DRAM holds the mapping entries
+/// of a configured size, one logical page each, least recently used out first; the full
+/// map lives on flash in translation pages (`entries_per_translation_page` logical pages
+/// each). A read or write whose entry is not cached first reads its translation page
+/// (misses of one translation page in flight share the read); a dirty entry evicted is
+/// written back with every other dirty entry of its translation page (`write_back`).
+/// Translation pages are placed before the run, programmed on their own write point, and
+/// moved by GC like data. Off (0) by default: an ideal map, all in DRAM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Cmt {
+    /// DRAM for mapping entries, bytes (0 = the whole map in DRAM: no translation reads).
+    pub capacity_bytes: u64,
+    /// Bytes one cached entry takes (0 = MQSim's: ⌈(2·log2(physical pages) + sectors per
+    /// page) / 8⌉, 9 bytes for its shipped drive).
+    pub entry_bytes: u32,
+    /// Logical pages one translation page maps (0 = MQSim's: page bytes / ⌈(log2(physical
+    /// pages) + sectors per page) / 8⌉, 1365 for its shipped drive).
+    pub entries_per_translation_page: u32,
+    /// Bytes a miss transfers out of the translation page (MQSim: one 512-byte sector;
+    /// 0 = the whole page). A write-back always reads the whole page.
+    pub read_bytes: u32,
+    pub write_back: CmtWriteBack,
+}
+
+impl Default for Cmt {
+    fn default() -> Self {
+        Cmt {
+            capacity_bytes: 0,
+            entry_bytes: 0,
+            entries_per_translation_page: 0,
+            read_bytes: 512,
+            write_back: CmtWriteBack::Program,
+        }
+    }
+}
+
+impl Cmt {
+    pub fn enabled(&self) -> bool {
+        self.capacity_bytes > 0
+    }
+
+    /// (entry bytes, entries per translation page) for a drive of `physical_pages` pages
+    /// of `page_bytes` bytes: the configured values, or MQSim's formulas.
+    pub fn sizes(&self, physical_pages: u64, page_bytes: u32) -> (u32, u32) {
+        let bits = 64 - physical_pages.max(2).saturating_sub(1).leading_zeros();
+        let sectors = page_bytes.div_ceil(512);
+        let entry = if self.entry_bytes > 0 { self.entry_bytes } else { (2 * bits + sectors).div_ceil(8) };
+        let per_page = if self.entries_per_translation_page > 0 {
+            self.entries_per_translation_page
+        } else {
+            (page_bytes / (bits + sectors).div_ceil(8)).max(1)
+        };
+        (entry, per_page)
+    }
+
+    pub(crate) fn validate(&self, physical_pages: u64, page_bytes: u32, errors: &mut Vec<ConfigError>) {
+        if !self.enabled() {
+            return;
+        }
+        let (entry, _) = self.sizes(physical_pages, page_bytes);
+        if self.capacity_bytes < entry as u64 {
+            errors.push(err(
+                "cmt.capacity_bytes",
+                format!("must hold at least one entry ({entry} bytes), or be 0 for an ideal map"),
+            ));
+        }
+        if self.capacity_bytes / entry.max(1) as u64 > u32::MAX as u64 / 2 {
+            errors.push(err("cmt.capacity_bytes", "more than 2^31 entries are not modelled"));
+        }
+        if self.entry_bytes > 64 {
+            errors.push(err("cmt.entry_bytes", "must be at most 64 (0 = MQSim's formula)"));
+        }
+        if self.read_bytes > page_bytes {
+            errors.push(err("cmt.read_bytes", format!("must be at most one page ({page_bytes} bytes; 0 = the page)")));
         }
     }
 }

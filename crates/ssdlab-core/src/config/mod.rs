@@ -19,7 +19,7 @@ pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
-pub use controller::{Cache, CacheFlush, CacheMode, DieScheduling, Link};
+pub use controller::{Cache, CacheFlush, CacheMode, Cmt, CmtWriteBack, DieScheduling, Link};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
 pub use sections::*;
 
@@ -56,6 +56,8 @@ pub struct Config {
     pub ipu: IpuConfig,
     /// The controller's DRAM data cache.
     pub cache: Cache,
+    /// The cached mapping table (DFTL / MQSim's CMT).
+    pub cmt: Cmt,
     /// The host link (PCIe).
     pub link: Link,
     /// A built-in synthetic workload, used when no trace is given.
@@ -85,6 +87,7 @@ impl Default for Config {
             dir: DirConfig::default(),
             ipu: IpuConfig::default(),
             cache: Cache::default(),
+            cmt: Cmt::default(),
             link: Link::default(),
             workload: None,
         }
@@ -529,6 +532,34 @@ impl Config {
             ));
         }
         self.link.validate(&mut errors);
+        let g = &self.geometry;
+        let physical_pages = [g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+            .iter()
+            .fold(g.channels as u64, |n, &k| n.saturating_mul(k as u64));
+        self.cmt.validate(physical_pages, mapped_page, &mut errors);
+        if self.cmt.enabled() {
+            // The designs' papers assume an ideal map; translation pages are whole-page
+            // logical units on normal blocks, and recovery does not rebuild the table.
+            let refuse = [
+                (
+                    self.pa.enabled() || self.ipu.enabled() || self.dir.scheme != DirScheme::Off,
+                    "a design (pa, dir, ipu): their papers assume an ideal map",
+                ),
+                (
+                    self.uses_slc() || self.hybrid.allocation != HybridAllocation::Pf,
+                    "SLC-mode blocks or a hybrid allocation",
+                ),
+                (self.ftl.mapping != Mapping::Page, "ftl.mapping other than \"page\""),
+                (self.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
+                (!self.power.loss_at_ns.is_empty(), "power loss (recovery does not rebuild the table)"),
+            ];
+            for (bad, what) in refuse {
+                if bad {
+                    errors
+                        .push(err("cmt.capacity_bytes", format!("a cached mapping table is not modelled with {what}")));
+                }
+            }
+        }
         if self.cache.enabled() && self.power.write_acknowledge == WriteAcknowledge::Buffer {
             errors.push(err(
                 "cache.capacity_bytes",

@@ -67,7 +67,14 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
-        if user {
+        self.count_program_as(page_type, slc, if user { ProgramOf::User } else { ProgramOf::Gc });
+    }
+
+    pub(crate) fn count_program_as(&mut self, page_type: u8, slc: bool, of: ProgramOf) {
+        let user = of != ProgramOf::Gc;
+        if of == ProgramOf::Mapping {
+            self.flash_counters.mapping_programs += 1;
+        } else if user {
             self.flash_counters.user_programs += 1;
             if slc {
                 self.flash_counters.slc_user_programs += 1;
@@ -86,4 +93,13 @@ impl Simulator<'_> {
             self.energy_gc += nj;
         }
     }
+}
+
+/// Whose page a program writes: a user write's, GC's, or a translation page (`[cmt]`;
+/// counted apart, energy with the user's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ProgramOf {
+    User,
+    Gc,
+    Mapping,
 }

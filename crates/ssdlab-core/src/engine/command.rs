@@ -228,6 +228,9 @@ impl Simulator<'_> {
                     }
                 }
                 self.write_landed(txn.lpn)?;
+                if txn.mode == WriteMode::Mapping {
+                    return self.cmt_program_done(txn.lpn);
+                }
                 if txn.request == NO_REQUEST {
                     return self.cache_flush_txn_done(txn.lpn);
                 }
@@ -252,6 +255,9 @@ impl Simulator<'_> {
                 self.finish_sub_request(txn.request)
             }
             TxnKind::Read => {
+                if txn.request == NO_REQUEST {
+                    return self.cmt_read_done(txn.lpn, txn.want);
+                }
                 self.requests[txn.request as usize].retries += txn.retries as u32;
                 if self.cache.is_some() {
                     self.cache_fill(txn.lpn);

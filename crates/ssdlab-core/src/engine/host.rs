@@ -278,7 +278,7 @@ impl Simulator<'_> {
     /// their dies (or the DRAM cache).
     pub(crate) fn split_request(&mut self, slot: u32) -> Result<(), SimError> {
         let r = self.requests[slot as usize];
-        let (id, offset, size, op) = (r.id, r.offset_bytes, r.size_bytes, r.op);
+        let (offset, size, op) = (r.offset_bytes, r.size_bytes, r.op);
         let page = self.ftl.addr.page_size_bytes as u64;
         let first = offset / page;
         let logical = self.ftl.logical_pages as u64;
@@ -288,10 +288,7 @@ impl Simulator<'_> {
             let lpn = ((first + k) % logical) as u32;
             self.host_counters.sub_requests += 1;
             if sector_sizes {
-                let page_start = (first + k) * page;
-                let (s, e) = (offset.max(page_start) - page_start, (offset + size).min(page_start + page) - page_start);
-                let sectors = e.div_ceil(512) - s / 512;
-                self.page_sectors = if sectors * 512 >= page { 0 } else { sectors as u16 };
+                self.page_sectors = self.sectors_of(offset, size, (first + k) * page);
             }
             match op {
                 Op::Write => {
@@ -306,61 +303,11 @@ impl Simulator<'_> {
                     let end = (offset + size).min(page_start + page) - page_start;
                     self.dispatch_write(slot, lpn, start, end)?;
                 }
-                Op::Read => {
-                    if self.cache.is_some() {
-                        let mask =
-                            self.cache.as_ref().expect("cache on").mask_of(offset, size, (first + k) * page, page);
-                        if self.cache_read(slot, lpn, mask) {
-                            continue;
-                        }
-                    }
-                    if self.read_of_pending_write(slot, lpn)? {
-                        continue;
-                    }
-                    let (unit, units) = self.units_covered(offset, size, (first + k) * page);
-                    let found = if self.ftl.unit_shift == 0 {
-                        self.ftl.lookup(lpn)
-                    } else {
-                        (unit..unit + units).find_map(|k| self.ftl.unit_page(lpn, k))
-                    };
-                    let ppn = match found {
-                        Some(ppn) => ppn,
-                        None => {
-                            self.host_counters.unwritten_reads += 1;
-                            match self.config.host.unwritten_reads {
-                                // Preconditioning placed every page the workload reads
-                                // before writing it; a page unmapped now was trimmed (or
-                                // the source could not be foreseen). A read never places
-                                // data during the run: the controller answers it, as a real
-                                // drive answers a read of an unmapped page, without flash.
-                                WhatIfUnwritten::Precondition | WhatIfUnwritten::Controller => {
-                                    self.finish_sub_request(slot)?;
-                                    continue;
-                                }
-                                WhatIfUnwritten::Error => {
-                                    return Err(SimError::Request {
-                                        id,
-                                        op: "read",
-                                        offset,
-                                        message: format!(
-                                            "reads logical page {lpn}, never written (host.unwritten_reads = \"error\")"
-                                        ),
-                                    })
-                                }
-                            }
-                        }
-                    };
-                    self.host_counters.flash_page_reads_asked += 1;
-                    if self.ftl.unit_shift != 0 {
-                        let mut pages = std::mem::take(&mut self.request_pages);
-                        self.enqueue_unit_reads(slot, lpn, unit, units, &mut pages)?;
-                        self.request_pages = pages;
-                        continue;
-                    }
-                    let die = self.enqueue_read(slot, lpn, ppn);
-                    self.kick_list.push(die);
-                }
+                Op::Read => self.read_sub_request(slot, lpn, (first + k) * page, false)?,
                 Op::Trim => {
+                    if self.cmt.is_some() {
+                        self.cmt_trimmed(lpn);
+                    }
                     if let Some(old) = self.ftl.lookup(lpn) {
                         self.ftl.trim(lpn);
                         self.note_invalidated(old);
@@ -379,6 +326,92 @@ impl Simulator<'_> {
             self.kick(die)?;
         }
         self.kick_list.clear();
+        Ok(())
+    }
+
+    /// 512-byte sectors of the page at `page_start` a request of `size` bytes at `offset`
+    /// covers (0 = the whole page): what `flash.transfer_requested_bytes` moves.
+    pub(crate) fn sectors_of(&self, offset: u64, size: u64, page_start: u64) -> u16 {
+        if !self.config.flash.transfer_requested_bytes {
+            return 0;
+        }
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let (s, e) = (offset.max(page_start) - page_start, (offset + size).min(page_start + page) - page_start);
+        let sectors = e.div_ceil(512) - s / 512;
+        if sectors * 512 >= page {
+            0
+        } else {
+            sectors as u16
+        }
+    }
+
+    /// The read of logical page `lpn` (the page at `page_start` of request `slot`): from
+    /// the DRAM cache, a pending write, or flash once its mapping is known (`translated`:
+    /// the cached mapping table has it already). Queued dies go to `kick_list`.
+    pub(crate) fn read_sub_request(
+        &mut self,
+        slot: u32,
+        lpn: u32,
+        page_start: u64,
+        translated: bool,
+    ) -> Result<(), SimError> {
+        let r = self.requests[slot as usize];
+        let (id, offset, size) = (r.id, r.offset_bytes, r.size_bytes);
+        let page = self.ftl.addr.page_size_bytes as u64;
+        if self.cache.is_some() {
+            let mask = self.cache.as_ref().expect("cache on").mask_of(offset, size, page_start, page);
+            if self.cache_read(slot, lpn, mask) {
+                return Ok(());
+            }
+        }
+        if self.read_of_pending_write(slot, lpn)? {
+            return Ok(());
+        }
+        if !translated && self.cmt.is_some() && !self.cmt_translate(lpn, cmt::Waiter::Read { slot, lpn, page_start })? {
+            return Ok(());
+        }
+        let (unit, units) = self.units_covered(offset, size, page_start);
+        let found = if self.ftl.unit_shift == 0 {
+            self.ftl.lookup(lpn)
+        } else {
+            (unit..unit + units).find_map(|k| self.ftl.unit_page(lpn, k))
+        };
+        let ppn = match found {
+            Some(ppn) => ppn,
+            None => {
+                self.host_counters.unwritten_reads += 1;
+                match self.config.host.unwritten_reads {
+                    // Preconditioning placed every page the workload reads
+                    // before writing it; a page unmapped now was trimmed (or
+                    // the source could not be foreseen). A read never places
+                    // data during the run: the controller answers it, as a real
+                    // drive answers a read of an unmapped page, without flash.
+                    WhatIfUnwritten::Precondition | WhatIfUnwritten::Controller => {
+                        self.finish_sub_request(slot)?;
+                        return Ok(());
+                    }
+                    WhatIfUnwritten::Error => {
+                        return Err(SimError::Request {
+                            id,
+                            op: "read",
+                            offset,
+                            message: format!(
+                                "reads logical page {lpn}, never written (host.unwritten_reads = \"error\")"
+                            ),
+                        })
+                    }
+                }
+            }
+        };
+        self.host_counters.flash_page_reads_asked += 1;
+        if self.ftl.unit_shift != 0 {
+            let mut pages = std::mem::take(&mut self.request_pages);
+            self.enqueue_unit_reads(slot, lpn, unit, units, &mut pages)?;
+            self.request_pages = pages;
+            return Ok(());
+        }
+        let die = self.enqueue_read(slot, lpn, ppn);
+        self.kick_list.push(die);
         Ok(())
     }
 

@@ -15,6 +15,26 @@ impl Simulator<'_> {
     /// reads the rest of the page first when valid data stays behind
     /// (read-modify-write), and otherwise writes the page. Dies go to `kick_list`.
     pub(crate) fn dispatch_write(&mut self, slot: u32, lpn: u32, start: u64, end: u64) -> Result<(), SimError> {
+        if self.cmt.is_some() {
+            // The mapping must be cached first (the old copy's page is in it).
+            let flush = self.flushing;
+            let waiter = cmt::Waiter::Write {
+                slot: if flush { NO_REQUEST } else { slot },
+                lpn,
+                start: start as u32,
+                end: end as u32,
+                sectors: self.page_sectors,
+                flush,
+            };
+            if !self.cmt_translate(lpn, waiter)? {
+                return Ok(());
+            }
+        }
+        self.dispatch_mapped_write(slot, lpn, start, end)
+    }
+
+    /// `dispatch_write` once the write's mapping is known.
+    pub(crate) fn dispatch_mapped_write(&mut self, slot: u32, lpn: u32, start: u64, end: u64) -> Result<(), SimError> {
         let page = self.timing.page_size_bytes;
         let partial = start > 0 || end < page;
         let subpages = if partial { self.subpages_covered(start, end - start, 0) } else { 0 };

@@ -22,8 +22,11 @@ impl Simulator<'_> {
         let erase_counts: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let erase_summary = erase_summary(&erase_counts);
         let f = &self.flash_counters;
-        let waf =
-            if f.user_programs == 0 { 0.0 } else { (f.user_programs + f.gc_programs) as f64 / f.user_programs as f64 };
+        let waf = if f.user_programs == 0 {
+            0.0
+        } else {
+            (f.user_programs + f.gc_programs + f.mapping_programs) as f64 / f.user_programs as f64
+        };
         // Idle power only while a chip has no command in flight. With super-pages the
         // engine's chips are gangs of physical chips that are busy together.
         let gang = self.physical_chips as f64 / self.chip_busy.len().max(1) as f64;
@@ -163,6 +166,7 @@ impl Simulator<'_> {
             ipu: None,
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
+            cmt: self.cmt_summary(),
             events: self.events_processed,
         };
         self.design_report(&mut report);

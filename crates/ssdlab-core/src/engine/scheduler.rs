@@ -3,6 +3,7 @@
 //! (single- and multi-plane reads and programs, one-shot page sets, partial programs,
 //! GC moves and erases).
 
+use super::accounting::ProgramOf;
 use super::*;
 use crate::ftl::Allocated;
 
@@ -134,10 +135,10 @@ impl Simulator<'_> {
 
     /// Whether the queued write `t` could get a page in `plane` now.
     pub(crate) fn write_has_room_in(&self, t: u32, plane: u32) -> bool {
-        if self.txns[t as usize].mode == WriteMode::Tlc {
-            self.ftl.can_allocate_normal(plane)
-        } else {
-            self.ftl.can_allocate_user(plane)
+        match self.txns[t as usize].mode {
+            WriteMode::Tlc => self.ftl.can_allocate_normal(plane),
+            WriteMode::Mapping => self.ftl.can_allocate_map(plane),
+            _ => self.ftl.can_allocate_user(plane),
         }
     }
 
@@ -278,6 +279,9 @@ impl Simulator<'_> {
                 let src_type = self.ftl.page_type(ppn);
                 let src_slc = self.ftl.is_slc(ppn);
                 self.ftl.move_page(ppn, dest.ppn);
+                if self.cmt.is_some() {
+                    self.cmt_gc_moved(lpn)?;
+                }
                 let mut sense = self.timing.read_ns(src_type, src_slc);
                 let mut program = self.program_ns_of(dest);
                 self.count_read(ppn, src_type, src_slc, true);
@@ -465,7 +469,12 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane += 1;
         }
-        let user = cmd.txns.iter().filter(|&&t| self.txns[t as usize].kind == TxnKind::Read).count() as u64;
+        // (Translation-page reads of a cached mapping table have no request.)
+        let user = cmd
+            .txns
+            .iter()
+            .filter(|&&t| self.txns[t as usize].kind == TxnKind::Read && self.txns[t as usize].request != NO_REQUEST)
+            .count() as u64;
         self.flash_counters.user_read_pages += user;
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane_read_pages += user;
@@ -502,8 +511,20 @@ impl Simulator<'_> {
     /// `flash.transfer_requested_bytes` the sectors the host asked for (MQSim).
     pub(crate) fn transfer_bytes(&self, txns: &[u32]) -> u64 {
         let page = self.timing.page_size_bytes;
-        if !self.config.flash.transfer_requested_bytes {
+        if !self.config.flash.transfer_requested_bytes && self.cmt.is_none() {
             return txns.len() as u64 * page;
+        }
+        if !self.config.flash.transfer_requested_bytes {
+            // Only translation-page reads move less than a page.
+            return txns
+                .iter()
+                .map(|&t| match self.txns[t as usize] {
+                    Txn { kind: TxnKind::Read, request: NO_REQUEST, sectors: s, .. } if s > 0 => {
+                        (s as u64 * 512).min(page)
+                    }
+                    _ => page,
+                })
+                .sum();
         }
         txns.iter()
             .map(|&t| match self.txns[t as usize].sectors {
@@ -563,10 +584,17 @@ impl Simulator<'_> {
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(first);
-        if let Some(i) = self.write_partner(die, first) {
+        // A translation page is programmed on its own write point, alone.
+        let mapping = self.txns[first as usize].mode == WriteMode::Mapping;
+        let partner = if mapping { None } else { self.write_partner(die, first) };
+        if let Some(i) = partner {
             let partner = self.dies[die as usize].writes.remove(i).expect("index in range");
             cmd.txns.push(partner);
-        } else if self.config.flash.multi_plane && self.ftl.addr.planes_per_die > 1 && self.pairs_user_writes() {
+        } else if !mapping
+            && self.config.flash.multi_plane
+            && self.ftl.addr.planes_per_die > 1
+            && self.pairs_user_writes()
+        {
             let key = self.ftl.peek_user(first_plane);
             let any_address = self.config.flash.multi_plane_any_address;
             let mut used_planes = 1u64 << (first_plane % 64);
@@ -575,7 +603,8 @@ impl Simulator<'_> {
                 let t = self.dies[die as usize].writes[i];
                 let plane = self.txns[t as usize].plane;
                 let plane_bit = 1u64 << (plane % 64);
-                let is_write = self.txns[t as usize].kind == TxnKind::Write;
+                let is_write =
+                    self.txns[t as usize].kind == TxnKind::Write && self.txns[t as usize].mode != WriteMode::Mapping;
                 // (With any addresses the partner's plane must still have room of its own.)
                 let pairs = if any_address {
                     self.write_has_room(t)
@@ -621,6 +650,9 @@ impl Simulator<'_> {
     /// the write stream its mode asks for. Its plane's room was checked.
     pub(crate) fn user_write_page(&mut self, t: u32) -> Allocated {
         let plane = self.txns[t as usize].plane;
+        if self.txns[t as usize].mode == WriteMode::Mapping {
+            return self.ftl.allocate_map(plane, self.now).expect("room was checked");
+        }
         let a = match self.user_page(t) {
             Some(a) => Some(a),
             None if self.txns[t as usize].mode == WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
@@ -635,7 +667,8 @@ impl Simulator<'_> {
         let (unit, units) = (self.txns[txn as usize].unit as u32, self.txns[txn as usize].units as u32);
         let slot = if self.ftl.mapping == Mapping::Subpages { 0 } else { unit };
         self.bind_parts(txn, &[(ppn, slot, unit, units)], page_type, slc);
-        self.count_program(page_type, slc, true);
+        let of = if self.txns[txn as usize].mode == WriteMode::Mapping { ProgramOf::Mapping } else { ProgramOf::User };
+        self.count_program_as(page_type, slc, of);
     }
 
     /// Maps a user write's units to the pages it is programmed into: `parts` lists (page,
@@ -884,6 +917,9 @@ impl Simulator<'_> {
         let (src_type, src_slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
         let mut sense = self.timing.read_ns(src_type, src_slc);
         self.ftl.move_page(ppn, dest.ppn);
+        if self.cmt.is_some() {
+            self.cmt_gc_moved(lpn)?;
+        }
         self.count_read(ppn, src_type, src_slc, true);
         self.count_program(dest.page_type, dest.slc, false);
         let txn = self.alloc_txn(TxnKind::MoveOut, NO_REQUEST, lpn, dest.ppn, to);

@@ -7,9 +7,11 @@
 //! count, derived from `reverse`, is above 0): a block's `valid_pages` counts such pages,
 //! so GC's costs and gains stay in pages. A GC move copies a page with every slot it
 //! holds (the spare area travels with the data), so the packing of a page survives GC.
-//! With one unit per page (the default) every operation here is the page map's.
+//! With one unit per page (the default) every operation here is the page map's. With a
+//! cached mapping table (`[cmt]`) the map's own translation pages are logical pages
+//! after the host's, on their own write point.
 
-use super::{verify, Ftl};
+use super::{verify, Allocated, Ftl};
 use crate::config::Mapping;
 use crate::flash::{Ppn, NO_PAGE};
 
@@ -354,6 +356,33 @@ impl Ftl {
             if valid != info.valid_pages {
                 return Err(format!("block {block}: valid count {} but {valid} valid pages", info.valid_pages));
             }
+        }
+        Ok(())
+    }
+    /// Whether a translation page (`[cmt]`) could be programmed in `plane` now: room on
+    /// its write point, or a free block beyond the one GC needs.
+    pub fn can_allocate_map(&self, plane: u32) -> bool {
+        self.active_room(plane, self.map_stream()) > 0 || self.planes[plane as usize].free.len() > 1
+    }
+
+    /// Takes the next page of the translation pages' write point in `plane`.
+    pub fn allocate_map(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        self.allocate_in(plane, self.map_stream(), now_ns, 1)
+    }
+
+    fn map_stream(&self) -> super::Stream {
+        super::Stream::mapping(self.user_write_points, self.slc_levels)
+    }
+
+    /// Places every translation page on flash instantly (no simulated time), striped over
+    /// the planes by number (MQSim's placement of its mapping table at start).
+    pub fn place_translation_pages(&mut self, planes: &super::allocation::PlaneAllocator) -> Result<(), String> {
+        for k in 0..self.translation_pages {
+            let plane = planes.striped(&self.addr, k as u64);
+            let Some(a) = self.allocate_map(plane, 0) else {
+                return Err(format!("no room in plane {plane} for the cached mapping table's translation pages"));
+            };
+            self.commit_write(self.logical_pages + k, a.ppn);
         }
         Ok(())
     }

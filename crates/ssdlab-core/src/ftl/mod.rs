@@ -30,6 +30,8 @@ pub enum WriteMode {
     Slc,
     /// Normal (full-density, e.g. TLC) blocks only.
     Tlc,
+    /// A translation page of the cached mapping table (`[cmt]`): its own write point.
+    Mapping,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,12 +105,19 @@ impl Stream {
     }
 
     /// The SLC level this stream writes, or `None` for a stream of normal blocks.
-    pub fn level_of(self, user_write_points: u32) -> Option<u32> {
+    pub fn level_of(self, user_write_points: u32, slc_levels: u32) -> Option<u32> {
         match self {
             Stream::SLC => Some(0),
-            Stream(i) if i as u32 > 1 + user_write_points => Some(i as u32 - 1 - user_write_points),
+            Stream(i) if i as u32 > 1 + user_write_points && (i as u32) <= user_write_points + slc_levels => {
+                Some(i as u32 - 1 - user_write_points)
+            }
             _ => None,
         }
+    }
+
+    /// The translation pages' own write point (`[cmt]`), after every SLC level.
+    pub fn mapping(user_write_points: u32, slc_levels: u32) -> Stream {
+        Stream((1 + user_write_points + slc_levels) as u16)
     }
 }
 
@@ -176,6 +185,9 @@ pub struct Ftl {
     pub blocks: Vec<BlockInfo>,
     pub planes: Vec<PlaneState>,
     pub logical_pages: u32,
+    /// Translation pages of a cached mapping table: logical pages `logical_pages..
+    /// logical_pages + translation_pages` (0 without `[cmt]`).
+    pub translation_pages: u32,
     /// SLC-mode blocks of each plane (its first blocks; all of them for a plane of a
     /// die-, chip- or channel-level hybrid layout).
     pub slc_blocks: Vec<u32>,
@@ -299,7 +311,8 @@ impl Ftl {
             let mut state = PlaneState {
                 free: VecDeque::with_capacity(addr.blocks_per_plane as usize),
                 free_slc: VecDeque::new(),
-                active: vec![NO_PAGE; 1 + user_write_points.max(1) as usize + config.ftl.slc_levels.max(1) as usize],
+                // (One more for the translation pages' write point.)
+                active: vec![NO_PAGE; 2 + user_write_points.max(1) as usize + config.ftl.slc_levels.max(1) as usize],
                 wp_cursor: 0,
                 victim: NO_PAGE,
                 victim_cursor: 0,
@@ -343,8 +356,17 @@ impl Ftl {
         let background_free_blocks =
             ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency_free_blocks);
         let units = config.units_per_page();
+        // With a cached mapping table the map's translation pages are logical pages too,
+        // numbered after the host's (`[cmt]`).
+        let translation_pages = if config.cmt.enabled() {
+            let (_, per_page) = config.cmt.sizes(addr.pages(), config.geometry.page_size_bytes);
+            logical_pages.div_ceil(per_page)
+        } else {
+            0
+        };
         Ftl {
-            map: vec![NO_PAGE; logical_pages as usize * units as usize],
+            map: vec![NO_PAGE; (logical_pages + translation_pages) as usize * units as usize],
+            translation_pages,
             reverse: vec![NO_PAGE; addr.pages() as usize * units as usize],
             mapping: config.ftl.mapping,
             unit_shift: units.trailing_zeros(),
@@ -693,7 +715,7 @@ impl Ftl {
     #[cold]
     #[inline(never)]
     fn open_block(&mut self, plane: u32, stream: Stream, reserve: usize) -> bool {
-        let level = stream.level_of(self.user_write_points);
+        let level = stream.level_of(self.user_write_points, self.slc_levels);
         let slc = level.is_some();
         let level = level.unwrap_or(0);
         let p = &mut self.planes[plane as usize];

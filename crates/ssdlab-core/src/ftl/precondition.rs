@@ -269,13 +269,12 @@ impl Ftl {
         let plane_count = self.addr.planes();
         let plane_of_residue: Vec<u32> = (0..plane_count).map(|r| planes.striped(&self.addr, r as u64)).collect();
         // Rewrites per valid page so that the fill ends at the background threshold.
+        // (Blocks already open — a cached mapping table's translation pages — are not
+        // the fill's.)
         let data_pages = (self.addr.pages_per_block - self.summary_pages) as u64;
         let writable: u64 = (0..plane_count)
             .filter(|&p| self.has_normal(p))
-            .map(|p| {
-                let normal = self.addr.blocks_per_plane - self.slc_blocks[p as usize];
-                normal.saturating_sub(self.background_free_blocks + 1) as u64 * data_pages
-            })
+            .map(|p| self.free_blocks(p).saturating_sub(self.background_free_blocks + 1) as u64 * data_pages)
             .sum();
         // The fill: logical pages 0..n_valid, then the footprint pages above them.
         let total = n_valid + extra.len() as u64;

@@ -300,7 +300,7 @@ impl Ftl {
             // GC must always find room to finish a victim); any beyond the plane's write
             // points are closed. Abandoning them would take from GC the pages it had left
             // in its open block and can leave it without a destination.
-            let user_write_points = self.user_write_points;
+            let (user_write_points, slc_levels) = (self.user_write_points, self.slc_levels);
             let mut slots: Vec<Stream> = vec![Stream::SLC, Stream::GC, Stream::USER];
             slots.extend((1..self.user_write_points).map(Stream::user));
             slots.extend((1..self.slc_levels).map(|level| Stream::slc_level(level, user_write_points)));
@@ -328,7 +328,7 @@ impl Ftl {
                 // An SLC block goes back to its own level's stream (its level is kept with
                 // the block, as a block summary would record it).
                 let level = info.slc.then_some(info.slc_level as u32);
-                let wanted = |s: &Stream| s.level_of(user_write_points) == level;
+                let wanted = |s: &Stream| s.level_of(user_write_points, slc_levels) == level;
                 if let Some(i) = slots.iter().position(wanted) {
                     info.state = BlockState::Open;
                     self.planes[plane as usize].active[slots.remove(i).index()] = block;

@@ -2,6 +2,7 @@
 //! determinism and invariants. One test binary (nexosim/rust-analyzer style).
 
 mod analytic;
+mod cmt;
 mod controller;
 mod core;
 mod dir;

@@ -148,3 +148,23 @@ fn the_swarm_draws_the_error_model_and_its_reads_retry() {
         reports.len()
     );
 }
+
+#[test]
+fn the_swarm_draws_cached_mapping_tables_that_miss_and_write_back() {
+    // Over the first seeds, some cases run a cached mapping table that misses and writes
+    // dirty entries back (the swarm's checks then cover it).
+    let mut with_cmt = 0;
+    let mut wrote_back = 0;
+    for seed in 0..200 {
+        let case = ssdlab_core::swarm::case(seed);
+        if !case.config.cmt.enabled() {
+            continue;
+        }
+        with_cmt += 1;
+        let report = ssdlab_core::swarm::run_case(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let cmt = report.cmt.expect("cmt on");
+        assert!(cmt.lookups == 0 || cmt.misses + cmt.hits + cmt.buffer_hits == cmt.lookups, "seed {seed}");
+        wrote_back += (cmt.write_backs > 0) as u32;
+    }
+    assert!(with_cmt >= 10 && wrote_back >= 5, "{with_cmt} cases with a table, {wrote_back} wrote back");
+}

@@ -1,0 +1,476 @@
+//! The cached mapping table (`[cmt]`; DFTL, MQSim's CMT): which mapping entries DRAM
+//! holds, the translation-page reads a miss needs and the write-backs of dirty entries.
+//!
+//! Entries are cached one logical page each, least recently used out first. A user read
+//! or write (or a flush out of the data cache) whose entry is not cached waits for a read
+//! of its translation page; misses of a translation page already being read join that
+//! read. When the read ends, each waiting page's entry is cached and its sub-request goes
+//! on where it stopped. A write's entry becomes dirty when the write passes the table; a
+//! GC move's entry too (cached then without a read: GC knows the new location). Evicting a dirty entry writes back its translation page with every dirty entry of it
+//! (`cmt.write_back`): read the page, then program it on the translation pages' write
+//! point. While that program is under way the page is in controller memory, so misses of
+//! it need no read. Mapping reads go ahead of user reads at their die.
+//!
+//! The flash itself holds the map's truth (`Ftl::map`): the table decides only what the
+//! lookups cost.
+
+use super::*;
+use crate::config::CmtWriteBack;
+use std::collections::HashMap;
+
+const NONE: u32 = u32::MAX;
+/// `Txn::want` of a mapping read: a miss's read, or the read of a write-back.
+pub(crate) const MAP_FILL: u8 = 0;
+pub(crate) const MAP_WRITE_BACK: u8 = 1;
+
+/// A sub-request waiting for its translation page.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Waiter {
+    /// A host read of logical page `lpn`, the page of request `slot` at `page_start`.
+    Read { slot: u32, lpn: u32, page_start: u64 },
+    /// A write of bytes `start..end` of `lpn` (`dispatch_write`), with the sectors it
+    /// carries and whether it is a flush out of the data cache (then `slot` is none).
+    Write { slot: u32, lpn: u32, start: u32, end: u32, sectors: u16, flush: bool },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    lpn: u32,
+    prev: u32,
+    next: u32,
+    /// Dirty while equal to its translation page's `generation + 1` (a write-back cleans
+    /// every entry of the page at once by advancing the generation).
+    mark: u32,
+}
+
+/// Write-back state of a translation page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum WriteBack {
+    #[default]
+    Idle,
+    /// Its read is under way; the program follows.
+    Reading,
+    /// Its program is under way (the page is in controller memory).
+    Programming,
+}
+
+#[derive(Clone, Debug, Default)]
+struct TPage {
+    generation: u32,
+    /// A read that will cache the waiting entries is under way.
+    reading: bool,
+    write_back: WriteBack,
+    /// Entries became dirty and were evicted during the write-back: program once more.
+    again: bool,
+    /// `write_back = "mqsim"`: served from DRAM since its first write-back.
+    departed: bool,
+    waiters: Vec<Waiter>,
+}
+
+/// What the table did, for the report's `cmt` section.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CmtStats {
+    pub(crate) lookups: u64,
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+    /// Misses that joined a read of their translation page already under way.
+    pub(crate) merged_misses: u64,
+    /// Misses served from a translation page in controller memory (being written back).
+    pub(crate) buffer_hits: u64,
+    pub(crate) mapping_reads: u64,
+    pub(crate) write_back_reads: u64,
+    pub(crate) mapping_programs: u64,
+    pub(crate) write_backs: u64,
+    pub(crate) dirty_evictions: u64,
+    pub(crate) evictions: u64,
+    /// GC moves whose entry was not cached (cached dirty, without a read).
+    pub(crate) gc_updates: u64,
+}
+
+pub(crate) struct Cmt {
+    capacity: u32,
+    per_page: u32,
+    first_tlpn: u32,
+    read_bytes: u64,
+    write_back: CmtWriteBack,
+    entries: Vec<Entry>,
+    /// Logical page → entry. Looked up, never iterated.
+    index: HashMap<u32, u32>,
+    head: u32,
+    tail: u32,
+    tpages: Vec<TPage>,
+    pub(crate) entry_bytes: u32,
+    pub(crate) stats: CmtStats,
+}
+
+impl Cmt {
+    pub(crate) fn new(config: &Config, ftl: &Ftl) -> Cmt {
+        let (entry_bytes, per_page) = config.cmt.sizes(ftl.addr.pages(), config.geometry.page_size_bytes);
+        let capacity = (config.cmt.capacity_bytes / entry_bytes as u64) as u32;
+        let page = config.geometry.page_size_bytes as u64;
+        Cmt {
+            capacity,
+            per_page,
+            first_tlpn: ftl.logical_pages,
+            read_bytes: if config.cmt.read_bytes == 0 { page } else { config.cmt.read_bytes as u64 },
+            write_back: config.cmt.write_back,
+            entries: Vec::with_capacity(capacity.min(1 << 20) as usize),
+            index: HashMap::with_capacity(capacity.min(1 << 20) as usize),
+            head: NONE,
+            tail: NONE,
+            tpages: vec![TPage::default(); ftl.translation_pages as usize],
+            entry_bytes,
+            stats: CmtStats::default(),
+        }
+    }
+
+    pub(crate) fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    pub(crate) fn entries_per_page(&self) -> u32 {
+        self.per_page
+    }
+
+    pub(crate) fn cached(&self) -> usize {
+        self.index.len()
+    }
+
+    fn unlink(&mut self, e: u32) {
+        let Entry { prev, next, .. } = self.entries[e as usize];
+        match prev {
+            NONE => self.head = next,
+            p => self.entries[p as usize].next = next,
+        }
+        match next {
+            NONE => self.tail = prev,
+            n => self.entries[n as usize].prev = prev,
+        }
+    }
+
+    fn push_front(&mut self, e: u32) {
+        self.entries[e as usize].prev = NONE;
+        self.entries[e as usize].next = self.head;
+        if self.head != NONE {
+            self.entries[self.head as usize].prev = e;
+        }
+        self.head = e;
+        if self.tail == NONE {
+            self.tail = e;
+        }
+    }
+
+    fn touch(&mut self, e: u32) {
+        if self.head != e {
+            self.unlink(e);
+            self.push_front(e);
+        }
+    }
+
+    fn is_dirty(&self, e: u32) -> bool {
+        let entry = &self.entries[e as usize];
+        entry.mark != 0 && entry.mark == self.tpages[(entry.lpn / self.per_page) as usize].generation + 1
+    }
+
+    fn mark_dirty(&mut self, e: u32) {
+        let tp = (self.entries[e as usize].lpn / self.per_page) as usize;
+        self.entries[e as usize].mark = self.tpages[tp].generation + 1;
+    }
+
+    /// Caches `lpn`'s entry (most recently used). Returns the entry and, if a dirty entry
+    /// had to make room, its translation page (to write back).
+    fn insert(&mut self, lpn: u32) -> (u32, Option<u32>) {
+        let mut write_back = None;
+        let e = if (self.entries.len() as u32) < self.capacity {
+            self.entries.push(Entry { lpn, prev: NONE, next: NONE, mark: 0 });
+            (self.entries.len() - 1) as u32
+        } else {
+            let victim = self.tail;
+            self.stats.evictions += 1;
+            if self.is_dirty(victim) {
+                self.stats.dirty_evictions += 1;
+                write_back = Some(self.entries[victim as usize].lpn / self.per_page);
+            }
+            self.unlink(victim);
+            self.index.remove(&self.entries[victim as usize].lpn);
+            self.entries[victim as usize] = Entry { lpn, prev: NONE, next: NONE, mark: 0 };
+            victim
+        };
+        self.index.insert(lpn, e);
+        self.push_front(e);
+        (e, write_back)
+    }
+}
+
+impl Simulator<'_> {
+    /// A sub-request needs `lpn`'s mapping: true when it is known now (cached, or in a
+    /// translation page in controller memory), false when the sub-request waits for a
+    /// read of its translation page (and resumes when it ends).
+    pub(crate) fn cmt_translate(&mut self, lpn: u32, waiter: Waiter) -> Result<bool, SimError> {
+        let write = matches!(waiter, Waiter::Write { .. });
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        cmt.stats.lookups += 1;
+        if let Some(&e) = cmt.index.get(&lpn) {
+            cmt.stats.hits += 1;
+            cmt.touch(e);
+            if write {
+                cmt.mark_dirty(e);
+            }
+            return Ok(true);
+        }
+        let tp = lpn / cmt.per_page;
+        let page = &cmt.tpages[tp as usize];
+        if page.departed || page.write_back == WriteBack::Programming {
+            cmt.stats.buffer_hits += 1;
+            self.cmt_cache(lpn, write)?;
+            return Ok(true);
+        }
+        cmt.stats.misses += 1;
+        let page = &mut cmt.tpages[tp as usize];
+        page.waiters.push(waiter);
+        if page.reading || page.write_back == WriteBack::Reading {
+            cmt.stats.merged_misses += 1;
+        } else {
+            page.reading = true;
+            self.cmt_read(tp, MAP_FILL);
+        }
+        Ok(false)
+    }
+
+    /// Caches `lpn`'s entry (dirty for a write or a GC move), writing back the
+    /// translation page of a dirty entry it evicts.
+    fn cmt_cache(&mut self, lpn: u32, dirty: bool) -> Result<(), SimError> {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        let (e, victim_page) = cmt.insert(lpn);
+        if dirty {
+            cmt.mark_dirty(e);
+        }
+        if let Some(tp) = victim_page {
+            self.cmt_write_back(tp);
+        }
+        Ok(())
+    }
+
+    /// GC moved `lpn` (a host logical page): its entry changed. It is cached dirty (GC
+    /// knows the new location: no read), so it goes to flash with the next write-back of
+    /// its translation page. (DFTL instead programs the translation pages of a victim's
+    /// moves when the victim is done; on a small drive that costs a program per
+    /// translation page touched for every victim, and GC can then consume more pages
+    /// than it frees.)
+    pub(crate) fn cmt_gc_moved(&mut self, lpn: u32) -> Result<(), SimError> {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        if lpn >= cmt.first_tlpn {
+            // A translation page: the table of translation pages (the GTD) is in DRAM.
+            return Ok(());
+        }
+        if let Some(&e) = cmt.index.get(&lpn) {
+            cmt.mark_dirty(e);
+            return Ok(());
+        }
+        cmt.stats.gc_updates += 1;
+        self.cmt_cache(lpn, true)
+    }
+
+    /// A trim changed `lpn`'s entry (only a cached one is updated; an uncached one is
+    /// recorded in the translation page's next write-back, at no cost here).
+    pub(crate) fn cmt_trimmed(&mut self, lpn: u32) {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        if let Some(&e) = cmt.index.get(&lpn) {
+            cmt.mark_dirty(e);
+        }
+    }
+
+    /// Starts writing back translation page `tp` (a dirty entry of it was evicted): all
+    /// its dirty entries are clean from now on.
+    fn cmt_write_back(&mut self, tp: u32) {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        cmt.stats.write_backs += 1;
+        let mode = cmt.write_back;
+        let page = &mut cmt.tpages[tp as usize];
+        page.generation = page.generation.wrapping_add(1).min(u32::MAX - 1);
+        if mode == CmtWriteBack::Mqsim {
+            // MQSim reads (one sector) for every write-back and never programs.
+            page.departed = true;
+            self.cmt_read(tp, MAP_WRITE_BACK);
+            return;
+        }
+        match page.write_back {
+            WriteBack::Idle => {
+                page.write_back = WriteBack::Reading;
+                self.cmt_read(tp, MAP_WRITE_BACK);
+            }
+            // The program not yet issued will carry these entries too.
+            WriteBack::Reading => {}
+            WriteBack::Programming => page.again = true,
+        }
+    }
+
+    /// Queues a read of translation page `tp` at its die, ahead of user reads.
+    fn cmt_read(&mut self, tp: u32, tag: u8) {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        let tlpn = cmt.first_tlpn + tp;
+        let bytes = if tag == MAP_WRITE_BACK && cmt.write_back == CmtWriteBack::Program {
+            self.timing.page_size_bytes
+        } else {
+            cmt.read_bytes
+        };
+        if tag == MAP_WRITE_BACK {
+            cmt.stats.write_back_reads += 1;
+        } else {
+            cmt.stats.mapping_reads += 1;
+        }
+        let ppn = self.ftl.lookup(tlpn).expect("translation pages are placed before the run");
+        let plane = self.ftl.addr.plane_of(ppn);
+        let txn = self.alloc_txn(TxnKind::Read, NO_REQUEST, tlpn, ppn, plane);
+        let t = &mut self.txns[txn as usize];
+        t.want = tag;
+        t.sectors = bytes.div_ceil(512) as u16;
+        self.expect_read_version(txn);
+        let die = self.ftl.addr.die_of_plane(plane);
+        let reads = &self.dies[die as usize].reads;
+        let txns = &self.txns;
+        let at = reads
+            .iter()
+            .position(|&r| txns[r as usize].kind != TxnKind::Read || txns[r as usize].request != NO_REQUEST)
+            .unwrap_or(reads.len());
+        self.dies[die as usize].reads.insert(at, txn);
+        self.cmt_kick(die);
+    }
+
+    /// Queues the program of translation page `tp` on its write point, in the plane it
+    /// was in.
+    fn cmt_program(&mut self, tp: u32) {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        cmt.stats.mapping_programs += 1;
+        let tlpn = cmt.first_tlpn + tp;
+        cmt.tpages[tp as usize].write_back = WriteBack::Programming;
+        let ppn = self.ftl.lookup(tlpn).expect("translation pages are placed before the run");
+        let plane = self.ftl.addr.plane_of(ppn);
+        let flushing = std::mem::replace(&mut self.flushing, false);
+        let txn = self.alloc_txn(TxnKind::Write, NO_REQUEST, tlpn, NO_PAGE, plane);
+        self.flushing = flushing;
+        let t = &mut self.txns[txn as usize];
+        t.acked = true;
+        t.sectors = 0;
+        t.mode = WriteMode::Mapping;
+        self.buffered_write_pages += 1;
+        let die = self.ftl.addr.die_of_plane(plane);
+        self.dies[die as usize].writes.push_back(txn);
+        self.cmt_kick(die);
+    }
+
+    /// Starts `die` once the event being handled is done (mapping I/O may be issued while
+    /// a die's command is being built).
+    fn cmt_kick(&mut self, die: u32) {
+        self.cmt_kicks.push(die);
+        if self.cmt_kicks.len() == 1 {
+            self.push(self.now, Event::CmtKick);
+        }
+    }
+
+    pub(crate) fn on_cmt_kick(&mut self) -> Result<(), SimError> {
+        let dies = std::mem::take(&mut self.cmt_kicks);
+        for &die in &dies {
+            self.kick(die)?;
+        }
+        self.cmt_kicks = dies;
+        self.cmt_kicks.clear();
+        Ok(())
+    }
+
+    /// A read of a translation page ended: waiting entries are cached and their
+    /// sub-requests go on; a write-back's program follows its read.
+    pub(crate) fn cmt_read_done(&mut self, tlpn: u32, tag: u8) -> Result<(), SimError> {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        let tp = tlpn - cmt.first_tlpn;
+        let mode = cmt.write_back;
+        let page = &mut cmt.tpages[tp as usize];
+        page.reading = false;
+        let waiters = std::mem::take(&mut page.waiters);
+        let program = tag == MAP_WRITE_BACK && mode == CmtWriteBack::Program;
+        if program {
+            self.cmt_program(tp);
+        }
+        for w in waiters {
+            let (lpn, write) = match w {
+                Waiter::Read { lpn, .. } => (lpn, false),
+                Waiter::Write { lpn, .. } => (lpn, true),
+            };
+            let cmt = self.cmt.as_mut().expect("cmt on");
+            match cmt.index.get(&lpn).copied() {
+                Some(e) => {
+                    cmt.touch(e);
+                    if write {
+                        cmt.mark_dirty(e);
+                    }
+                }
+                None => self.cmt_cache(lpn, write)?,
+            }
+            self.cmt_resume(w)?;
+        }
+        for die in std::mem::take(&mut self.kick_list) {
+            self.kick(die)?;
+        }
+        Ok(())
+    }
+
+    /// A sub-request whose mapping is now cached goes on where it stopped.
+    fn cmt_resume(&mut self, w: Waiter) -> Result<(), SimError> {
+        match w {
+            Waiter::Read { slot, lpn, page_start } => {
+                let r = self.requests[slot as usize];
+                self.page_sectors = self.sectors_of(r.offset_bytes, r.size_bytes, page_start);
+                let result = self.read_sub_request(slot, lpn, page_start, true);
+                self.page_sectors = 0;
+                result
+            }
+            Waiter::Write { slot, lpn, start, end, sectors, flush } => {
+                let (sectors_before, flushing_before) = (self.page_sectors, self.flushing);
+                self.page_sectors = sectors;
+                self.flushing = flush;
+                let result = self.dispatch_mapped_write(slot, lpn, start as u64, end as u64);
+                self.page_sectors = sectors_before;
+                self.flushing = flushing_before;
+                result
+            }
+        }
+    }
+
+    /// A translation page's program ended: misses of it read flash again, and entries
+    /// dirtied and evicted meanwhile are programmed now.
+    pub(crate) fn cmt_program_done(&mut self, tlpn: u32) -> Result<(), SimError> {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        let tp = tlpn - cmt.first_tlpn;
+        let page = &mut cmt.tpages[tp as usize];
+        page.write_back = WriteBack::Idle;
+        if std::mem::take(&mut page.again) {
+            self.cmt_program(tp);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn cmt_summary(&self) -> Option<CmtSummary> {
+        let cmt = self.cmt.as_ref()?;
+        let s = cmt.stats;
+        Some(CmtSummary {
+            capacity_entries: cmt.capacity() as u64,
+            entry_bytes: cmt.entry_bytes,
+            entries_per_translation_page: cmt.entries_per_page(),
+            translation_pages: self.ftl.translation_pages as u64,
+            cached_entries: cmt.cached() as u64,
+            lookups: s.lookups,
+            hits: s.hits,
+            buffer_hits: s.buffer_hits,
+            misses: s.misses,
+            merged_misses: s.merged_misses,
+            hit_ratio: if s.lookups > 0 { (s.hits + s.buffer_hits) as f64 / s.lookups as f64 } else { 1.0 },
+            mapping_reads: s.mapping_reads + s.write_back_reads,
+            write_back_reads: s.write_back_reads,
+            mapping_programs: s.mapping_programs,
+            write_backs: s.write_backs,
+            evictions: s.evictions,
+            dirty_evictions: s.dirty_evictions,
+            gc_updates: s.gc_updates,
+        })
+    }
+}
