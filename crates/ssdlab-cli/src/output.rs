@@ -250,7 +250,15 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     let factory = Box::new(move || opener.open());
     // Preconditioning (inside `new`) makes its own pre-pass over the workload and places
     // every page it reads before writing, so a read never places data during the run.
-    let mut sim = Simulator::new(config, factory, observers).map_err(|e| anyhow!("{e}"))?;
+    let flow_sources = match &workload {
+        crate::setup::Workload::Flows(flows) => flows
+            .iter()
+            .map(|(_, w)| w.open())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow!("{}", crate::setup::user_paths(e.to_string())))?,
+        _ => Vec::new(),
+    };
+    let mut sim = Simulator::new_with_flows(config, factory, flow_sources, observers).map_err(|e| anyhow!("{e}"))?;
     let setup = started.elapsed().as_secs_f64();
     bar.set_message("0 s");
     sim.set_check(check);

@@ -40,6 +40,8 @@ pub enum Workload {
         name: String,
         records: std::sync::Arc<Vec<ssdlab_trace::Record>>,
     },
+    /// The config's `[[flows]]`: one workload per flow (a trace or a synthetic one).
+    Flows(Vec<(String, Workload)>),
 }
 
 /// Reader options from the command line.
@@ -57,6 +59,10 @@ impl Workload {
             }
             Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
             Workload::Records { name, records } => format!("{name} ({} requests)", records.len()),
+            Workload::Flows(flows) => {
+                let each: Vec<String> = flows.iter().map(|(name, w)| format!("{name}: {}", w.describe())).collect();
+                format!("{} flows: {}", flows.len(), each.join("; "))
+            }
             Workload::Synthetic(s) => format!(
                 "synthetic: {} x {} B {:?}, {:.0}% reads",
                 s.count,
@@ -79,6 +85,11 @@ impl Workload {
             Workload::Records { records, .. } => {
                 Ok(Box::new(ssdlab_core::source::VecSource::new(records.as_ref().clone())) as Box<dyn RecordSource>)
             }
+            // Every flow's records one after the other: the pre-pass of preconditioning.
+            Workload::Flows(flows) => {
+                let sources = flows.iter().map(|(_, w)| w.open()).collect::<Result<Vec<_>, _>>()?;
+                Ok(Box::new(Chain { sources, index: 0 }) as Box<dyn RecordSource>)
+            }
             Workload::Synthetic(spec) => {
                 SyntheticSource::new(spec.clone()).map(|s| Box::new(s) as Box<dyn RecordSource>).map_err(|errors| {
                     let text: Vec<String> =
@@ -88,6 +99,70 @@ impl Workload {
             }
         }
     }
+}
+
+/// Several sources read one after the other.
+struct Chain {
+    sources: Vec<Box<dyn RecordSource>>,
+    index: usize,
+}
+
+impl Iterator for Chain {
+    type Item = Result<ssdlab_trace::Record, ssdlab_trace::TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some(source) = self.sources.get_mut(self.index) {
+            match source.next() {
+                Some(item) => return Some(item),
+                None => self.index += 1,
+            }
+        }
+        None
+    }
+}
+
+impl RecordSource for Chain {
+    fn format_name(&self) -> &'static str {
+        "flows"
+    }
+
+    fn skipped(&self) -> u64 {
+        self.sources.iter().map(|s| s.skipped()).sum()
+    }
+}
+
+/// The workload of flow `k` of the config: its trace (format given or detected) or its
+/// synthetic workload.
+fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool) -> Result<Workload> {
+    let flow = &config.flows[k];
+    let name = if flow.name.is_empty() { format!("flow-{k}") } else { flow.name.clone() };
+    if let Some(spec) = &flow.synthetic {
+        let resolved = spec.resolve_address_space(working_set_bytes(config));
+        let logical = config.logical_bytes();
+        if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
+            bail!(
+                "flows[{k}].synthetic.address_space_bytes: the flow spans {} bytes but the device's logical capacity \
+                 is {logical} bytes",
+                resolved.start_offset_bytes + resolved.address_space_bytes
+            );
+        }
+        return Ok(Workload::Synthetic(resolved));
+    }
+    let path = readable_again(Path::new(&flow.trace)).with_context(|| format!("flows[{k}].trace ({name})"))?;
+    let (format, note) = if flow.format.is_empty() || flow.format == "auto" {
+        let (format, reason) =
+            detect_format(&path).map_err(|e| anyhow!("flows[{k}].trace ({name}): {}", user_paths(e.to_string())))?;
+        if !quiet {
+            eprintln!("format of flow {name}: {reason}");
+        }
+        (format, format!(", detected: {reason}"))
+    } else {
+        (flow.format.parse::<Format>().map_err(|e| anyhow!("flows[{k}].format: {e}"))?, String::new())
+    };
+    if !format.has_timestamps() && flow.queue_depth == 0 {
+        bail!("flows[{k}].trace ({name}): the {} format has no timestamps; give the flow a queue_depth", format.name());
+    }
+    Ok(Workload::Trace { path, format, note, options: options.clone() })
 }
 
 /// A config file of any supported kind (ssdlab TOML, MQSim, SSDSim), recognised by content.
@@ -240,6 +315,22 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             workload: Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes },
             import,
         });
+    }
+    if !config.flows.is_empty() {
+        if args.trace.is_some() || args.synthetic.is_some() || trace_flow.is_some() {
+            bail!("the config has [[flows]], each with its workload: give no --trace, --synthetic or MQSim workload");
+        }
+        validate(&config, &origin)?;
+        let flows = config
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let name = if f.name.is_empty() { format!("flow-{k}") } else { f.name.clone() };
+                Ok((name, flow_workload(k, &config, &options, args.quiet)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(Prepared { config, workload: Workload::Flows(flows), import });
     }
     let trace = args.trace.clone().or_else(|| trace_flow.as_ref().map(|t| t.path.clone()));
     if let Some(flow) = &trace_flow {

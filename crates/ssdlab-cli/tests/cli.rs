@@ -827,3 +827,47 @@ fn the_read_your_writes_repro_commands_pass_with_verify() {
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     assert_eq!(report["cache"]["read_hits"], 1, "{}", report["cache"]);
 }
+
+#[test]
+fn a_config_with_flows_runs_each_flow_and_reports_it() {
+    // Two flows on a small drive: a trace replayed open loop and a synthetic closed-loop
+    // writer at low priority; the report counts each apart and both together.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("r.trace");
+    let lines: String = (0..200).map(|k| format!("{} 0 {} 8 1\n", k * 20_000, (k * 97 % 5000) * 8)).collect();
+    std::fs::write(&trace, lines).unwrap();
+    let config = dir.path().join("flows.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[geometry]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\n\
+             blocks_per_plane = 64\npages_per_block = 48\npage_size_bytes = 4096\n\
+             [arbitration]\nscheme = \"weighted\"\n\
+             [[flows]]\nname = \"reader\"\ntrace = {:?}\nformat = \"mqsim\"\npriority = \"urgent\"\n\
+             [[flows]]\nname = \"writer\"\nqueue_depth = 4\npriority = \"low\"\n\
+             synthetic = {{ count = 300, read_fraction = 0.0, block_size_bytes = 4096 }}\n",
+            trace.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let json = dir.path().join("f.json");
+    ok(&["run", "--config", config.to_str().unwrap(), "-q", "--check", "--verify", "--json", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let flows = report["flows"].as_array().expect("flows listed");
+    assert_eq!(flows.len(), 2);
+    assert_eq!((flows[0]["name"].as_str(), flows[0]["read"]["requests"].as_u64()), (Some("reader"), Some(200)));
+    assert_eq!((flows[1]["priority"].as_str(), flows[1]["write"]["requests"].as_u64()), (Some("low"), Some(300)));
+    assert_eq!(report["all"]["requests"], 500);
+    // A flow without a workload is an error naming it.
+    std::fs::write(&config, "[[flows]]\nname = \"empty\"\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["run", "--config", config.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("flows[0].trace"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1241,6 +1241,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("write_back", "s"),
         ],
     ),
+    ("arbitration", &[("scheme", "s"), ("weight_high", "u"), ("weight_medium", "u"), ("weight_low", "u")]),
     (
         "link",
         &[
@@ -1306,7 +1307,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
-            "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"",
+            "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"", "\"round-robin\"", "\"weighted\"", "\"urgent\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],
@@ -1430,7 +1431,9 @@ fn override_text() -> impl Strategy<Value = String> {
 fn fuzz_dictionary_names_every_key() {
     // The fuzz dictionary lists exactly the config's keys: a key added or renamed later
     // must be added here too, or it would silently stop being fuzzed.
-    let config = ssdlab_core::config::Config { workload: Some(Default::default()), ..Default::default() };
+    // (`[arbitration]` is written only when it differs from its default.)
+    let mut config = ssdlab_core::config::Config { workload: Some(Default::default()), ..Default::default() };
+    config.arbitration.weight_low = 2;
     let table = toml::Table::try_from(config).unwrap();
     for (section, keys) in SECTIONS {
         let mut want: Vec<&str> = keys.iter().map(|k| k.0).collect();

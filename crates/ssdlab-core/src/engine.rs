@@ -15,6 +15,7 @@ mod cache;
 mod cmt;
 mod command;
 mod errors;
+mod flows;
 mod host;
 mod link;
 pub mod occupancy;
@@ -78,6 +79,8 @@ pub(crate) enum Event {
     LinkIn,
     /// Dies given mapping I/O while a command was being built start now (`cmt.rs`).
     CmtKick,
+    /// A flow's next record is due, or its queue has room (`flows.rs`).
+    FlowArrival { flow: u16 },
     /// A timer the active design scheduled (`designs::Design`), with its own tag.
     Design { tag: u8 },
 }
@@ -239,6 +242,8 @@ pub(crate) struct Request {
     pub(crate) retries: u32,
     /// Page type a design assigned to the request's writes (NO_TYPE without one).
     pub(crate) want: u8,
+    /// The host flow it came from (`flows::NO_FLOW` for the single workload).
+    pub(crate) flow: u16,
 }
 
 /// One run of a multi-run replay: its accumulators (latency histograms, about 1.2 MB)
@@ -422,6 +427,10 @@ pub struct Simulator<'a> {
     /// The cached mapping table (`[cmt]`; `cmt.rs`) and the dies it gave mapping I/O.
     pub(crate) cmt: Option<Box<cmt::Cmt>>,
     pub(crate) cmt_kicks: Vec<u32>,
+    /// Several host flows (`[[flows]]`; `flows.rs`), and the flow whose request is being
+    /// submitted.
+    pub(crate) flows: Option<Box<flows::Flows>>,
+    pub(crate) submitting_flow: u16,
     /// Sectors of the page being split off a request (`Txn::sectors`; 0 = all).
     pub(crate) page_sectors: u16,
 }
@@ -506,7 +515,26 @@ pub(crate) struct FlashCounters {
 impl<'a> Simulator<'a> {
     /// Builds the device, preconditions it and opens the first run of the workload.
     /// The config must be valid (`Config::validate`).
-    pub fn new(config: Config, mut factory: SourceFactory<'a>, observers: Observers<'a>) -> Result<Self, SimError> {
+    pub fn new(config: Config, factory: SourceFactory<'a>, observers: Observers<'a>) -> Result<Self, SimError> {
+        Self::new_with_flows(config, factory, Vec::new(), observers)
+    }
+
+    /// As [`Simulator::new`], with the sources of `config.flows` (one per flow, in order).
+    /// With flows, `factory` gives all their records (any order) for preconditioning's
+    /// pre-pass only: the flows replay from their own sources.
+    pub fn new_with_flows(
+        config: Config,
+        mut factory: SourceFactory<'a>,
+        flow_sources: Vec<Box<dyn RecordSource>>,
+        observers: Observers<'a>,
+    ) -> Result<Self, SimError> {
+        if flow_sources.len() != config.flows.len() {
+            return Err(SimError::Setup(format!(
+                "{} flow sources for {} flows in the config",
+                flow_sources.len(),
+                config.flows.len()
+            )));
+        }
         if let Err(errors) = config.validate() {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             return Err(SimError::Setup(text.join("; ")));
@@ -535,8 +563,11 @@ impl<'a> Simulator<'a> {
         let start_state = ftl.start_state(&config, &precondition_report);
         let design = Design::new(&config, &ftl);
         let cmt = config.cmt.enabled().then(|| Box::new(cmt::Cmt::new(&config, &ftl)));
-        let source = factory()?;
-        let workload_name = source.format_name().to_string();
+        let flows = (!config.flows.is_empty())
+            .then(|| Box::new(flows::Flows::new(&config, flow_sources, ftl.addr.dies() as usize)));
+        // With flows the single-workload host stays idle.
+        let source = if config.flows.is_empty() { Some(factory()?) } else { None };
+        let workload_name = source.as_ref().map_or_else(|| "flows".to_string(), |s| s.format_name().to_string());
         let dies = ftl.addr.dies() as usize;
         let planes = ftl.addr.planes();
         let chips = dies / ftl.addr.dies_per_chip.max(1) as usize;
@@ -562,7 +593,7 @@ impl<'a> Simulator<'a> {
             dies: dies_vec,
             channels: vec![Channel::default(); channels],
             factory,
-            source: Some(source),
+            source,
             pending_record: None,
             read_ahead: VecDeque::with_capacity(READ_AHEAD),
             source_ended: false,
@@ -627,6 +658,8 @@ impl<'a> Simulator<'a> {
             link: link::Link::default(),
             cmt,
             cmt_kicks: Vec::new(),
+            flows,
+            submitting_flow: flows::NO_FLOW,
             page_sectors: 0,
             config,
         };
@@ -733,6 +766,9 @@ impl<'a> Simulator<'a> {
             self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
         }
         self.start_host()?;
+        if self.flows.is_some() {
+            self.start_flows()?;
+        }
         let mut stopped = false;
         while let Some(Scheduled { time, seq, event }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
@@ -856,6 +892,7 @@ impl<'a> Simulator<'a> {
             Event::DramDone => self.on_dram_done()?,
             Event::LinkIn => self.on_link_in()?,
             Event::CmtKick => self.on_cmt_kick()?,
+            Event::FlowArrival { flow } => self.on_flow_arrival(flow)?,
             Event::Design { tag } => self.timer(tag)?,
         }
         Ok(())

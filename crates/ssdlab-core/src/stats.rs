@@ -461,6 +461,9 @@ pub struct Report {
     /// Present with a cached mapping table (`cmt.capacity_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cmt: Option<CmtSummary>,
+    /// One per host flow (`[[flows]]`); empty (and absent) without flows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }
@@ -531,6 +534,23 @@ pub struct CmtSummary {
     pub dirty_evictions: u64,
     /// GC moves of pages whose entry was not cached (cached dirty, without a read).
     pub gc_updates: u64,
+}
+
+/// One host flow's requests (`[[flows]]`): each operation's summary over the flow's own
+/// interval (its first arrival to its last completion).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    pub name: String,
+    pub priority: String,
+    /// 0 = open loop.
+    pub queue_depth: u32,
+    pub read: OpSummary,
+    pub write: OpSummary,
+    pub all: OpSummary,
+    pub first_arrival_ns: u64,
+    pub last_completion_ns: u64,
+    /// Records its reader skipped (lenient parsing).
+    pub skipped_records: u64,
 }
 
 /// What the host link carried (`[link]`).

@@ -11,6 +11,7 @@
 //! re-exported here; this file the `Config` itself and its validation.
 
 mod controller;
+mod flows;
 mod parse;
 mod sections;
 
@@ -20,6 +21,7 @@ pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
 pub use controller::{Cache, CacheFlush, CacheMode, Cmt, CmtWriteBack, DieScheduling, Link};
+pub use flows::{Arbitration, ArbitrationScheme, Flow, FlowPriority};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
 pub use sections::*;
 
@@ -60,6 +62,12 @@ pub struct Config {
     pub cmt: Cmt,
     /// The host link (PCIe).
     pub link: Link,
+    /// Several host flows instead of one workload (empty: the workload of `host`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<Flow>,
+    /// How dies choose among the flows' transactions.
+    #[serde(skip_serializing_if = "Arbitration::is_default")]
+    pub arbitration: Arbitration,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -89,6 +97,8 @@ impl Default for Config {
             cache: Cache::default(),
             cmt: Cmt::default(),
             link: Link::default(),
+            flows: Vec::new(),
+            arbitration: Arbitration::default(),
             workload: None,
         }
     }
@@ -533,10 +543,24 @@ impl Config {
         }
         self.link.validate(&mut errors);
         let g = &self.geometry;
-        let physical_pages = [g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
-            .iter()
-            .fold(g.channels as u64, |n, &k| n.saturating_mul(k as u64));
+        let physical_pages =
+            [g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+                .iter()
+                .fold(g.channels as u64, |n, &k| n.saturating_mul(k as u64));
         self.cmt.validate(physical_pages, mapped_page, &mut errors);
+        flows::validate(&self.flows, &self.arbitration, &mut errors);
+        if !self.flows.is_empty() {
+            let refuse = [
+                (self.host.replay == ReplayMode::Burst, "host.replay", "burst replay is for one workload"),
+                (self.host.runs > 1, "host.runs", "multi-run replay is for one workload"),
+                (!self.power.loss_at_ns.is_empty(), "power.loss_at_ns", "power loss is not modelled with flows"),
+            ];
+            for (bad, key, why) in refuse {
+                if bad {
+                    errors.push(err(key, format!("{why}: each flow sets its own replay ([[flows]])")));
+                }
+            }
+        }
         if self.cmt.enabled() {
             // The designs' papers assume an ideal map; translation pages are whole-page
             // logical units on normal blocks, and recovery does not rebuild the table.

@@ -217,7 +217,10 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn update_host_done(&mut self) {
-        self.host_done = self.pending_record.is_none() && self.source.is_none() && self.host_waiting.is_empty();
+        self.host_done = self.pending_record.is_none()
+            && self.source.is_none()
+            && self.host_waiting.is_empty()
+            && self.flows.as_ref().is_none_or(|f| f.done());
     }
 
     /// A request enters the device: it is split into page sub-requests.
@@ -249,6 +252,7 @@ impl Simulator<'_> {
             run: self.run,
             want: NO_TYPE,
             retries: 0,
+            flow: self.submitting_flow,
         });
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.request_submitted(slot, id, pages);
@@ -348,6 +352,7 @@ impl Simulator<'_> {
     /// The read of logical page `lpn` (the page at `page_start` of request `slot`): from
     /// the DRAM cache, a pending write, or flash once its mapping is known (`translated`:
     /// the cached mapping table has it already). Queued dies go to `kick_list`.
+    #[inline]
     pub(crate) fn read_sub_request(
         &mut self,
         slot: u32,
@@ -355,7 +360,7 @@ impl Simulator<'_> {
         page_start: u64,
         translated: bool,
     ) -> Result<(), SimError> {
-        let r = self.requests[slot as usize];
+        let r = &self.requests[slot as usize];
         let (id, offset, size) = (r.id, r.offset_bytes, r.size_bytes);
         let page = self.ftl.addr.page_size_bytes as u64;
         if self.cache.is_some() {
@@ -676,6 +681,9 @@ impl Simulator<'_> {
         let delivered = if link { self.link_completion(r.op, r.size_bytes) } else { self.now };
         let completion = delivered + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
+        if r.flow != flows::NO_FLOW {
+            self.flow_request_done(r.flow, &r, latency, completion);
+        }
         let RunSlot::Open { stats: run_stats, outstanding: run_outstanding } = &mut self.per_run[r.run as usize] else {
             unreachable!("a request completed in a closed run")
         };

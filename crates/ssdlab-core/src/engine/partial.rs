@@ -14,6 +14,7 @@ impl Simulator<'_> {
     /// partially programs an update that fits the free subpages of its SLC-mode page,
     /// reads the rest of the page first when valid data stays behind
     /// (read-modify-write), and otherwise writes the page. Dies go to `kick_list`.
+    #[inline]
     pub(crate) fn dispatch_write(&mut self, slot: u32, lpn: u32, start: u64, end: u64) -> Result<(), SimError> {
         if self.cmt.is_some() {
             // The mapping must be cached first (the old copy's page is in it).

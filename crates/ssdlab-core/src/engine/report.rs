@@ -167,6 +167,7 @@ impl Simulator<'_> {
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
             cmt: self.cmt_summary(),
+            flows: self.flow_summaries(),
             events: self.events_processed,
         };
         self.design_report(&mut report);

@@ -401,6 +401,9 @@ impl Simulator<'_> {
 
     /// Starts a (possibly multi-plane) read of the oldest queued read.
     pub(crate) fn start_read(&mut self, die: u32) -> Result<bool, SimError> {
+        if self.flows.is_some() {
+            self.arbitrate(die, false);
+        }
         let Some(&first) = self.dies[die as usize].reads.front() else { return Ok(false) };
         let first_ppn = self.current_ppn(first);
         let addr = &self.ftl.addr;
@@ -550,6 +553,9 @@ impl Simulator<'_> {
     pub(crate) fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
         if self.dies[die as usize].writes.is_empty() {
             return Ok(false);
+        }
+        if self.flows.is_some() {
+            self.arbitrate(die, true);
         }
         if self.timing.one_shot {
             return self.start_one_shot(die);

@@ -8,6 +8,7 @@ mod core;
 mod dir;
 mod errors;
 mod everyday;
+mod flows;
 mod gc;
 mod hybrid;
 mod ipu;

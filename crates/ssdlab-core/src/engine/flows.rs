@@ -1,0 +1,286 @@
+//! Several host flows on one drive (`[[flows]]`; NVMe multi-queue, MQSim's multi-flow
+//! experiments): each flow has its own source, submission queue (closed loop at its queue
+//! depth, or open loop by its records' times) and statistics; the dies choose among the
+//! flows' queued transactions by `[arbitration]` (round robin over flows, or NVMe's
+//! weighted round robin over priority classes with urgent first). The controller's own
+//! transactions (flushes out of the data cache, mapping-table I/O) go first.
+//!
+//! The single-workload host (`host.rs`) stays idle in this mode: its source is only the
+//! flows' records chained, read once before the run for preconditioning's footprint.
+
+use super::*;
+use crate::config::{ArbitrationScheme, FlowPriority};
+use crate::stats::FlowSummary;
+
+/// `Request::flow` of a request of the single workload.
+pub(crate) const NO_FLOW: u16 = u16::MAX;
+
+pub(crate) struct FlowState {
+    name: String,
+    priority: FlowPriority,
+    queue_depth: u32,
+    start_ns: u64,
+    offset_bytes: u64,
+    source: Option<Box<dyn RecordSource>>,
+    pending: Option<Record>,
+    /// The first record's time (open loop: times are relative to it).
+    base_ns: Option<u64>,
+    outstanding: u64,
+    stats: RunStats,
+    skipped: u64,
+}
+
+/// Per die and queue (reads, writes): where the arbiter is.
+#[derive(Clone, Copy, Debug, Default)]
+struct Turn {
+    /// Weighted: the class (1 high, 2 medium, 3 low) whose turn it is, and how many of
+    /// its transactions it has had in a row.
+    class: u8,
+    served: u32,
+    /// Round robin: the flow served last.
+    flow: u16,
+}
+
+pub(crate) struct Flows {
+    flows: Vec<FlowState>,
+    turns: Vec<[Turn; 2]>,
+    scheme: ArbitrationScheme,
+    weights: [u32; 4],
+}
+
+impl Flows {
+    pub(crate) fn new(config: &Config, sources: Vec<Box<dyn RecordSource>>, dies: usize) -> Flows {
+        let a = &config.arbitration;
+        let flows = config
+            .flows
+            .iter()
+            .zip(sources)
+            .enumerate()
+            .map(|(k, (f, source))| FlowState {
+                name: if f.name.is_empty() { format!("flow-{k}") } else { f.name.clone() },
+                priority: f.priority,
+                queue_depth: f.queue_depth,
+                start_ns: f.start_ns,
+                offset_bytes: f.offset_bytes,
+                source: Some(source),
+                pending: None,
+                base_ns: None,
+                outstanding: 0,
+                stats: RunStats { dominated_writes: vec![0; config.bits_per_cell()], ..RunStats::default() },
+                skipped: 0,
+            })
+            .collect();
+        Flows {
+            flows,
+            turns: vec![[Turn { class: 1, ..Turn::default() }; 2]; dies],
+            scheme: a.scheme,
+            weights: [u32::MAX, a.weight_high, a.weight_medium, a.weight_low],
+        }
+    }
+
+    pub(crate) fn done(&self) -> bool {
+        self.flows.iter().all(|f| f.pending.is_none() && f.source.is_none())
+    }
+}
+
+impl Simulator<'_> {
+    /// Starts every flow: a closed-loop flow submits up to its queue depth at its start,
+    /// an open-loop flow its first record at that record's time.
+    pub(crate) fn start_flows(&mut self) -> Result<(), SimError> {
+        let n = self.flows.as_ref().map_or(0, |f| f.flows.len());
+        for k in 0..n {
+            if self.flow_fetch(k)? {
+                let at = self.flow_arrival_ns(k);
+                self.push(at, Event::FlowArrival { flow: k as u16 });
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// Pulls flow `k`'s next record into its `pending`; false when the flow has ended.
+    fn flow_fetch(&mut self, k: usize) -> Result<bool, SimError> {
+        let flows = self.flows.as_mut().expect("flows on");
+        let f = &mut flows.flows[k];
+        let Some(source) = f.source.as_mut() else { return Ok(false) };
+        match source.next() {
+            Some(record) => {
+                let mut record = record?;
+                f.base_ns.get_or_insert(record.arrival_ns);
+                record.offset_bytes = record.offset_bytes.saturating_add(f.offset_bytes);
+                f.pending = Some(record);
+                Ok(true)
+            }
+            None => {
+                f.skipped = source.skipped();
+                self.skipped_total += f.skipped;
+                f.source = None;
+                Ok(false)
+            }
+        }
+    }
+
+    /// When flow `k`'s pending record arrives: its time relative to the flow's first
+    /// record (open loop), or now (closed loop), never before the flow starts.
+    fn flow_arrival_ns(&self, k: usize) -> u64 {
+        let f = &self.flows.as_ref().expect("flows on").flows[k];
+        let record = f.pending.as_ref().expect("pending record");
+        let at = if f.queue_depth == 0 {
+            let rel = record.arrival_ns.saturating_sub(f.base_ns.unwrap_or(record.arrival_ns));
+            f.start_ns + (rel as f64 / self.config.host.speed_factor) as u64
+        } else {
+            f.start_ns
+        };
+        at.max(self.now)
+    }
+
+    /// Flow `k`'s pending record is due (open loop), or its queue has room (closed loop):
+    /// submit as many as its queue depth allows.
+    pub(crate) fn on_flow_arrival(&mut self, k: u16) -> Result<(), SimError> {
+        let k = k as usize;
+        loop {
+            let f = &self.flows.as_ref().expect("flows on").flows[k];
+            let closed = f.queue_depth > 0;
+            if f.pending.is_none() || (closed && f.outstanding >= f.queue_depth as u64) {
+                break;
+            }
+            let record = self.flows.as_mut().expect("flows on").flows[k].pending.take().expect("checked");
+            self.flows.as_mut().expect("flows on").flows[k].outstanding += 1;
+            self.submitting_flow = k as u16;
+            let result = self.submit(record, self.now);
+            self.submitting_flow = NO_FLOW;
+            result?;
+            if !self.flow_fetch(k)? {
+                break;
+            }
+            if !closed {
+                // Open loop: the next record when it is due.
+                let at = self.flow_arrival_ns(k);
+                self.push(at, Event::FlowArrival { flow: k as u16 });
+                break;
+            }
+        }
+        self.update_host_done();
+        Ok(())
+    }
+
+    /// A request of flow `k` completed: its statistics, and a closed-loop flow's next
+    /// request (through an event, so long runs of instant completions cannot recurse).
+    pub(crate) fn flow_request_done(&mut self, k: u16, r: &Request, latency: u64, completion: u64) {
+        let f = &mut self.flows.as_mut().expect("flows on").flows[k as usize];
+        f.outstanding -= 1;
+        let stats = &mut f.stats;
+        match r.op {
+            Op::Read => stats.reads.record(latency, r.size_bytes),
+            Op::Write => stats.writes.record(latency, r.size_bytes),
+            Op::Trim => stats.trims.record(latency, r.size_bytes),
+        }
+        stats.all.record(latency, r.size_bytes);
+        stats.first_arrival_ns = Some(stats.first_arrival_ns.map_or(r.arrival_ns, |a| a.min(r.arrival_ns)));
+        stats.last_completion_ns = stats.last_completion_ns.max(completion);
+        if f.queue_depth > 0 && f.pending.is_some() {
+            self.push(completion.max(self.now), Event::FlowArrival { flow: k });
+        }
+    }
+
+    /// The class a queued transaction is arbitrated in: 0 for the controller's own
+    /// (flushes, mapping I/O) and urgent flows, else its flow's class; and its flow.
+    fn txn_class(&self, t: u32) -> (u8, u16) {
+        let request = self.txns[t as usize].request;
+        if request == NO_REQUEST {
+            return (0, NO_FLOW);
+        }
+        let flow = self.requests[request as usize].flow;
+        match self.flows.as_ref().and_then(|f| f.flows.get(flow as usize)) {
+            Some(f) => (f.priority as u8, flow),
+            None => (0, NO_FLOW),
+        }
+    }
+
+    /// Moves the transaction the arbiter picks among the first `MULTI_PLANE_SCAN` of a
+    /// die's reads (or writes) to the front, where the command is formed from.
+    pub(crate) fn arbitrate(&mut self, die: u32, writes: bool) {
+        let d = &self.dies[die as usize];
+        let queue = if writes { &d.writes } else { &d.reads };
+        let n = queue.len().min(MULTI_PLANE_SCAN);
+        if n < 2 {
+            return;
+        }
+        let flows = self.flows.as_ref().expect("flows on");
+        let turn = flows.turns[die as usize][writes as usize];
+        // The first transaction of each class and of each flow.
+        let mut first_of_class = [usize::MAX; 4];
+        let mut first_of_flow = [usize::MAX; 64];
+        for (i, &t) in queue.iter().take(n).enumerate() {
+            let (class, flow) = self.txn_class(t);
+            if class == 0 && (flow == NO_FLOW || flows.scheme == ArbitrationScheme::Weighted) {
+                first_of_class[0] = first_of_class[0].min(i);
+                break;
+            }
+            first_of_class[class as usize] = first_of_class[class as usize].min(i);
+            if (flow as usize) < 64 {
+                first_of_flow[flow as usize] = first_of_flow[flow as usize].min(i);
+            }
+        }
+        let (pick, next) = if first_of_class[0] != usize::MAX {
+            (first_of_class[0], turn)
+        } else {
+            match flows.scheme {
+                ArbitrationScheme::RoundRobin => {
+                    let count = flows.flows.len();
+                    let from = if turn.flow == NO_FLOW { 0 } else { turn.flow as usize + 1 };
+                    let flow = (0..count).map(|j| (from + j) % count).find(|&f| first_of_flow[f] != usize::MAX);
+                    match flow {
+                        Some(f) => (first_of_flow[f], Turn { flow: f as u16, ..turn }),
+                        None => (0, turn),
+                    }
+                }
+                ArbitrationScheme::Weighted => {
+                    let mut class = turn.class.max(1);
+                    let mut served = turn.served;
+                    if first_of_class[class as usize] == usize::MAX || served >= flows.weights[class as usize] {
+                        // The next class in turn that has a transaction queued.
+                        class = (1..=3u8)
+                            .map(|j| (class - 1 + j) % 3 + 1)
+                            .find(|&c| first_of_class[c as usize] != usize::MAX)
+                            .unwrap_or(class);
+                        served = 0;
+                    }
+                    (first_of_class[class as usize].min(n - 1), Turn { class, served: served + 1, ..turn })
+                }
+            }
+        };
+        let flows = self.flows.as_mut().expect("flows on");
+        flows.turns[die as usize][writes as usize] = next;
+        if pick > 0 {
+            let d = &mut self.dies[die as usize];
+            let queue = if writes { &mut d.writes } else { &mut d.reads };
+            let t = queue.remove(pick).expect("index in range");
+            queue.push_front(t);
+        }
+    }
+
+    pub(crate) fn flow_summaries(&self) -> Vec<FlowSummary> {
+        let Some(flows) = self.flows.as_ref() else { return Vec::new() };
+        flows
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let s = &f.stats;
+                let interval = s.last_completion_ns.saturating_sub(s.first_arrival_ns.unwrap_or(0));
+                FlowSummary {
+                    name: f.name.clone(),
+                    priority: f.priority.name().to_string(),
+                    queue_depth: self.config.flows[k].queue_depth,
+                    read: s.reads.summary(interval),
+                    write: s.writes.summary(interval),
+                    all: s.all.summary(interval),
+                    first_arrival_ns: s.first_arrival_ns.unwrap_or(0),
+                    last_completion_ns: s.last_completion_ns,
+                    skipped_records: f.skipped,
+                }
+            })
+            .collect()
+    }
+}

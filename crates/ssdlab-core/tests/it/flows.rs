@@ -1,0 +1,90 @@
+//! Several host flows (issue 19, `[[flows]]`): each flow keeps its own queue depth, its
+//! requests are counted apart, and the dies choose among the flows' transactions by the
+//! arbitration scheme. One die, page reads of R each: the orders are written down.
+
+use super::*;
+use ssdlab_core::config::{ArbitrationScheme, Flow, FlowPriority};
+use ssdlab_core::stats::FlowSummary;
+
+/// A page read: 50 us sense, then 4 KiB at 0.01 ns/B.
+const R: f64 = 50_041.0;
+
+fn reads(first_page: u64, count: u64) -> Vec<Record> {
+    (0..count).map(|k| rec(0, Op::Read, first_page + k, 1, 4096)).collect()
+}
+
+/// Two closed-loop read flows of 20 requests at queue depth 2 on one die.
+fn two_flows(scheme: ArbitrationScheme, a: FlowPriority, b: FlowPriority) -> Vec<FlowSummary> {
+    let mut c = tiny(1, 1, 1, 1);
+    slc_like(&mut c);
+    c.precondition.used_fraction = 0.5;
+    c.arbitration.scheme = scheme;
+    c.flows = [("a", a), ("b", b)]
+        .iter()
+        .map(|&(name, priority)| Flow {
+            name: name.into(),
+            trace: "in memory".into(),
+            queue_depth: 2,
+            priority,
+            ..Flow::default()
+        })
+        .collect();
+    let (ra, rb) = (reads(0, 20), reads(100, 20));
+    let all: Vec<Record> = ra.iter().chain(rb.iter()).cloned().collect();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
+    let sources: Vec<Box<dyn RecordSource>> = vec![Box::new(VecSource::new(ra)), Box::new(VecSource::new(rb))];
+    c.output.check_every = 1;
+    let mut sim = Simulator::new_with_flows(c, factory, sources, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    assert_eq!(report.all.requests, 40);
+    report.flows
+}
+
+fn mean_reads(f: &FlowSummary) -> f64 {
+    assert_eq!(f.read.requests, 20, "{}", f.name);
+    f.read.latency_ns.mean / R
+}
+
+#[test]
+fn round_robin_alternates_the_flows() {
+    let flows = two_flows(ArbitrationScheme::RoundRobin, FlowPriority::High, FlowPriority::High);
+    // A1, B1, A2, B2, then each request waits for the other three: 4 R.
+    assert!((mean_reads(&flows[0]) - (1.0 + 3.0 + 18.0 * 4.0) / 20.0).abs() < 1e-6);
+    assert!((mean_reads(&flows[1]) - (2.0 + 4.0 + 18.0 * 4.0) / 20.0).abs() < 1e-6);
+}
+
+#[test]
+fn an_urgent_flow_goes_first_and_a_low_one_waits_for_it() {
+    let flows = two_flows(ArbitrationScheme::Weighted, FlowPriority::Urgent, FlowPriority::Low);
+    // A always has a read queued: all of A (R, then 2 R each), then all of B (B1 at 21 R,
+    // B2 at 22 R, then 2 R each).
+    assert!((mean_reads(&flows[0]) - (1.0 + 19.0 * 2.0) / 20.0).abs() < 1e-6);
+    assert!((mean_reads(&flows[1]) - (21.0 + 22.0 + 18.0 * 2.0) / 20.0).abs() < 1e-6);
+    assert_eq!((flows[0].priority.as_str(), flows[1].priority.as_str()), ("urgent", "low"));
+}
+
+#[test]
+fn weights_share_the_die_between_classes() {
+    // High (weight 4) against low (weight 1): while both have reads queued, four of the
+    // high flow's for each of the low flow's, so the low flow waits at most about two
+    // turns of five; against an urgent flow it waits for all of it (B2 done at 22 R).
+    let flows = two_flows(ArbitrationScheme::Weighted, FlowPriority::High, FlowPriority::Low);
+    let urgent = two_flows(ArbitrationScheme::Weighted, FlowPriority::Urgent, FlowPriority::Low);
+    let worst = |f: &FlowSummary| f.read.latency_ns.max as f64 / R;
+    assert!((worst(&urgent[1]) - 22.0).abs() < 1e-6);
+    assert!(worst(&flows[1]) <= 11.0 + 1e-6, "low flow waited {} R", worst(&flows[1]));
+    assert!(mean_reads(&flows[0]) < mean_reads(&flows[1]));
+    assert!(flows[0].last_completion_ns < flows[1].last_completion_ns);
+}
+
+#[test]
+fn flows_are_refused_where_they_are_not_modelled() {
+    let mut c = tiny(1, 1, 1, 1);
+    c.flows = vec![Flow::default()];
+    c.host.runs = 2;
+    let errors = c.validate().expect_err("refused");
+    assert!(errors.iter().any(|e| e.key == "flows[0].trace"), "{errors:?}");
+    assert!(errors.iter().any(|e| e.key == "host.runs"), "{errors:?}");
+}
