@@ -761,14 +761,7 @@ impl<'a> Simulator<'a> {
     /// map and reverse map takes tens of milliseconds, which a caller timing the
     /// simulation (the CLI's speed figures) should not count.
     pub fn run_to_end(&mut self) -> Result<(Report, Vec<SeriesRow>), SimError> {
-        self.run_starting();
-        for i in 0..self.config.power.loss_at_ns.len() {
-            self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
-        }
-        self.start_host()?;
-        if self.flows.is_some() {
-            self.start_flows()?;
-        }
+        self.start_run()?;
         let mut stopped = false;
         while let Some(Scheduled { time, seq, event }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
@@ -798,6 +791,26 @@ impl<'a> Simulator<'a> {
                 break;
             }
         }
+        self.end_run(stopped)
+    }
+
+    /// The run's first events (kept out of `run_to_end`, whose loop is the hot path).
+    #[inline(never)]
+    fn start_run(&mut self) -> Result<(), SimError> {
+        self.run_starting();
+        for i in 0..self.config.power.loss_at_ns.len() {
+            self.push(self.config.power.loss_at_ns[i], Event::PowerLoss);
+        }
+        self.start_host()?;
+        if self.flows.is_some() {
+            self.start_flows()?;
+        }
+        Ok(())
+    }
+
+    /// The run's checks and report once the event loop has stopped.
+    #[inline(never)]
+    fn end_run(&mut self, stopped: bool) -> Result<(Report, Vec<SeriesRow>), SimError> {
         let finished = self.host_done && self.outstanding == 0;
         if !(stopped || finished) {
             return Err(SimError::Stalled {
