@@ -684,6 +684,34 @@ pub fn summary_text(o: &Outcome) -> String {
         r.energy_nj.per_request / 1e3,
         d.mapping_table_bytes as f64 / 1048576.0
     );
+    if let Some(c) = &r.cmt {
+        out!(
+            w,
+            "mapping table (CMT): {} entries, hit ratio {:.3} ({} lookups, {} misses, {} merged); {} mapping reads \
+             ({} for write-backs), {} translation-page programs",
+            c.capacity_entries,
+            c.hit_ratio,
+            c.lookups,
+            c.misses,
+            c.merged_misses,
+            c.mapping_reads,
+            c.write_back_reads,
+            c.mapping_programs
+        );
+    }
+    for f in &r.flows {
+        out!(
+            w,
+            "flow {} ({}, {}): {} requests, read mean {} us, write mean {} us, {:.0} IOPS",
+            f.name,
+            f.priority,
+            if f.queue_depth == 0 { "open loop".to_string() } else { format!("QD {}", f.queue_depth) },
+            f.all.requests,
+            us(f.read.latency_ns.mean),
+            us(f.write.latency_ns.mean),
+            f.all.iops
+        );
+    }
     if let Some(b) = &r.burst {
         out!(
         w,

@@ -22,6 +22,7 @@ pub mod occupancy;
 mod partial;
 mod pending;
 mod power;
+mod reads;
 mod report;
 mod scheduler;
 
