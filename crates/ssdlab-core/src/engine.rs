@@ -18,6 +18,7 @@ mod errors;
 mod flows;
 mod host;
 mod link;
+mod lru;
 pub mod occupancy;
 mod partial;
 mod pending;

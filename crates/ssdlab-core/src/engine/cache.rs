@@ -11,7 +11,7 @@ use super::*;
 use crate::config::{CacheFlush, CacheMode};
 use std::collections::{HashMap, HashSet};
 
-const NONE: u32 = u32::MAX;
+use super::lru::{LruOrder, NONE};
 
 /// The runs of set bits of `bits`, as (first bit, length), lowest first.
 fn unit_runs(bits: u32) -> impl Iterator<Item = (u32, u32)> {
@@ -36,8 +36,6 @@ struct Entry {
     dirty: bool,
     /// A flush of this page is in flight.
     flushing: bool,
-    prev: u32,
-    next: u32,
 }
 
 /// A write sub-request waiting for the cache (back-pressure).
@@ -79,9 +77,7 @@ pub(crate) struct DataCache {
     free: Vec<u32>,
     /// Logical page → entry. Looked up only, never iterated.
     index: HashMap<u32, u32>,
-    /// Most recently used first.
-    head: u32,
-    tail: u32,
+    order: LruOrder,
     used: u32,
     /// Bytes per tracked sector and sectors per page (at most 64).
     sector_bytes: u64,
@@ -126,8 +122,7 @@ impl DataCache {
             entries: Vec::new(),
             free: Vec::new(),
             index: HashMap::new(),
-            head: NONE,
-            tail: NONE,
+            order: LruOrder::default(),
             used: 0,
             sector_bytes: page / sectors as u64,
             sectors,
@@ -166,41 +161,12 @@ impl DataCache {
         mask.count_ones() as u64 * self.sector_bytes
     }
 
-    fn unlink(&mut self, e: u32) {
-        let Entry { prev, next, .. } = self.entries[e as usize];
-        if prev == NONE {
-            self.head = next;
-        } else {
-            self.entries[prev as usize].next = next;
-        }
-        if next == NONE {
-            self.tail = prev;
-        } else {
-            self.entries[next as usize].prev = prev;
-        }
-    }
-
-    fn push_front(&mut self, e: u32) {
-        self.entries[e as usize].prev = NONE;
-        self.entries[e as usize].next = self.head;
-        if self.head != NONE {
-            self.entries[self.head as usize].prev = e;
-        }
-        self.head = e;
-        if self.tail == NONE {
-            self.tail = e;
-        }
-    }
-
     fn touch(&mut self, e: u32) {
-        if self.head != e {
-            self.unlink(e);
-            self.push_front(e);
-        }
+        self.order.touch(e);
     }
 
     fn insert(&mut self, lpn: u32, mask: u64, dirty: bool) -> u32 {
-        let entry = Entry { lpn, mask, dirty, flushing: false, prev: NONE, next: NONE };
+        let entry = Entry { lpn, mask, dirty, flushing: false };
         let e = match self.free.pop() {
             Some(e) => {
                 self.entries[e as usize] = entry;
@@ -212,13 +178,13 @@ impl DataCache {
             }
         };
         self.index.insert(lpn, e);
-        self.push_front(e);
+        self.order.push_front(e);
         self.used += 1;
         e
     }
 
     fn remove(&mut self, e: u32) {
-        self.unlink(e);
+        self.order.unlink(e);
         self.index.remove(&self.entries[e as usize].lpn);
         self.free.push(e);
         self.used -= 1;
@@ -226,14 +192,7 @@ impl DataCache {
 
     /// The least recently used entry that can leave now (none with a flush in flight).
     fn victim(&self) -> Option<u32> {
-        let mut e = self.tail;
-        while e != NONE {
-            if !self.entries[e as usize].flushing {
-                return Some(e);
-            }
-            e = self.entries[e as usize].prev;
-        }
-        None
+        self.order.iter_lru().find(|&e| !self.entries[e as usize].flushing)
     }
 
     /// Whether `lpn`'s newest data is in DRAM only (dirty here, or a flush in flight).
@@ -243,12 +202,7 @@ impl DataCache {
 
     /// The cached pages, least recently used first.
     fn entries_lru(&self) -> impl Iterator<Item = Entry> + '_ {
-        let mut e = self.tail;
-        std::iter::from_fn(move || {
-            let entry = *self.entries.get(e as usize)?;
-            e = entry.prev;
-            Some(entry)
-        })
+        self.order.iter_lru().map(|e| self.entries[e as usize])
     }
 
     /// Appends the pages whose newest data is in DRAM only (`holds_newer`), in no order.

@@ -18,7 +18,7 @@ use super::*;
 use crate::config::CmtWriteBack;
 use std::collections::HashMap;
 
-const NONE: u32 = u32::MAX;
+use super::lru::LruOrder;
 /// `Txn::want` of a mapping read: a miss's read, or the read of a write-back.
 pub(crate) const MAP_FILL: u8 = 0;
 pub(crate) const MAP_WRITE_BACK: u8 = 1;
@@ -36,8 +36,6 @@ pub(crate) enum Waiter {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     lpn: u32,
-    prev: u32,
-    next: u32,
     /// Dirty while equal to its translation page's `generation + 1` (a write-back cleans
     /// every entry of the page at once by advancing the generation).
     mark: u32,
@@ -96,8 +94,7 @@ pub(crate) struct Cmt {
     entries: Vec<Entry>,
     /// Logical page → entry. Looked up, never iterated.
     index: HashMap<u32, u32>,
-    head: u32,
-    tail: u32,
+    order: LruOrder,
     tpages: Vec<TPage>,
     pub(crate) entry_bytes: u32,
     pub(crate) stats: CmtStats,
@@ -116,8 +113,7 @@ impl Cmt {
             write_back: config.cmt.write_back,
             entries: Vec::with_capacity(capacity.min(1 << 20) as usize),
             index: HashMap::with_capacity(capacity.min(1 << 20) as usize),
-            head: NONE,
-            tail: NONE,
+            order: LruOrder::default(),
             tpages: vec![TPage::default(); ftl.translation_pages as usize],
             entry_bytes,
             stats: CmtStats::default(),
@@ -136,35 +132,8 @@ impl Cmt {
         self.index.len()
     }
 
-    fn unlink(&mut self, e: u32) {
-        let Entry { prev, next, .. } = self.entries[e as usize];
-        match prev {
-            NONE => self.head = next,
-            p => self.entries[p as usize].next = next,
-        }
-        match next {
-            NONE => self.tail = prev,
-            n => self.entries[n as usize].prev = prev,
-        }
-    }
-
-    fn push_front(&mut self, e: u32) {
-        self.entries[e as usize].prev = NONE;
-        self.entries[e as usize].next = self.head;
-        if self.head != NONE {
-            self.entries[self.head as usize].prev = e;
-        }
-        self.head = e;
-        if self.tail == NONE {
-            self.tail = e;
-        }
-    }
-
     fn touch(&mut self, e: u32) {
-        if self.head != e {
-            self.unlink(e);
-            self.push_front(e);
-        }
+        self.order.touch(e);
     }
 
     fn is_dirty(&self, e: u32) -> bool {
@@ -182,22 +151,22 @@ impl Cmt {
     fn insert(&mut self, lpn: u32) -> (u32, Option<u32>) {
         let mut write_back = None;
         let e = if (self.entries.len() as u32) < self.capacity {
-            self.entries.push(Entry { lpn, prev: NONE, next: NONE, mark: 0 });
+            self.entries.push(Entry { lpn, mark: 0 });
             (self.entries.len() - 1) as u32
         } else {
-            let victim = self.tail;
+            let victim = self.order.tail();
             self.stats.evictions += 1;
             if self.is_dirty(victim) {
                 self.stats.dirty_evictions += 1;
                 write_back = Some(self.entries[victim as usize].lpn / self.per_page);
             }
-            self.unlink(victim);
+            self.order.unlink(victim);
             self.index.remove(&self.entries[victim as usize].lpn);
-            self.entries[victim as usize] = Entry { lpn, prev: NONE, next: NONE, mark: 0 };
+            self.entries[victim as usize] = Entry { lpn, mark: 0 };
             victim
         };
         self.index.insert(lpn, e);
-        self.push_front(e);
+        self.order.push_front(e);
         (e, write_back)
     }
 }
