@@ -3,8 +3,8 @@
 //! `<Host.IO_Flow>` per flow, each statistic a child element; times in µs truncated to
 //! integers, rates per second), so that scripts written for MQSim read ssdlab's results.
 //!
-//! Our host has one flow; the differences from MQSim's values are documented in
-//! docs/import.md ("Results for MQSim scripts").
+//! One flow per host flow (`[[flows]]`); the differences from MQSim's values are
+//! documented in docs/import.md ("Results for MQSim scripts").
 
 use anyhow::{Context, Result};
 use ssdlab_core::stats::{OpSummary, Report};
@@ -61,16 +61,29 @@ fn us(ns: f64) -> u64 {
     (ns / 1000.0) as u64
 }
 
-/// The text of the result file for `report`.
+/// The text of the result file for `report`: one `Host.IO_Flow` per host flow
+/// (`[[flows]]`), or one for the single workload. Rates are per second of the run's
+/// simulated time, as MQSim's are per second of its whole simulation.
 pub fn render(report: &Report) -> String {
     let mut w = Writer { out: String::from("<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n"), depth: 0, open: vec![] };
     w.open("MQSim_Results");
     w.open("Host");
-    w.open("Host.IO_Flow");
     let seconds = report.simulated_ns as f64 / 1e9;
+    if report.flows.is_empty() {
+        flow(&mut w, &format!("IO_Flow.{}", report.workload), (&report.all, &report.read, &report.write), seconds);
+    }
+    for f in &report.flows {
+        flow(&mut w, &format!("IO_Flow.{}", f.name), (&f.all, &f.read, &f.write), seconds);
+    }
+    w.close();
+    w.close();
+    w.out
+}
+
+fn flow(w: &mut Writer, name: &str, (all, read, write): (&OpSummary, &OpSummary, &OpSummary), seconds: f64) {
     let rate = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
-    let (all, read, write): (&OpSummary, &OpSummary, &OpSummary) = (&report.all, &report.read, &report.write);
-    w.value("Name", format!("IO_Flow.{}", report.workload));
+    w.open("Host.IO_Flow");
+    w.value("Name", name);
     w.value("Request_Count", all.requests);
     w.value("Read_Request_Count", read.requests);
     w.value("Write_Request_Count", write.requests);
@@ -92,9 +105,6 @@ pub fn render(report: &Report) -> String {
         w.value(&format!("Max_{prefix}"), us(l.max as f64));
     }
     w.close();
-    w.close();
-    w.close();
-    w.out
 }
 
 pub fn write(file: std::fs::File, path: &Path, report: &Report) -> Result<()> {
