@@ -182,6 +182,11 @@ pub struct RunArgs {
     /// page types, erase counts (docs/report.md). Keeps the time series as --series does.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// With [[flows]]: also run each flow alone on the same device and report each flow's
+    /// slowdown (mean latency shared / alone) and the fairness (smallest slowdown over the
+    /// largest), as MQSim's multi-flow experiments measure interference.
+    #[arg(long)]
+    pub fairness: bool,
 }
 
 /// `ssdlab compare`'s arguments.

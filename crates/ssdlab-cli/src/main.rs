@@ -346,12 +346,21 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
         stop: Some(catch_interrupt()),
         ..output::RunOptions::default()
     };
-    let outcome = session::execute(plan, options).inspect_err(|_| {
+    // --fairness: the flows, to run each alone after the shared run.
+    let alone = match (&plan.prepared.workload, args.fairness) {
+        (setup::Workload::Flows(flows), true) => Some((plan.prepared.config.clone(), flows.clone())),
+        (_, true) => bail!("--fairness compares host flows: the config needs [[flows]]"),
+        _ => None,
+    };
+    let mut outcome = session::execute(plan, options).inspect_err(|_| {
         // No half-made files from a run that failed.
         for path in [&args.json, &args.series].into_iter().flatten() {
             let _ = std::fs::remove_file(path);
         }
     })?;
+    if let Some((config, flows)) = alone {
+        outcome.report.fairness = Some(fairness(&outcome.report, config, flows)?);
+    }
     if let Some(values) = collect {
         values.push(output::json_value(&outcome, !args.no_wall_clock));
     }
@@ -401,6 +410,34 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
         );
     }
     Ok(())
+}
+
+/// Runs each flow alone (the same device, only that `[[flows]]` entry) and compares its
+/// mean latency with the shared run's.
+fn fairness(
+    shared: &ssdlab_core::Report,
+    config: ssdlab_core::Config,
+    flows: Vec<(String, setup::Workload)>,
+) -> Result<ssdlab_core::stats::FairnessSummary> {
+    let mut rows = Vec::new();
+    for (k, (name, workload)) in flows.into_iter().enumerate() {
+        let mut alone = config.clone();
+        alone.flows = vec![config.flows[k].clone()];
+        let prepared = setup::Prepared {
+            config: alone,
+            workload: setup::Workload::Flows(vec![(name.clone(), workload)]),
+            import: None,
+        };
+        let outcome =
+            output::execute_with(prepared, output::RunOptions { quiet: true, ..output::RunOptions::default() })
+                .with_context(|| format!("--fairness: flow {name} alone"))?;
+        let alone_mean_ns = outcome.report.flows[0].all.latency_ns.mean;
+        let shared_mean_ns = shared.flows[k].all.latency_ns.mean;
+        let slowdown = if alone_mean_ns > 0.0 { shared_mean_ns / alone_mean_ns } else { 1.0 };
+        rows.push(ssdlab_core::stats::FlowSlowdown { name, shared_mean_ns, alone_mean_ns, slowdown });
+    }
+    let (min, max) = rows.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| (lo.min(r.slowdown), hi.max(r.slowdown)));
+    Ok(ssdlab_core::stats::FairnessSummary { flows: rows, fairness: if max > 0.0 { min / max } else { 1.0 } })
 }
 
 /// `ssdlab sweep`: every run of a sweep file, on local processes or through the Python

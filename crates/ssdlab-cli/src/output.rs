@@ -699,6 +699,14 @@ pub fn summary_text(o: &Outcome) -> String {
             c.mapping_programs
         );
     }
+    if let Some(fair) = &r.fairness {
+        let each: Vec<String> = fair
+            .flows
+            .iter()
+            .map(|f| format!("{} {:.2}x ({} us alone)", f.name, f.slowdown, us(f.alone_mean_ns)))
+            .collect();
+        out!(w, "fairness {:.3} (smallest slowdown / largest); slowdowns: {}", fair.fairness, each.join(", "));
+    }
     for f in &r.flows {
         out!(
             w,

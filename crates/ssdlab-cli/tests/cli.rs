@@ -858,6 +858,18 @@ fn a_config_with_flows_runs_each_flow_and_reports_it() {
     assert_eq!((flows[0]["name"].as_str(), flows[0]["read"]["requests"].as_u64()), (Some("reader"), Some(200)));
     assert_eq!((flows[1]["priority"].as_str(), flows[1]["write"]["requests"].as_u64()), (Some("low"), Some(300)));
     assert_eq!(report["all"]["requests"], 500);
+    // --fairness runs each flow alone too: slowdowns against those runs.
+    ok(&["run", "--config", config.to_str().unwrap(), "-q", "--fairness", "--json", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let fair = &report["fairness"];
+    let slowdowns: Vec<f64> =
+        fair["flows"].as_array().unwrap().iter().map(|f| f["slowdown"].as_f64().unwrap()).collect();
+    assert_eq!(slowdowns.len(), 2);
+    let expected =
+        slowdowns.iter().cloned().fold(f64::INFINITY, f64::min) / slowdowns.iter().cloned().fold(0.0, f64::max);
+    assert!((fair["fairness"].as_f64().unwrap() - expected).abs() < 1e-12 && expected > 0.0 && expected <= 1.0);
+    // Sharing the drive cannot make a flow faster than alone by much (same device, same work).
+    assert!(slowdowns.iter().all(|&s| s > 0.9), "{slowdowns:?}");
     // A flow without a workload is an error naming it.
     std::fs::write(&config, "[[flows]]\nname = \"empty\"\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))

@@ -464,6 +464,10 @@ pub struct Report {
     /// One per host flow (`[[flows]]`); empty (and absent) without flows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSummary>,
+    /// Each flow's slowdown against running alone (`ssdlab run --fairness`; set by the
+    /// CLI, which runs every flow alone too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FairnessSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
 }
@@ -551,6 +555,23 @@ pub struct FlowSummary {
     pub last_completion_ns: u64,
     /// Records its reader skipped (lenient parsing).
     pub skipped_records: u64,
+}
+
+/// Interference among host flows (MQSim's multi-flow experiments): each flow's mean
+/// latency shared and alone, its slowdown (shared / alone), and the fairness (smallest
+/// slowdown over largest: 1 = every flow slowed alike).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FairnessSummary {
+    pub flows: Vec<FlowSlowdown>,
+    pub fairness: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSlowdown {
+    pub name: String,
+    pub shared_mean_ns: f64,
+    pub alone_mean_ns: f64,
+    pub slowdown: f64,
 }
 
 /// What the host link carried (`[link]`).

@@ -168,6 +168,7 @@ impl Simulator<'_> {
             link: self.link_summary(),
             cmt: self.cmt_summary(),
             flows: self.flow_summaries(),
+            fairness: None,
             events: self.events_processed,
         };
         self.design_report(&mut report);
