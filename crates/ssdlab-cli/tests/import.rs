@@ -95,6 +95,21 @@ fn mqsim_device_imports_with_its_shape_latencies_and_every_element() {
         "over_provisioning = 0.07",
         "allocation_order = \"cwdp\"",
         "seed = 321",
+        // The controller as MQSim's (issue 19): its data cache, mapping table, link and
+        // scheduler.
+        "capacity_bytes = 268435456",
+        "flush = \"cold-eager\"",
+        "dram_access_ns = 26",
+        "dram_ns_per_byte = 5",
+        "capacity_bytes = 2097152",
+        "write_back = \"mqsim\"",
+        "lanes = 4",
+        "lane_gb_per_s = 1",
+        "command_bytes = 72",
+        "die_scheduling = \"chip-serial\"",
+        "multi_plane_same_block = false",
+        "transfer_requested_bytes = true",
+        "scheme = \"weighted\"",
     ] {
         assert!(text.lines().any(|l| l.starts_with(line)), "{line} missing in:\n{text}");
     }

@@ -206,11 +206,13 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         }
     }
     if let Some(item) = items.take("Flash_Comm_Protocol") {
+        m.set("flash.command_overhead_ns", 300i64, &origin(&item));
         m.param(
             &item,
             Fate::Approximated,
-            &["flash.transfer_ns_per_byte"],
-            "data moves at the channel's rate; the protocol's command and address cycles are not modelled",
+            &["flash.transfer_ns_per_byte", "flash.command_overhead_ns"],
+            "data moves at the channel's rate; 300 ns of command and address cycles per transfer (MQSim's ONFI \
+             NV-DDR2 read and program commands take 290 and 361 ns)",
         );
     }
 
@@ -295,17 +297,40 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         m.param(&item, Fate::Approximated, &["ftl.queue_priority"], "ssdlab's GC works one flash operation at a time behind user reads and writes (except emergency GC), either way");
     }
     if let Some(item) = items.take("Transaction_Scheduling_Policy") {
+        let from = origin(&item);
         m.set(
             "ftl.queue_priority",
             toml::Value::Array(vec!["user-read".into(), "user-write".into(), "gc".into()]),
-            &origin(&item),
+            &from,
         );
-        m.param(
-            &item,
-            Fate::Approximated,
-            &["ftl.queue_priority"],
-            "each die serves user reads, then user writes, then GC; flow priority classes are not modelled (issue 19)",
-        );
+        // How MQSim's schedulers issue commands, whichever the policy.
+        m.set("flash.die_scheduling", "chip-serial", &from);
+        m.set("flash.multi_plane_same_block", false, &from);
+        m.set("flash.transfer_requested_bytes", true, &from);
+        let keys = [
+            "ftl.queue_priority",
+            "flash.die_scheduling",
+            "flash.multi_plane_same_block",
+            "flash.transfer_requested_bytes",
+            "arbitration.scheme",
+        ];
+        let common = "each chip runs one die's command at a time, reads before writes before GC; multi-plane \
+                      commands at the same page; transactions move only their sectors";
+        match item.value.as_str() {
+            "PRIORITY_OUT_OF_ORDER" => {
+                m.set("arbitration.scheme", "weighted", &from);
+                m.param(
+                    &item,
+                    Fate::Approximated,
+                    &keys,
+                    format!("{common}; flows' priority classes by weighted round robin (4/2/1)"),
+                );
+            }
+            _ => {
+                m.set("arbitration.scheme", "round-robin", &from);
+                m.param(&item, Fate::Approximated, &keys, format!("{common}; flows in turn"));
+            }
+        }
     }
     for key in ["Dynamic_Wearleveling_Enabled", "Static_Wearleveling_Enabled", "Static_Wearleveling_Threshold"] {
         if let Some(item) = items.take(key) {
@@ -343,24 +368,37 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
     let is_ideal = ideal.as_ref().map(boolean).transpose()?.unwrap_or(false);
     if let Some(item) = &ideal {
         if is_ideal {
-            m.param(item, Fate::Mapped, &[], "the whole map in DRAM, as ssdlab");
+            m.set("cmt.capacity_bytes", 0i64, &origin(item));
+            m.param(item, Fate::Mapped, &["cmt.capacity_bytes"], "the whole map in DRAM");
         } else {
+            m.set("cmt.read_bytes", 512i64, &origin(item));
+            m.set("cmt.write_back", "mqsim", &origin(item));
             m.param(
                 item,
                 Fate::Approximated,
-                &[],
-                "ssdlab keeps the whole map in DRAM: no mapping-table misses (the CMT comes with issue 19)",
+                &["cmt.read_bytes", "cmt.write_back"],
+                "a cached mapping table: a miss reads one sector of its translation page; a dirty eviction reads the \
+                 page and never programs it, as MQSim's scheduler never serves mapping writes (cmt.write_back = \
+                 \"mqsim\"; \"program\" for a real write-back)",
             );
         }
     }
-    for key in ["CMT_Capacity", "CMT_Sharing_Mode"] {
-        if let Some(item) = items.take(key) {
-            if is_ideal {
-                m.param(&item, Fate::Mapped, &[], "unused with an ideal mapping table, as in MQSim");
-            } else {
-                m.param(&item, Fate::NotModelled, &[], "the cached mapping table (CMT) is not modelled yet (issue 19)");
-            }
+    if let Some(item) = items.take("CMT_Capacity") {
+        let bytes = whole(&item)?;
+        if is_ideal {
+            m.param(&item, Fate::Mapped, &[], "unused with an ideal mapping table, as in MQSim");
+        } else {
+            m.set("cmt.capacity_bytes", bytes as i64, &origin(&item));
+            m.param(&item, Fate::Mapped, &["cmt.capacity_bytes"], "entries of MQSim's size (cmt.entry_bytes = 0)");
         }
+    }
+    if let Some(item) = items.take("CMT_Sharing_Mode") {
+        m.param(
+            &item,
+            Fate::Approximated,
+            &[],
+            "one table for all flows (MQSim's SHARED gives every flow its own table of the full size)",
+        );
     }
     if let Some(item) = items.take("Address_Mapping") {
         match item.value.as_str() {
@@ -368,23 +406,72 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
             _ => m.param(&item, Fate::Approximated, &[], "ssdlab maps pages"),
         }
     }
-    for key in [
-        "Caching_Mechanism",
-        "Data_Cache_Sharing_Mode",
-        "Data_Cache_Capacity",
-        "Data_Cache_DRAM_Row_Size",
-        "Data_Cache_DRAM_Data_Rate",
-        "Data_Cache_DRAM_Data_Busrt_Size",
-        "Data_Cache_DRAM_tRCD",
-        "Data_Cache_DRAM_tCL",
-        "Data_Cache_DRAM_tRP",
+    let dram = |items: &mut Items, key: &str| -> Result<Option<(Item, u64)>> {
+        match items.take(key) {
+            Some(item) => {
+                let v = whole(&item)?;
+                Ok(Some((item, v)))
+            }
+            None => Ok(None),
+        }
+    };
+    if let Some(item) = items.take("Caching_Mechanism") {
+        let (flush, note) = match item.value.as_str() {
+            "ADVANCED" => ("cold-eager", "the first write of a page within a second goes to flash at once"),
+            _ => ("evict", "write-back: dirty pages go to flash when evicted"),
+        };
+        m.set("cache.flush", flush, &origin(&item));
+        m.set("cache.mode", "write", &origin(&item));
+        m.param(
+            &item,
+            Fate::Approximated,
+            &["cache.flush", "cache.mode"],
+            format!("{note}; each flow's Device_Level_Data_Caching_Mode sets the mode"),
+        );
+    }
+    if let Some((item, bytes)) = dram(items, "Data_Cache_Capacity")? {
+        m.set("cache.capacity_bytes", bytes as i64, &origin(&item));
+        m.param(&item, Fate::Mapped, &["cache.capacity_bytes"], "page-sized slots");
+    }
+    if let Some(item) = items.take("Data_Cache_Sharing_Mode") {
+        m.param(&item, Fate::Approximated, &[], "one cache shared by all flows");
+    }
+    let trcd = dram(items, "Data_Cache_DRAM_tRCD")?;
+    let tcl = dram(items, "Data_Cache_DRAM_tCL")?;
+    if let (Some((a, rcd)), Some((b, cl))) = (&trcd, &tcl) {
+        m.set("cache.dram_access_ns", (rcd + cl) as i64, &format!("tRCD + tCL ({name})"));
+        for item in [a, b] {
+            m.param(item, Fate::Mapped, &["cache.dram_access_ns"], "tRCD + tCL per DRAM transfer");
+        }
+    }
+    let rate = dram(items, "Data_Cache_DRAM_Data_Rate")?;
+    let burst = dram(items, "Data_Cache_DRAM_Data_Busrt_Size")?;
+    if let (Some((a, mts)), Some((b, burst))) = (&rate, &burst) {
+        // MQSim: (bytes / burst / 2) bursts of 1000 / rate ns.
+        let per_byte = 1000.0 / (*mts).max(1) as f64 / (2.0 * (*burst).max(1) as f64);
+        m.set("cache.dram_ns_per_byte", per_byte, &format!("1000 / rate / (2 x burst) ({name})"));
+        for item in [a, b] {
+            m.param(item, Fate::Mapped, &["cache.dram_ns_per_byte"], "MQSim's time per byte on its one DRAM channel");
+        }
+    }
+    for (key, note) in [
+        (
+            "Data_Cache_DRAM_Row_Size",
+            "one formula for every size (MQSim's above one row has quirks: docs/validation/mqsim.md)",
+        ),
+        ("Data_Cache_DRAM_tRP", "precharge is not charged"),
     ] {
-        if let Some(item) = items.take(key) {
+        if let Some((item, _)) = dram(items, key)? {
+            m.param(&item, Fate::Approximated, &[], note);
+        }
+    }
+    for (item, _) in trcd.iter().chain(&tcl).chain(&rate).chain(&burst) {
+        if !m.report.parameters.iter().any(|p| p.line == item.line && p.file == item.file) {
             m.param(
-                &item,
-                Fate::NotModelled,
+                item,
+                Fate::Approximated,
                 &[],
-                "the DRAM data cache is not modelled yet (issue 19): a write completes when it is programmed",
+                "needs its partner (tRCD with tCL, rate with burst size); default kept",
             );
         }
     }
@@ -400,12 +487,16 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
     let sata = interface.as_ref().is_some_and(|i| i.value == "SATA");
     if let Some(item) = &interface {
         match item.value.as_str() {
-            "NVME" => m.param(
-                item,
-                Fate::NotModelled,
-                &[],
-                "the NVMe protocol is not modelled (issue 19): requests reach the device queue directly",
-            ),
+            "NVME" => {
+                m.set("link.command_bytes", 72i64, &origin(item));
+                m.param(
+                    item,
+                    Fate::Approximated,
+                    &["link.command_bytes"],
+                    "commands (MQSim's 72-byte entry), data and completions cross the PCIe link; doorbells and \
+                     command fetches are not modelled",
+                )
+            }
             "SATA" => m.param(
                 item,
                 Fate::Approximated,
@@ -441,18 +532,19 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
             &item,
             Fate::NotModelled,
             &[],
-            "command fetching is not modelled (issue 19): the device sees every queued request",
+            "command fetching is not modelled: the device sees every request once it has crossed the link",
         );
     }
-    for key in ["PCIe_Lane_Bandwidth", "PCIe_Lane_Count"] {
-        if let Some(item) = items.take(key) {
-            m.param(
-                &item,
-                Fate::NotModelled,
-                &[],
-                "the PCIe link is not modelled (issue 19): transfers to the host take no time",
-            );
-        }
+    if let Some(item) = items.take("PCIe_Lane_Bandwidth") {
+        let gb = item.value.parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0).ok_or_else(|| {
+            anyhow!("{}:{}: PCIe_Lane_Bandwidth: '{}' is not a positive number", item.file, item.line, item.value)
+        })?;
+        m.set("link.lane_gb_per_s", gb, &origin(&item));
+        m.param(&item, Fate::Mapped, &["link.lane_gb_per_s"], "");
+    }
+    if let Some(item) = items.take("PCIe_Lane_Count") {
+        m.set("link.lanes", count(&item)? as i64, &origin(&item));
+        m.param(&item, Fate::Mapped, &["link.lanes"], "128-byte packets with 28 bytes of overhead, as MQSim's");
     }
     let logging = items.take("Enable_ResponseTime_Logging");
     let logging_on = logging.as_ref().map(boolean).transpose()?.unwrap_or(false);

@@ -201,9 +201,11 @@ fn merged_flow(items: &mut Items, m: &mut Mapping, k: usize) -> Result<()> {
             "Average_No_of_Reqs_in_Queue" | "Intensity" => {
                 (Fate::Mapped, "added to flow 1's (the flows run merged)".to_string())
             }
-            "Priority_Class" => {
-                (Fate::NotModelled, "priority classes need the multi-queue host (issue 19)".to_string())
-            }
+            "Priority_Class" => (
+                Fate::NotModelled,
+                "the flows run merged: [[flows]] would keep their classes, this import does not build them yet (issue 24)"
+                    .to_string(),
+            ),
             _ => (Fate::Mapped, format!("equal to flow 1's: flow {} runs merged with it", k + 1)),
         };
         m.param(&item, note.0, &[], note.1);
@@ -244,10 +246,44 @@ fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
                 item.value
             );
         }
-        m.param(&item, Fate::NotModelled, &[], "priority classes need the multi-queue host (issue 19)");
+        m.param(
+            &item,
+            Fate::Approximated,
+            &[],
+            "one flow here: classes order the flows of [[flows]], which this import does not build yet (issue 24)",
+        );
     }
     if let Some(item) = items.take("Device_Level_Data_Caching_Mode") {
-        m.param(&item, Fate::NotModelled, &[], "the device's data cache is not modelled yet (issue 19)");
+        let from = origin(&item);
+        match item.value.as_str() {
+            "TURNED_OFF" => {
+                m.set("cache.capacity_bytes", 0i64, &from);
+                m.param(&item, Fate::Mapped, &["cache.capacity_bytes"], "no data cache");
+            }
+            "WRITE_CACHE" => {
+                m.set("cache.mode", "write", &from);
+                m.param(&item, Fate::Mapped, &["cache.mode"], "written data only");
+            }
+            "WRITE_READ_CACHE" => {
+                m.set("cache.mode", "read-write", &from);
+                m.param(&item, Fate::Mapped, &["cache.mode"], "written data and read misses");
+            }
+            "READ_CACHE" => {
+                m.set("cache.mode", "read-write", &from);
+                m.param(
+                    &item,
+                    Fate::Approximated,
+                    &["cache.mode"],
+                    "ssdlab's cache always takes writes: read-write (a read-only cache is not modelled)",
+                );
+            }
+            other => bail!(
+                "{}:{}: Device_Level_Data_Caching_Mode: unknown value '{other}' (MQSim: TURNED_OFF, READ_CACHE, \
+                 WRITE_CACHE, WRITE_READ_CACHE)",
+                item.file,
+                item.line
+            ),
+        }
     }
     let g = &ctx.device.geometry;
     for (key, size, what) in [
