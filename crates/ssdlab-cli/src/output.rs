@@ -684,6 +684,34 @@ pub fn summary_text(o: &Outcome) -> String {
         r.energy_nj.per_request / 1e3,
         d.mapping_table_bytes as f64 / 1048576.0
     );
+    if let Some(c) = &r.cache {
+        out!(
+            w,
+            "data cache: {} pages ({}, {}), {} page writes ({} coalesced), read hit ratio {:.3}, {} pages flushed, {} \
+             writes waited for room",
+            c.capacity_pages,
+            c.mode,
+            c.flush,
+            c.write_pages,
+            c.coalesced_writes,
+            c.read_hit_ratio,
+            c.flushed_pages,
+            c.writes_waited
+        );
+    }
+    if let Some(l) = &r.link {
+        let busy = |ns: u64| if r.simulated_ns > 0 { 100.0 * ns as f64 / r.simulated_ns as f64 } else { 0.0 };
+        out!(
+            w,
+            "host link: {} x {} GB/s, to the device {:.1} MiB ({:.0}% busy), to the host {:.1} MiB ({:.0}% busy)",
+            l.lanes,
+            l.lane_gb_per_s,
+            l.to_device_bytes as f64 / 1048576.0,
+            busy(l.to_device_busy_ns),
+            l.to_host_bytes as f64 / 1048576.0,
+            busy(l.to_host_busy_ns)
+        );
+    }
     if let Some(c) = &r.cmt {
         out!(
             w,
