@@ -52,6 +52,17 @@ pub struct Flow {
     pub offset_bytes: u64,
 }
 
+impl Flow {
+    /// Its name, or `flow-K` for flow `k` without one.
+    pub fn display_name(&self, k: usize) -> String {
+        if self.name.is_empty() {
+            format!("flow-{k}")
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
 impl Default for Flow {
     fn default() -> Self {
         Flow {

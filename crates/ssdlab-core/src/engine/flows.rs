@@ -57,7 +57,7 @@ impl Flows {
             .zip(sources)
             .enumerate()
             .map(|(k, (f, source))| FlowState {
-                name: if f.name.is_empty() { format!("flow-{k}") } else { f.name.clone() },
+                name: f.display_name(k),
                 priority: f.priority,
                 queue_depth: f.queue_depth,
                 start_ns: f.start_ns,
@@ -165,21 +165,15 @@ impl Simulator<'_> {
     }
 
     /// A request of flow `k` completed: its statistics, and a closed-loop flow's next
-    /// request (through an event, so long runs of instant completions cannot recurse).
-    pub(crate) fn flow_request_done(&mut self, k: u16, r: &Request, latency: u64, completion: u64) {
+    /// request at `refill_at` (through an event, so long runs of instant completions
+    /// cannot recurse).
+    pub(crate) fn flow_request_done(&mut self, k: u16, r: &Request, latency: u64, completion: u64, refill_at: u64) {
         let f = &mut self.flows.as_mut().expect("flows on").flows[k as usize];
         f.outstanding -= 1;
-        let stats = &mut f.stats;
-        match r.op {
-            Op::Read => stats.reads.record(latency, r.size_bytes),
-            Op::Write => stats.writes.record(latency, r.size_bytes),
-            Op::Trim => stats.trims.record(latency, r.size_bytes),
-        }
-        stats.all.record(latency, r.size_bytes);
-        stats.first_arrival_ns = Some(stats.first_arrival_ns.map_or(r.arrival_ns, |a| a.min(r.arrival_ns)));
-        stats.last_completion_ns = stats.last_completion_ns.max(completion);
+        f.stats.first_arrival_ns = Some(f.stats.first_arrival_ns.map_or(r.arrival_ns, |a| a.min(r.arrival_ns)));
+        host::record_request(&mut f.stats, r, latency, completion);
         if f.queue_depth > 0 && f.pending.is_some() {
-            self.push(completion.max(self.now), Event::FlowArrival { flow: k });
+            self.push(refill_at, Event::FlowArrival { flow: k });
         }
     }
 
@@ -208,46 +202,45 @@ impl Simulator<'_> {
         }
         let flows = self.flows.as_ref().expect("flows on");
         let turn = flows.turns[die as usize][writes as usize];
-        // The first transaction of each class and of each flow.
+        let weighted = flows.scheme == ArbitrationScheme::Weighted;
+        // The first transaction that goes ahead of all (the controller's own, or an
+        // urgent flow's under weighted arbitration), else the first of each class and
+        // of each flow.
+        let mut ahead = None;
         let mut first_of_class = [usize::MAX; 4];
         let mut first_of_flow = [usize::MAX; 64];
         for (i, &t) in queue.iter().take(n).enumerate() {
             let (class, flow) = self.txn_class(t);
-            if class == 0 && (flow == NO_FLOW || flows.scheme == ArbitrationScheme::Weighted) {
-                first_of_class[0] = first_of_class[0].min(i);
+            if flow == NO_FLOW || (weighted && class == 0) {
+                ahead = Some(i);
                 break;
             }
             first_of_class[class as usize] = first_of_class[class as usize].min(i);
-            if (flow as usize) < 64 {
-                first_of_flow[flow as usize] = first_of_flow[flow as usize].min(i);
-            }
+            first_of_flow[flow as usize] = first_of_flow[flow as usize].min(i);
         }
-        let (pick, next) = if first_of_class[0] != usize::MAX {
-            (first_of_class[0], turn)
-        } else {
-            match flows.scheme {
-                ArbitrationScheme::RoundRobin => {
-                    let count = flows.flows.len();
-                    let from = if turn.flow == NO_FLOW { 0 } else { turn.flow as usize + 1 };
-                    let flow = (0..count).map(|j| (from + j) % count).find(|&f| first_of_flow[f] != usize::MAX);
-                    match flow {
-                        Some(f) => (first_of_flow[f], Turn { flow: f as u16, ..turn }),
-                        None => (0, turn),
-                    }
+        let (pick, next) = match ahead {
+            Some(i) => (i, turn),
+            None if weighted => {
+                let mut class = turn.class;
+                let mut served = turn.served;
+                if first_of_class[class as usize] == usize::MAX || served >= flows.weights[class as usize] {
+                    // The next class in turn that has a transaction queued.
+                    class = (1..=3u8)
+                        .map(|j| (class - 1 + j) % 3 + 1)
+                        .find(|&c| first_of_class[c as usize] != usize::MAX)
+                        .expect("a queued transaction has a class");
+                    served = 0;
                 }
-                ArbitrationScheme::Weighted => {
-                    let mut class = turn.class.max(1);
-                    let mut served = turn.served;
-                    if first_of_class[class as usize] == usize::MAX || served >= flows.weights[class as usize] {
-                        // The next class in turn that has a transaction queued.
-                        class = (1..=3u8)
-                            .map(|j| (class - 1 + j) % 3 + 1)
-                            .find(|&c| first_of_class[c as usize] != usize::MAX)
-                            .unwrap_or(class);
-                        served = 0;
-                    }
-                    (first_of_class[class as usize].min(n - 1), Turn { class, served: served + 1, ..turn })
-                }
+                (first_of_class[class as usize], Turn { class, served: served + 1, ..turn })
+            }
+            None => {
+                let count = flows.flows.len();
+                let from = if turn.flow == NO_FLOW { 0 } else { turn.flow as usize + 1 };
+                let flow = (0..count)
+                    .map(|j| (from + j) % count)
+                    .find(|&f| first_of_flow[f] != usize::MAX)
+                    .expect("a queued transaction has a flow");
+                (first_of_flow[flow], Turn { flow: flow as u16, ..turn })
             }
         };
         let flows = self.flows.as_mut().expect("flows on");

@@ -530,7 +530,8 @@ impl Simulator<'_> {
         let completion = delivered + self.config.host.request_overhead_ns;
         let latency = completion - r.arrival_ns;
         if r.flow != flows::NO_FLOW {
-            self.flow_request_done(r.flow, &r, latency, completion);
+            // (A closed-loop flow's next request goes once the host learns, as below.)
+            self.flow_request_done(r.flow, &r, latency, completion, if link { delivered } else { self.now });
         }
         let RunSlot::Open { stats: run_stats, outstanding: run_outstanding } = &mut self.per_run[r.run as usize] else {
             unreachable!("a request completed in a closed run")
@@ -538,18 +539,7 @@ impl Simulator<'_> {
         *run_outstanding -= 1;
         let run_done = *run_outstanding == 0 && r.run < self.run;
         for stats in [&mut self.total, &mut **run_stats] {
-            match r.op {
-                Op::Read => stats.reads.record(latency, r.size_bytes),
-                Op::Write => {
-                    stats.writes.record(latency, r.size_bytes);
-                    if r.dominant_type >= 0 {
-                        stats.dominated_writes[r.dominant_type as usize] += 1;
-                    }
-                }
-                Op::Trim => stats.trims.record(latency, r.size_bytes),
-            }
-            stats.all.record(latency, r.size_bytes);
-            stats.last_completion_ns = stats.last_completion_ns.max(completion);
+            record_request(stats, &r, latency, completion);
         }
         if run_done {
             self.close_run_if_done(r.run);
@@ -716,6 +706,22 @@ impl Simulator<'_> {
         self.series_acc.slc_migrated_at_start = self.flash_counters.slc_gc_moved_pages;
         self.series_acc.retries_at_start = self.flash_counters.read_retries;
     }
+}
+
+/// Counts a completed request into `stats`.
+pub(crate) fn record_request(stats: &mut RunStats, r: &Request, latency: u64, completion: u64) {
+    match r.op {
+        Op::Read => stats.reads.record(latency, r.size_bytes),
+        Op::Write => {
+            stats.writes.record(latency, r.size_bytes);
+            if r.dominant_type >= 0 {
+                stats.dominated_writes[r.dominant_type as usize] += 1;
+            }
+        }
+        Op::Trim => stats.trims.record(latency, r.size_bytes),
+    }
+    stats.all.record(latency, r.size_bytes);
+    stats.last_completion_ns = stats.last_completion_ns.max(completion);
 }
 
 /// Where a request lands on the logical space (`host.address_overflow`), and whether it

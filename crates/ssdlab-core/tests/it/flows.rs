@@ -53,6 +53,9 @@ fn round_robin_alternates_the_flows() {
     // A1, B1, A2, B2, then each request waits for the other three: 4 R.
     assert!((mean_reads(&flows[0]) - (1.0 + 3.0 + 18.0 * 4.0) / 20.0).abs() < 1e-6);
     assert!((mean_reads(&flows[1]) - (2.0 + 4.0 + 18.0 * 4.0) / 20.0).abs() < 1e-6);
+    // Round robin ignores the classes: an urgent flow takes its turn like any other.
+    let classes = two_flows(ArbitrationScheme::RoundRobin, FlowPriority::Urgent, FlowPriority::Low);
+    assert_eq!((mean_reads(&classes[0]), mean_reads(&classes[1])), (mean_reads(&flows[0]), mean_reads(&flows[1])));
 }
 
 #[test]
