@@ -135,18 +135,9 @@ impl RecordSource for Chain {
 /// synthetic workload.
 fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool) -> Result<Workload> {
     let flow = &config.flows[k];
-    let name = if flow.name.is_empty() { format!("flow-{k}") } else { flow.name.clone() };
+    let name = flow.display_name(k);
     if let Some(spec) = &flow.synthetic {
-        let resolved = spec.resolve_address_space(working_set_bytes(config));
-        let logical = config.logical_bytes();
-        if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
-            bail!(
-                "flows[{k}].synthetic.address_space_bytes: the flow spans {} bytes but the device's logical capacity \
-                 is {logical} bytes",
-                resolved.start_offset_bytes + resolved.address_space_bytes
-            );
-        }
-        return Ok(Workload::Synthetic(resolved));
+        return Ok(Workload::Synthetic(resolve_synthetic(spec, config, &format!("flows[{k}].synthetic"))?));
     }
     let path = readable_again(Path::new(&flow.trace)).with_context(|| format!("flows[{k}].trace ({name})"))?;
     let (format, note) = if flow.format.is_empty() || flow.format == "auto" {
@@ -325,10 +316,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             .flows
             .iter()
             .enumerate()
-            .map(|(k, f)| {
-                let name = if f.name.is_empty() { format!("flow-{k}") } else { f.name.clone() };
-                Ok((name, flow_workload(k, &config, &options, args.quiet)?))
-            })
+            .map(|(k, f)| Ok((f.display_name(k), flow_workload(k, &config, &options, args.quiet)?)))
             .collect::<Result<Vec<_>>>()?;
         return Ok(Prepared { config, workload: Workload::Flows(flows), import });
     }
@@ -417,28 +405,34 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         );
     }
     if let Workload::Synthetic(spec) = &workload {
-        let logical = config.logical_bytes();
-        if working_set && spec.address_space_bytes != 0 {
-            bail!(
-                "precondition.working_set_fraction = {} and workload.address_space_bytes = {} both set the region the \
-                 workload addresses: set one",
-                config.precondition.working_set_fraction,
-                spec.address_space_bytes
-            );
-        }
-        // MQSim's Working_Set_Percentage: the synthetic workload addresses the first
-        // working_set_fraction of the logical capacity.
-        let resolved = spec.resolve_address_space(working_set_bytes(&config));
-        if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
-            bail!(
-                "workload.address_space_bytes: the synthetic workload spans {} bytes but the device's logical \
-                 capacity is {logical} bytes",
-                resolved.start_offset_bytes + resolved.address_space_bytes
-            );
-        }
+        let resolved = resolve_synthetic(spec, &config, "workload")?;
         return Ok(Prepared { config, workload: Workload::Synthetic(resolved), import });
     }
     Ok(Prepared { config, workload, import })
+}
+
+/// A synthetic workload's address range on this device (`key`: where the spec came from,
+/// for errors). MQSim's Working_Set_Percentage: it addresses the first
+/// `precondition.working_set_fraction` of the logical capacity unless it sets its own.
+fn resolve_synthetic(spec: &SyntheticSpec, config: &Config, key: &str) -> Result<SyntheticSpec> {
+    if config.precondition.working_set_fraction < 1.0 && spec.address_space_bytes != 0 {
+        bail!(
+            "precondition.working_set_fraction = {} and {key}.address_space_bytes = {} both set the region the \
+             workload addresses: set one",
+            config.precondition.working_set_fraction,
+            spec.address_space_bytes
+        );
+    }
+    let logical = config.logical_bytes();
+    let resolved = spec.resolve_address_space(working_set_bytes(config));
+    if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
+        bail!(
+            "{key}.address_space_bytes: the synthetic workload spans {} bytes but the device's logical capacity is \
+             {logical} bytes",
+            resolved.start_offset_bytes + resolved.address_space_bytes
+        );
+    }
+    Ok(resolved)
 }
 
 /// The region a synthetic or fio workload addresses: the first
@@ -682,11 +676,7 @@ pub fn locate_error(error: &ssdlab_core::SimError, workload: &Workload) -> Strin
 /// about 28 with `--check` / `--verify`, which keep program sequence numbers and data
 /// versions), plus 64 MiB for everything else.
 pub fn estimate_memory_bytes(config: &Config, checks: bool) -> u64 {
-    let g = &config.geometry;
-    let pages =
-        [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
-            .iter()
-            .fold(1u64, |p, &n| p.saturating_mul(n as u64));
+    let pages = u64::try_from(config.geometry.physical_pages()).unwrap_or(u64::MAX);
     let per_page = if checks { 28 } else { 9 };
     pages.saturating_mul(per_page).saturating_add(64 << 20)
 }

@@ -27,6 +27,7 @@ mod reads;
 mod report;
 mod scheduler;
 
+pub(crate) use accounting::ProgramOf;
 pub(crate) use report::kebab;
 
 use crate::config::{
@@ -170,8 +171,9 @@ pub(crate) struct Txn {
     /// Reads: soft-sensing retries it took, and its final decode time (`errors.rs`).
     pub(crate) retries: u8,
     pub(crate) decode_ns: u32,
-    /// 512-byte sectors of the page the host asked for (0 = all): what crosses the
-    /// channel with `flash.transfer_requested_bytes`.
+    /// 512-byte sectors that cross the channel (0 = the page): the sectors the host
+    /// asked for with `flash.transfer_requested_bytes`, a translation-page read's
+    /// `cmt.read_bytes`.
     pub(crate) sectors: u16,
 }
 

@@ -286,11 +286,7 @@ impl Config {
                 errors.push(err(key, "must be at least 1"));
             }
         }
-        // In u128, saturating: six u32 factors would overflow u64 and panic.
-        let pages =
-            [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
-                .iter()
-                .fold(1u128, |total, &n| total.saturating_mul(n as u128));
+        let pages = g.physical_pages();
         if pages >= u32::MAX as u128 {
             errors.push(err("geometry", format!("{pages} physical pages exceed the 2^32-1 addressable by the model")));
         }
@@ -542,11 +538,7 @@ impl Config {
             ));
         }
         self.link.validate(&mut errors);
-        let g = &self.geometry;
-        let physical_pages =
-            [g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
-                .iter()
-                .fold(g.channels as u64, |n, &k| n.saturating_mul(k as u64));
+        let physical_pages = u64::try_from(self.geometry.physical_pages()).unwrap_or(u64::MAX);
         self.cmt.validate(physical_pages, mapped_page, &mut errors);
         flows::validate(&self.flows, &self.arbitration, &mut errors);
         if !self.flows.is_empty() {

@@ -71,6 +71,16 @@ pub struct Geometry {
     pub subpages_per_page: u32,
 }
 
+impl Geometry {
+    /// Physical pages of the drive, in u128 and saturating (six u32 factors can overflow
+    /// u64); callers that need less saturate to their type.
+    pub fn physical_pages(&self) -> u128 {
+        [self.chips_per_channel, self.dies_per_chip, self.planes_per_die, self.blocks_per_plane, self.pages_per_block]
+            .iter()
+            .fold(self.channels as u128, |n, &k| n.saturating_mul(k as u128))
+    }
+}
+
 impl Default for Geometry {
     fn default() -> Self {
         Geometry {

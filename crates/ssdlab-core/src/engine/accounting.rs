@@ -67,12 +67,7 @@ impl Simulator<'_> {
     }
 
     #[inline]
-    pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, user: bool) {
-        self.count_program_as(page_type, slc, if user { ProgramOf::User } else { ProgramOf::Gc });
-    }
-
-    #[inline]
-    pub(crate) fn count_program_as(&mut self, page_type: u8, slc: bool, of: ProgramOf) {
+    pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, of: ProgramOf) {
         let user = of != ProgramOf::Gc;
         if of == ProgramOf::Mapping {
             self.flash_counters.mapping_programs += 1;

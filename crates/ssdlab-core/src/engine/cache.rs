@@ -400,7 +400,8 @@ impl Simulator<'_> {
         // (A flush may start while a host request's page is being split off.)
         let host_sectors = self.page_sectors;
         let held = (mask.count_ones() as u64 * sector).div_ceil(512);
-        self.page_sectors = if mask == full { 0 } else { held as u16 };
+        let partial = mask != full && self.config.flash.transfer_requested_bytes;
+        self.page_sectors = if partial { held as u16 } else { 0 };
         let result = if mask == full {
             self.dispatch_write(slot, lpn, 0, self.timing.page_size_bytes)
         } else if self.ftl.unit_shift == 0 {

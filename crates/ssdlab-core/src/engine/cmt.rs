@@ -96,8 +96,8 @@ pub(crate) struct Cmt {
     index: HashMap<u32, u32>,
     order: LruOrder,
     tpages: Vec<TPage>,
-    pub(crate) entry_bytes: u32,
-    pub(crate) stats: CmtStats,
+    entry_bytes: u32,
+    stats: CmtStats,
 }
 
 impl Cmt {
@@ -118,18 +118,6 @@ impl Cmt {
             entry_bytes,
             stats: CmtStats::default(),
         }
-    }
-
-    pub(crate) fn capacity(&self) -> u32 {
-        self.capacity
-    }
-
-    pub(crate) fn entries_per_page(&self) -> u32 {
-        self.per_page
-    }
-
-    pub(crate) fn cached(&self) -> usize {
-        self.index.len()
     }
 
     fn touch(&mut self, e: u32) {
@@ -191,7 +179,7 @@ impl Simulator<'_> {
         let page = &cmt.tpages[tp as usize];
         if page.departed || page.write_back == WriteBack::Programming {
             cmt.stats.buffer_hits += 1;
-            self.cmt_cache(lpn, write)?;
+            self.cmt_cache(lpn, write);
             return Ok(true);
         }
         cmt.stats.misses += 1;
@@ -208,7 +196,7 @@ impl Simulator<'_> {
 
     /// Caches `lpn`'s entry (dirty for a write or a GC move), writing back the
     /// translation page of a dirty entry it evicts.
-    fn cmt_cache(&mut self, lpn: u32, dirty: bool) -> Result<(), SimError> {
+    fn cmt_cache(&mut self, lpn: u32, dirty: bool) {
         let cmt = self.cmt.as_mut().expect("cmt on");
         let (e, victim_page) = cmt.insert(lpn);
         if dirty {
@@ -217,7 +205,6 @@ impl Simulator<'_> {
         if let Some(tp) = victim_page {
             self.cmt_write_back(tp);
         }
-        Ok(())
     }
 
     /// GC moved `lpn` (a host logical page): its entry changed. It is cached dirty (GC
@@ -226,18 +213,18 @@ impl Simulator<'_> {
     /// moves when the victim is done; on a small drive that costs a program per
     /// translation page touched for every victim, and GC can then consume more pages
     /// than it frees.)
-    pub(crate) fn cmt_gc_moved(&mut self, lpn: u32) -> Result<(), SimError> {
+    pub(crate) fn cmt_gc_moved(&mut self, lpn: u32) {
         let cmt = self.cmt.as_mut().expect("cmt on");
         if lpn >= cmt.first_tlpn {
             // A translation page: the table of translation pages (the GTD) is in DRAM.
-            return Ok(());
+            return;
         }
         if let Some(&e) = cmt.index.get(&lpn) {
             cmt.mark_dirty(e);
-            return Ok(());
+            return;
         }
         cmt.stats.gc_updates += 1;
-        self.cmt_cache(lpn, true)
+        self.cmt_cache(lpn, true);
     }
 
     /// A trim changed `lpn`'s entry (only a cached one is updated; an uncached one is
@@ -256,7 +243,7 @@ impl Simulator<'_> {
         cmt.stats.write_backs += 1;
         let mode = cmt.write_back;
         let page = &mut cmt.tpages[tp as usize];
-        page.generation = page.generation.wrapping_add(1).min(u32::MAX - 1);
+        page.generation += 1;
         if mode == CmtWriteBack::Mqsim {
             // MQSim reads (one sector) for every write-back and never programs.
             page.departed = true;
@@ -373,7 +360,7 @@ impl Simulator<'_> {
                         cmt.mark_dirty(e);
                     }
                 }
-                None => self.cmt_cache(lpn, write)?,
+                None => self.cmt_cache(lpn, write),
             }
             self.cmt_resume(w)?;
         }
@@ -422,11 +409,11 @@ impl Simulator<'_> {
         let cmt = self.cmt.as_ref()?;
         let s = cmt.stats;
         Some(CmtSummary {
-            capacity_entries: cmt.capacity() as u64,
+            capacity_entries: cmt.capacity as u64,
             entry_bytes: cmt.entry_bytes,
-            entries_per_translation_page: cmt.entries_per_page(),
+            entries_per_translation_page: cmt.per_page,
             translation_pages: self.ftl.translation_pages as u64,
-            cached_entries: cmt.cached() as u64,
+            cached_entries: cmt.index.len() as u64,
             lookups: s.lookups,
             hits: s.hits,
             buffer_hits: s.buffer_hits,

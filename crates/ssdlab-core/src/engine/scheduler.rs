@@ -3,7 +3,6 @@
 //! (single- and multi-plane reads and programs, one-shot page sets, partial programs,
 //! GC moves and erases).
 
-use super::accounting::ProgramOf;
 use super::*;
 use crate::ftl::Allocated;
 
@@ -280,12 +279,12 @@ impl Simulator<'_> {
                 let src_slc = self.ftl.is_slc(ppn);
                 self.ftl.move_page(ppn, dest.ppn);
                 if self.cmt.is_some() {
-                    self.cmt_gc_moved(lpn)?;
+                    self.cmt_gc_moved(lpn);
                 }
                 let mut sense = self.timing.read_ns(src_type, src_slc);
                 let mut program = self.program_ns_of(dest);
                 self.count_read(ppn, src_type, src_slc, true);
-                self.count_program(dest.page_type, dest.slc, false);
+                self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);
                 let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
                 self.txns[txn as usize].from = ppn;
                 let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
@@ -344,7 +343,7 @@ impl Simulator<'_> {
             sense += self.timing.read_ns(t, slc);
             self.count_read(source, t, slc, true);
         }
-        self.count_program(dest.page_type, dest.slc, false);
+        self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);
         let program = self.program_ns_of(dest) + self.summary_ns(summaries);
         let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
         self.txns[txn as usize].from = ppn;
@@ -389,7 +388,7 @@ impl Simulator<'_> {
             self.ftl.move_page(ppn, next.ppn);
             sense += self.timing.read_ns(t, slc);
             self.count_read(ppn, t, slc, true);
-            self.count_program(next.page_type, next.slc, false);
+            self.count_program(next.page_type, next.slc, ProgramOf::Gc);
             let txn = self.alloc_txn(kind, NO_REQUEST, lpn, next.ppn, dest_plane);
             self.txns[txn as usize].from = ppn;
             cmd.txns.push(txn);
@@ -510,24 +509,12 @@ impl Simulator<'_> {
             .any(|&t| a.block_of(self.current_ppn(t)) == block || a.block_of(self.txns[t as usize].ppn) == block)
     }
 
-    /// Bytes a command's user pages move over the channel: whole pages, or with
-    /// `flash.transfer_requested_bytes` the sectors the host asked for (MQSim).
+    /// Bytes a command's pages move over the channel: whole pages, or each
+    /// transaction's `sectors`.
     pub(crate) fn transfer_bytes(&self, txns: &[u32]) -> u64 {
         let page = self.timing.page_size_bytes;
         if !self.config.flash.transfer_requested_bytes && self.cmt.is_none() {
             return txns.len() as u64 * page;
-        }
-        if !self.config.flash.transfer_requested_bytes {
-            // Only translation-page reads move less than a page.
-            return txns
-                .iter()
-                .map(|&t| match self.txns[t as usize] {
-                    Txn { kind: TxnKind::Read, request: NO_REQUEST, sectors: s, .. } if s > 0 => {
-                        (s as u64 * 512).min(page)
-                    }
-                    _ => page,
-                })
-                .sum();
         }
         txns.iter()
             .map(|&t| match self.txns[t as usize].sectors {
@@ -674,7 +661,7 @@ impl Simulator<'_> {
         let slot = if self.ftl.mapping == Mapping::Subpages { 0 } else { unit };
         self.bind_parts(txn, &[(ppn, slot, unit, units)], page_type, slc);
         let of = if self.txns[txn as usize].mode == WriteMode::Mapping { ProgramOf::Mapping } else { ProgramOf::User };
-        self.count_program_as(page_type, slc, of);
+        self.count_program(page_type, slc, of);
     }
 
     /// Maps a user write's units to the pages it is programmed into: `parts` lists (page,
@@ -752,8 +739,8 @@ impl Simulator<'_> {
             program = program.max(self.program_ns_of(a)).max(self.program_ns_of(b));
             self.bind_parts(l, &[(a.ppn, 0, 0, 1), (b.ppn, 0, 1, 1)], a.page_type.max(b.page_type), a.slc);
             self.bind_parts(m, &[(b.ppn, 1, 1, 1), (a.ppn, 1, 0, 1)], a.page_type.max(b.page_type), b.slc);
-            self.count_program(a.page_type, a.slc, true);
-            self.count_program(b.page_type, b.slc, true);
+            self.count_program(a.page_type, a.slc, ProgramOf::User);
+            self.count_program(b.page_type, b.slc, ProgramOf::User);
             self.flash_counters.interleaved_pairs += 1;
             k += 2;
         }
@@ -797,7 +784,7 @@ impl Simulator<'_> {
             self.bind_parts(t, &[(a.ppn, slot, unit, units)], a.page_type, a.slc);
             slot += units;
         }
-        self.count_program(a.page_type, a.slc, true);
+        self.count_program(a.page_type, a.slc, ProgramOf::User);
         if cmd.txns.len() > 1 {
             self.flash_counters.packed_programs += 1;
         }
@@ -924,10 +911,10 @@ impl Simulator<'_> {
         let mut sense = self.timing.read_ns(src_type, src_slc);
         self.ftl.move_page(ppn, dest.ppn);
         if self.cmt.is_some() {
-            self.cmt_gc_moved(lpn)?;
+            self.cmt_gc_moved(lpn);
         }
         self.count_read(ppn, src_type, src_slc, true);
-        self.count_program(dest.page_type, dest.slc, false);
+        self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);
         let txn = self.alloc_txn(TxnKind::MoveOut, NO_REQUEST, lpn, dest.ppn, to);
         self.txns[txn as usize].from = ppn;
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
