@@ -63,7 +63,8 @@ pub struct SetupArgs {
     #[arg(long)]
     pub format: Option<String>,
     /// Read the trace's time column in this unit instead of the format's own: ps, ns, us,
-    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds).
+    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds);
+    /// overrides the config's host.time_unit and every flow's time_unit.
     #[arg(long, value_name = "UNIT")]
     pub time_unit: Option<ssdlab_trace::TimeUnit>,
     /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).

@@ -417,17 +417,14 @@ fn run_one(args: &RunArgs, setup: &SetupArgs, collect: Option<&mut Vec<serde_jso
 fn fairness(
     shared: &ssdlab_core::Report,
     config: ssdlab_core::Config,
-    flows: Vec<(String, setup::Workload)>,
+    flows: Vec<setup::FlowWorkload>,
 ) -> Result<ssdlab_core::stats::FairnessSummary> {
     let mut rows = Vec::new();
-    for (k, (name, workload)) in flows.into_iter().enumerate() {
+    for (k, flow) in flows.into_iter().enumerate() {
+        let name = flow.name.clone();
         let mut alone = config.clone();
         alone.flows = vec![config.flows[k].clone()];
-        let prepared = setup::Prepared {
-            config: alone,
-            workload: setup::Workload::Flows(vec![(name.clone(), workload)]),
-            import: None,
-        };
+        let prepared = setup::Prepared { config: alone, workload: setup::Workload::Flows(vec![flow]), import: None };
         let outcome =
             output::execute_with(prepared, output::RunOptions { quiet: true, ..output::RunOptions::default() })
                 .with_context(|| format!("--fairness: flow {name} alone"))?;

@@ -253,7 +253,7 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     let flow_sources = match &workload {
         crate::setup::Workload::Flows(flows) => flows
             .iter()
-            .map(|(_, w)| w.open())
+            .map(|f| f.open())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow!("{}", crate::setup::user_paths(e.to_string())))?,
         _ => Vec::new(),

@@ -41,7 +41,93 @@ pub enum Workload {
         records: std::sync::Arc<Vec<ssdlab_trace::Record>>,
     },
     /// The config's `[[flows]]`: one workload per flow (a trace or a synthetic one).
-    Flows(Vec<(String, Workload)>),
+    Flows(Vec<FlowWorkload>),
+}
+
+/// One `[[flows]]` entry's workload.
+#[derive(Clone)]
+pub struct FlowWorkload {
+    pub name: String,
+    pub flow: ssdlab_core::config::Flow,
+    pub workload: Workload,
+}
+
+impl FlowWorkload {
+    /// The flow's records as the engine takes them: its workload, `flow.runs` times
+    /// (the engine places them in the flow's range).
+    pub fn open(&self) -> Result<Box<dyn RecordSource>, ssdlab_trace::TraceError> {
+        let first = self.workload.open()?;
+        if self.flow.runs <= 1 {
+            return Ok(first);
+        }
+        Ok(Box::new(Repeat {
+            workload: self.workload.clone(),
+            source: first,
+            left: self.flow.runs - 1,
+            offset_ns: 0,
+            span: None,
+            records: 0,
+            skipped: 0,
+        }))
+    }
+}
+
+/// A trace replayed several times (MQSim's `Relay_Count`): each replay starts one mean
+/// inter-arrival gap after the previous one's last record, as `host.runs` does.
+struct Repeat {
+    workload: Workload,
+    source: Box<dyn RecordSource>,
+    left: u32,
+    offset_ns: u64,
+    /// The current replay's first and last arrival (trace clock).
+    span: Option<(u64, u64)>,
+    records: u64,
+    skipped: u64,
+}
+
+impl Iterator for Repeat {
+    type Item = Result<ssdlab_trace::Record, ssdlab_trace::TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.source.next() {
+                Some(Ok(mut record)) => {
+                    let (first, last) = self.span.get_or_insert((record.arrival_ns, record.arrival_ns));
+                    *first = (*first).min(record.arrival_ns);
+                    *last = (*last).max(record.arrival_ns);
+                    self.records += 1;
+                    record.arrival_ns = record.arrival_ns.saturating_add(self.offset_ns);
+                    return Some(Ok(record));
+                }
+                Some(Err(e)) => return Some(Err(e)),
+                None if self.left == 0 || self.records == 0 => return None,
+                None => {
+                    let (first, last) = self.span.take().expect("records were read");
+                    let span = last - first;
+                    let gap = if self.records > 1 { span / (self.records - 1) } else { 0 };
+                    // The next replay's first record comes at this one's last + one gap.
+                    self.offset_ns = self.offset_ns.saturating_add(span + gap);
+                    self.skipped += self.source.skipped();
+                    self.records = 0;
+                    self.left -= 1;
+                    match self.workload.open() {
+                        Ok(source) => self.source = source,
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl RecordSource for Repeat {
+    fn format_name(&self) -> &'static str {
+        self.source.format_name()
+    }
+
+    fn skipped(&self) -> u64 {
+        self.skipped + self.source.skipped()
+    }
 }
 
 /// Reader options from the command line.
@@ -60,7 +146,8 @@ impl Workload {
             Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
             Workload::Records { name, records } => format!("{name} ({} requests)", records.len()),
             Workload::Flows(flows) => {
-                let each: Vec<String> = flows.iter().map(|(name, w)| format!("{name}: {}", w.describe())).collect();
+                let each: Vec<String> =
+                    flows.iter().map(|f| format!("{}: {}", f.name, f.workload.describe())).collect();
                 format!("{} flows: {}", flows.len(), each.join("; "))
             }
             Workload::Synthetic(s) => format!(
@@ -85,10 +172,12 @@ impl Workload {
             Workload::Records { records, .. } => {
                 Ok(Box::new(ssdlab_core::source::VecSource::new(records.as_ref().clone())) as Box<dyn RecordSource>)
             }
-            // Every flow's records one after the other: the pre-pass of preconditioning.
+            // Every flow's records one after the other, each placed in its flow's range:
+            // the pre-pass of preconditioning.
             Workload::Flows(flows) => {
-                let sources = flows.iter().map(|(_, w)| w.open()).collect::<Result<Vec<_>, _>>()?;
-                Ok(Box::new(Chain { sources, index: 0 }) as Box<dyn RecordSource>)
+                let sources = flows.iter().map(|f| f.open()).collect::<Result<Vec<_>, _>>()?;
+                let placements = flows.iter().map(|f| f.flow.clone()).collect();
+                Ok(Box::new(Chain { sources, placements, index: 0 }) as Box<dyn RecordSource>)
             }
             Workload::Synthetic(spec) => {
                 SyntheticSource::new(spec.clone()).map(|s| Box::new(s) as Box<dyn RecordSource>).map_err(|errors| {
@@ -104,6 +193,7 @@ impl Workload {
 /// Several sources read one after the other.
 struct Chain {
     sources: Vec<Box<dyn RecordSource>>,
+    placements: Vec<ssdlab_core::config::Flow>,
     index: usize,
 }
 
@@ -113,7 +203,11 @@ impl Iterator for Chain {
     fn next(&mut self) -> Option<Self::Item> {
         while let Some(source) = self.sources.get_mut(self.index) {
             match source.next() {
-                Some(item) => return Some(item),
+                Some(Ok(mut record)) => {
+                    self.placements[self.index].place(&mut record);
+                    return Some(Ok(record));
+                }
+                Some(Err(e)) => return Some(Err(e)),
                 None => self.index += 1,
             }
         }
@@ -153,7 +247,16 @@ fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool)
     if !format.has_timestamps() && flow.queue_depth == 0 {
         bail!("flows[{k}].trace ({name}): the {} format has no timestamps; give the flow a queue_depth", format.name());
     }
-    Ok(Workload::Trace { path, format, note, options: options.clone() })
+    let mut options = options.clone();
+    if options.time_unit.is_none() && !flow.time_unit.is_empty() {
+        // (--time-unit, when given, is already in the options and wins.)
+        options.time_unit = Some(flow.time_unit.parse().map_err(|e| anyhow!("flows[{k}].time_unit: {e}"))?);
+    }
+    if flow.replay_percent < 100 {
+        let all = scan_trace(&path, format, &options).map_err(|e| anyhow!(user_paths(format!("{e:#}"))))?;
+        options.max_records = Some((all.records * u64::from(flow.replay_percent) / 100).max(1));
+    }
+    Ok(Workload::Trace { path, format, note, options })
 }
 
 /// A config file of any supported kind (ssdlab TOML, MQSim, SSDSim), recognised by content.
@@ -275,7 +378,13 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         config.power.loss_at_ns = times;
     }
     let mut options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
-    options.time_unit = args.time_unit;
+    options.time_unit = match args.time_unit {
+        Some(unit) => Some(unit),
+        None if !config.host.time_unit.is_empty() => {
+            Some(config.host.time_unit.parse().map_err(|e| anyhow!("host.time_unit: {e}"))?)
+        }
+        None => None,
+    };
     if let Some(text) = &args.time_window {
         let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
         let window = text.split_once(':').and_then(|(a, b)| Some((parse(a)?, parse(b)?))).filter(|(a, b)| a < b);
@@ -308,15 +417,29 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         });
     }
     if !config.flows.is_empty() {
-        if args.trace.is_some() || args.synthetic.is_some() || trace_flow.is_some() {
-            bail!("the config has [[flows]], each with its workload: give no --trace, --synthetic or MQSim workload");
+        if args.trace.is_some() || trace_flow.is_some() {
+            bail!("the config has [[flows]], each with its workload: give no --trace or MQSim trace flow");
+        }
+        if let Some(text) = &args.synthetic {
+            // --synthetic K=V,... changes every synthetic flow (e.g. a shorter count).
+            let mut any = false;
+            for spec in config.flows.iter_mut().filter_map(|f| f.synthetic.as_mut()) {
+                *spec = apply_synthetic(spec.clone(), text)?;
+                any = true;
+            }
+            if !any {
+                bail!("--synthetic: the config's [[flows]] are all trace flows; it changes synthetic flows only");
+            }
         }
         validate(&config, &origin)?;
         let flows = config
             .flows
             .iter()
             .enumerate()
-            .map(|(k, f)| Ok((f.display_name(k), flow_workload(k, &config, &options, args.quiet)?)))
+            .map(|(k, f)| {
+                let workload = flow_workload(k, &config, &options, args.quiet)?;
+                Ok(FlowWorkload { name: f.display_name(k), flow: f.clone(), workload })
+            })
             .collect::<Result<Vec<_>>>()?;
         return Ok(Prepared { config, workload: Workload::Flows(flows), import });
     }

@@ -949,7 +949,8 @@ fn unknown_key_without_suggestion() {
         "typo.toml",
         "[host]\nwarp_drive = true\n",
         "error: typo.toml:2: unknown key 'warp_drive'; valid keys here: replay, queue_depth, speed_factor, runs, \
-         address_overflow, trace_span_bytes, unwritten_reads, request_overhead_ns, burst_gap_ns",
+         address_overflow, trace_span_bytes, unwritten_reads, request_overhead_ns, burst_gap_ns, \
+         time_unit",
     );
 }
 
@@ -1173,6 +1174,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("unwritten_reads", "s"),
             ("request_overhead_ns", "u"),
             ("burst_gap_ns", "u"),
+            ("time_unit", "s"),
         ],
     ),
     ("output", &[("series_interval_ns", "u"), ("check_every", "u")]),
@@ -1296,7 +1298,7 @@ fn values(kind: &str) -> &'static [&'static str] {
                  "-inf"],
         "b" => &["true", "false"],
         "s" => &[
-            "\"\"", "\"tlc\"", "\"slc\"", "\"qlc\"", "\"custom\"", "\"pairs\"", "\"staircase\"", "\"sequential\"",
+            "\"\"", "\"ns\"", "\"s\"", "\"hours\"", "\"tlc\"", "\"slc\"", "\"qlc\"", "\"custom\"", "\"pairs\"", "\"staircase\"", "\"sequential\"",
             "\"one-shot\"", "\"page-by-page\"", "\"qds+ubs\"", "\"us+hgs\"", "\"+\"", "\"lfs+ubs+us\"", "\"none\"",
             "\"cwdp\"", "\"pwcd\"", "\"ccww\"", "\"ééé\"", "\"zipf:-1\"", "\"zipf:1.2\"", "\"pareto:1\"",
             "\"normal:0\"", "\"zoned:50/0:50/100\"", "\"zoned_abs:100/0\"", "\"zoned:\"", "\"random\"",

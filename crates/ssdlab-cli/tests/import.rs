@@ -142,11 +142,27 @@ fn mqsim_device_imports_with_its_shape_latencies_and_every_element() {
     let counts = &r["import"]["counts"];
     assert!(counts["not_modelled"].as_u64().unwrap() > 10 && counts["unknown"].as_u64() == Some(0), "{counts}");
     let c = &r["config"];
-    assert_eq!(c["host"]["replay"], "closed-loop");
-    assert_eq!(c["host"]["queue_depth"], 18, "the two flows' queue depths 16 + 2, merged");
+    // The scenario's two flows are host flows, each with its half of the logical space
+    // (MQSim's partitioning) and its working set inside it.
+    let flows = c["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2);
+    assert_eq!((flows[0]["queue_depth"].as_u64(), flows[1]["queue_depth"].as_u64()), (Some(16), Some(2)));
+    let size = flows[0]["size_bytes"].as_u64().unwrap();
+    let logical = r["device"]["logical_bytes"].as_u64().unwrap_or(0);
+    assert!(size > 0 && (logical == 0 || size <= logical / 2), "{size} of {logical}");
+    assert_eq!(flows[1]["offset_bytes"].as_u64(), Some(size));
+    assert_eq!(flows[0]["synthetic"]["address_space_bytes"].as_u64(), Some(size / 2 / 8192 * 8192));
+    assert_eq!(
+        (flows[0]["synthetic"]["seed"].as_u64(), flows[1]["synthetic"]["seed"].as_u64()),
+        (Some(798), Some(6533))
+    );
     assert_eq!(c["precondition"]["used_fraction"], 0.0, "Enabled_Preconditioning is false");
-    assert_eq!(c["precondition"]["working_set_fraction"], 0.5);
-    assert_eq!(r["host"]["requests"], 300);
+    assert_eq!(c["arbitration"]["scheme"], "weighted", "PRIORITY_OUT_OF_ORDER");
+    // --synthetic count=300 shortened each flow.
+    assert_eq!(r["host"]["requests"], 600);
+    let per_flow: Vec<u64> =
+        r["flows"].as_array().unwrap().iter().map(|f| f["all"]["requests"].as_u64().unwrap()).collect();
+    assert_eq!(per_flow, [300, 300]);
 }
 
 #[test]
@@ -171,8 +187,9 @@ fn mqsim_run_of_every_scenario_finishes() {
     let r = json(&report);
     let runs = r["scenarios"].as_array().unwrap();
     assert_eq!(runs.len(), 3);
-    assert_eq!(runs[0]["write"]["requests"], 500);
-    assert_eq!(runs[1]["read"]["requests"], 500);
+    // Two flows each in scenarios 1 and 2, each shortened to 500 requests.
+    assert_eq!(runs[0]["write"]["requests"], 1000);
+    assert_eq!(runs[1]["read"]["requests"], 1000);
     // tpcc-small, Windows or Unix separator, found through --trace-dir.
     assert_eq!(runs[2]["host"]["requests"], 6999, "{}", runs[2]["host"]);
     assert!(runs[2]["workload_description"].as_str().unwrap().contains("tpcc-small.trace"));
@@ -385,29 +402,116 @@ fn broken_mqsim_files_fail_with_file_line_and_cause() {
 }
 
 #[test]
-fn unlike_flows_are_refused_until_the_multi_queue_host() {
+fn unlike_flows_run_as_host_flows() {
     let workload = std::fs::read_to_string(mqsim_workload()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("w.xml");
-    // The second flow of scenario 1 reads instead of writing.
-    let mut parts: Vec<&str> = workload.splitn(3, "<Read_Percentage>0</Read_Percentage>").collect();
+    // The second flow of scenario 1 reads 70% instead of writing.
+    let parts: Vec<&str> = workload.splitn(3, "<Read_Percentage>0</Read_Percentage>").collect();
     assert_eq!(parts.len(), 3);
     let changed = format!(
         "{}<Read_Percentage>0</Read_Percentage>{}<Read_Percentage>70</Read_Percentage>{}",
         parts[0], parts[1], parts[2]
     );
-    parts.clear();
     std::fs::write(&file, changed).unwrap();
-    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "1"]);
-    assert!(
-        e.contains("scenario 1 has 2 flows and their Read_Percentage differ") && e.contains("multi-queue host"),
-        "{e}"
-    );
-    // Scenario 3 alone still runs.
-    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "3"]);
+    let report = dir.path().join("r.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "run",
+        "--quiet",
+        "--config",
+        &mqsim_device(),
+        "--workload",
+        f,
+        "--scenario",
+        "1",
+        "--synthetic",
+        "count=400",
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    let r = json(&report);
+    let flows = r["flows"].as_array().unwrap();
+    assert_eq!(flows[0]["read"]["requests"], 0, "flow 1 only writes");
+    let reads = flows[1]["read"]["requests"].as_u64().unwrap();
+    assert!((220..=340).contains(&reads), "about 70% of flow 2's 400 requests read: {reads}");
+    let e = fails(&["run", "--config", &mqsim_device(), "--workload", f, "--scenario", "3"]);
     assert!(e.contains("File_Path: 'traces/tpcc-small.trace' not found") && e.contains("--trace-dir"), "{e}");
-    let e = fails(&["run", "--config", &mqsim_device(), "--workload", file.to_str().unwrap(), "--scenario", "4"]);
+    let e = fails(&["run", "--config", &mqsim_device(), "--workload", f, "--scenario", "4"]);
     assert!(e.contains("--scenario 4") && e.contains("3 scenario(s)"), "{e}");
+}
+
+/// A scenario of a trace flow (half its requests, replayed twice, on channels 0-3) and a
+/// synthetic flow (on channels 4-7): `[[flows]]` with MQSim's partitioning, and the
+/// config `import -o` writes runs the same.
+#[test]
+fn trace_and_confined_flows_import_and_run_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.xml");
+    let flow = |body: &str, kind: &str, channels: &str, class: &str| {
+        format!(
+            "<IO_Flow_Parameter_Set_{kind}><Priority_Class>{class}</Priority_Class>\
+             <Device_Level_Data_Caching_Mode>TURNED_OFF</Device_Level_Data_Caching_Mode>\
+             <Channel_IDs>{channels}</Channel_IDs><Chip_IDs>0,1,2,3</Chip_IDs><Die_IDs>0,1</Die_IDs>\
+             <Plane_IDs>0,1</Plane_IDs><Initial_Occupancy_Percentage>50</Initial_Occupancy_Percentage>{body}\
+             </IO_Flow_Parameter_Set_{kind}>\n"
+        )
+    };
+    let trace = flow(
+        "<File_Path>traces\\tpcc-small.trace</File_Path><Percentage_To_Be_Executed>50</Percentage_To_Be_Executed>\
+         <Relay_Count>2</Relay_Count><Time_Unit>NANOSECOND</Time_Unit>",
+        "Trace_Based",
+        "0,1,2,3",
+        "HIGH",
+    );
+    let synthetic = flow(
+        "<Working_Set_Percentage>50</Working_Set_Percentage><Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\
+         <Read_Percentage>70</Read_Percentage><Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\
+         <Generated_Aligned_Addresses>true</Generated_Aligned_Addresses><Address_Alignment_Unit>16</Address_Alignment_Unit>\
+         <Average_Request_Size>8</Average_Request_Size><Seed>12</Seed><Average_No_of_Reqs_in_Queue>4</Average_No_of_Reqs_in_Queue>\
+         <Stop_Time>0</Stop_Time><Total_Requests_To_Generate>500</Total_Requests_To_Generate>",
+        "Synthetic",
+        "4,5,6,7",
+        "LOW",
+    );
+    let text = format!("<MQSim_IO_Scenarios><IO_Scenario>\n{trace}{synthetic}</IO_Scenario></MQSim_IO_Scenarios>\n");
+    std::fs::write(&file, text).unwrap();
+    let (f, td) = (file.to_str().unwrap(), trace_dir());
+    let report = dir.path().join("r.json");
+    ok(&[
+        "run",
+        "--quiet",
+        "--config",
+        &mqsim_device(),
+        "--workload",
+        f,
+        "--trace-dir",
+        &td,
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    let r = json(&report);
+    let flows = &r["config"]["flows"];
+    assert_eq!(flows[0]["channels"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(flows[1]["channels"], serde_json::json!([4, 5, 6, 7]));
+    assert_eq!((flows[0]["runs"].as_u64(), flows[0]["replay_percent"].as_u64()), (Some(2), Some(50)));
+    assert_eq!((flows[0]["priority"].as_str(), flows[1]["priority"].as_str()), (Some("high"), Some("low")));
+    // Half of the planes each: each flow has half the logical space.
+    assert_eq!(flows[1]["offset_bytes"], flows[0]["size_bytes"]);
+    let tpcc = std::fs::read_to_string(shared("traces/ms_production/tpcc-small.trace")).unwrap();
+    let records = tpcc.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+    let per_flow: Vec<u64> =
+        r["flows"].as_array().unwrap().iter().map(|f| f["all"]["requests"].as_u64().unwrap()).collect();
+    assert_eq!(per_flow, [2 * (records / 2), 500], "half the trace, twice; the synthetic flow's count");
+    // The written config runs the same.
+    let toml = dir.path().join("d.toml");
+    ok(&["import", "mqsim", &mqsim_device(), f, "--trace-dir", &td, "-o", toml.to_str().unwrap()]);
+    let again = dir.path().join("again.json");
+    ok(&["run", "--quiet", "--config", toml.to_str().unwrap(), "--json", again.to_str().unwrap()]);
+    let a = json(&again);
+    for k in 0..2 {
+        assert_eq!(a["flows"][k]["all"]["latency_ns"]["mean"], r["flows"][k]["all"]["latency_ns"]["mean"], "flow {k}");
+    }
 }
 
 #[test]

@@ -163,7 +163,8 @@ fn optional_import_object_is_documented() {
     let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/configs/mqsim/");
     let (device, workload) = (format!("{shared}ssdconfig.xml"), format!("{shared}workload.xml"));
     let args = ["run", "--quiet", "--config", &device, "--workload", &workload, "--scenario", "2"];
-    run_ssdlab(&[&args[..], &["--synthetic", "count=200", "--json", json.to_str().unwrap()]].concat());
+    // (Its two flows are [[flows]]: --fairness adds the fairness object.)
+    run_ssdlab(&[&args[..], &["--synthetic", "count=200", "--fairness", "--json", json.to_str().unwrap()]].concat());
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(report["import"]["parameters"].as_array().is_some_and(|p| !p.is_empty()));
     let mut paths = BTreeSet::new();

@@ -69,6 +69,15 @@ fn a_trace_in_seconds_read_as_nanoseconds_warns_and_naming_the_unit_does_not() {
     assert!(as_ns.contains("WARNING") && as_ns.contains("--time-unit"), "no warning:\n{as_ns}");
     let (as_s, _) = ok(&["run", "--trace", path, "--format", "mqsim", "--time-unit", "s"]);
     assert!(!as_s.contains("WARNING"), "warned although the unit was named:\n{as_s}");
+    // The config key names it as well, and the run is the same as with the flag.
+    let (by_key, _) = ok(&["run", "--trace", path, "--format", "mqsim", "--set", "host.time_unit=\"s\""]);
+    assert!(!by_key.contains("WARNING"), "warned although host.time_unit was set:\n{by_key}");
+    let table = |out: &str| {
+        out.lines().filter(|l| l.starts_with("read ") || l.starts_with("write ")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(table(&by_key), table(&as_s));
+    let e = fails(&["run", "--trace", path, "--format", "mqsim", "--set", "host.time_unit=\"fortnights\""]);
+    assert!(e.contains("host.time_unit") && e.contains("fortnights"), "{e}");
 }
 
 #[test]

@@ -555,6 +555,11 @@ impl<'a> Simulator<'a> {
             ftl.track_oob();
         }
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
+        for f in config.flows.iter().filter(|f| f.is_partitioned()) {
+            let page = u64::from(config.geometry.page_size_bytes);
+            let (first, end) = (f.offset_bytes / page, (f.offset_bytes + f.size_bytes) / page);
+            planes_alloc.add_zone(&ftl.addr, first as u32, end as u32, [&f.channels, &f.chips, &f.dies, &f.planes]);
+        }
         // A cached mapping table's translation pages are on flash from the start.
         ftl.place_translation_pages(&planes_alloc).map_err(SimError::Setup)?;
         // All placement happens before the run: a pre-pass over the workload (opened once

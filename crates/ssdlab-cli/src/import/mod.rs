@@ -6,6 +6,7 @@
 //! per-format rules live in [`mqsim`], [`mqsim_workload`] and [`ssdsim`].
 
 pub mod mqsim;
+mod mqsim_flows;
 pub mod mqsim_workload;
 pub mod ssdsim;
 
@@ -286,17 +287,29 @@ impl Mapping {
 }
 
 /// `base` with `assigns` set, through TOML so the keys and types are checked as in a file.
+/// A key part `name[N]` is entry N of an array of tables (`flows[1].queue_depth`).
 pub fn apply_assigns(base: &Config, assigns: &[Assign]) -> Result<Config> {
     let mut value = toml::Value::try_from(base).map_err(|e| anyhow!("cannot re-serialise the config: {e}"))?;
     for a in assigns {
         let (section, name) = a.key.rsplit_once('.').unwrap_or(("", &a.key));
         let mut table = value.as_table_mut().ok_or_else(|| anyhow!("the config is not a table"))?;
         for part in section.split('.').filter(|p| !p.is_empty()) {
-            table = table
-                .entry(part.to_string())
-                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                .as_table_mut()
-                .ok_or_else(|| anyhow!("{}: '{part}' is not a section", a.key))?;
+            let (part, index) = split_index(part);
+            let entry = table.entry(part.to_string());
+            table = match index {
+                None => entry.or_insert_with(|| toml::Value::Table(toml::Table::new())).as_table_mut(),
+                Some(n) => {
+                    let array = entry
+                        .or_insert_with(|| toml::Value::Array(Vec::new()))
+                        .as_array_mut()
+                        .ok_or_else(|| anyhow!("{}: '{part}' is not an array of tables", a.key))?;
+                    while array.len() <= n {
+                        array.push(toml::Value::Table(toml::Table::new()));
+                    }
+                    array[n].as_table_mut()
+                }
+            }
+            .ok_or_else(|| anyhow!("{}: '{part}' is not a section", a.key))?;
         }
         table.insert(name.to_string(), a.value.clone());
     }
@@ -304,26 +317,62 @@ pub fn apply_assigns(base: &Config, assigns: &[Assign]) -> Result<Config> {
     ssdlab_core::config::parse_config(&text, "<import>").map_err(|e| anyhow!("{e}"))
 }
 
-/// A TOML config holding `assigns`, each key commented with where it came from.
+/// `flows[2]` → (`flows`, Some(2)); `cache` → (`cache`, None).
+fn split_index(part: &str) -> (&str, Option<usize>) {
+    match part.strip_suffix(']').and_then(|p| p.split_once('[')) {
+        Some((name, n)) => match n.parse() {
+            Ok(n) => (name, Some(n)),
+            Err(_) => (part, None),
+        },
+        None => (part, None),
+    }
+}
+
+/// A TOML config holding `assigns`, each key commented with where it came from. Keys
+/// under `name[N]` become the N-th `[[name]]` table (its subsections after it).
 pub fn to_toml(header: &str, assigns: &[Assign]) -> String {
     let mut out = String::new();
     for line in header.lines() {
         let _ = writeln!(out, "# {line}");
     }
-    let mut sections: Vec<&str> = Vec::new();
+    let section_of = |a: &Assign| a.key.rsplit_once('.').map(|(s, _)| s.to_string()).unwrap_or_default();
+    let mut sections: Vec<String> = Vec::new();
     for a in assigns {
-        let section = a.key.rsplit_once('.').map(|(s, _)| s).unwrap_or("");
+        let section = section_of(a);
         if !sections.contains(&section) {
             sections.push(section);
         }
     }
-    // Top-level keys must come before the first table header.
-    sections.sort_by_key(|s| !s.is_empty());
-    for section in sections {
-        if !section.is_empty() {
-            let _ = writeln!(out, "\n[{section}]");
+    // Top-level keys must come before the first table header, and arrays of tables
+    // after the plain tables, each entry's subsections right after it.
+    let array_key = |s: &str| {
+        let head = s.split('.').next().unwrap_or("");
+        split_index(head).1.map(|n| (head.split('[').next().unwrap_or("").to_string(), n))
+    };
+    sections.sort_by_key(|s| {
+        let entry = array_key(s);
+        let depth = if entry.is_some() { s.matches('.').count() } else { 0 };
+        (!s.is_empty(), entry, depth)
+    });
+    let mut last_entry = None;
+    for section in &sections {
+        match array_key(section) {
+            Some(entry) => {
+                let (name, _) = &entry;
+                if last_entry.as_ref() != Some(&entry) {
+                    let _ = writeln!(out, "\n[[{name}]]");
+                    last_entry = Some(entry.clone());
+                }
+                if let Some((_, sub)) = section.split_once('.') {
+                    let _ = writeln!(out, "\n[{name}.{sub}]");
+                }
+            }
+            None if !section.is_empty() => {
+                let _ = writeln!(out, "\n[{section}]");
+            }
+            None => {}
         }
-        for a in assigns.iter().filter(|a| a.key.rsplit_once('.').map(|(s, _)| s).unwrap_or("") == section) {
+        for a in assigns.iter().filter(|a| &section_of(a) == section) {
             let name = a.key.rsplit_once('.').map(|(_, k)| k).unwrap_or(&a.key);
             let _ = writeln!(out, "{name} = {}  # {}", a.value, a.from);
         }

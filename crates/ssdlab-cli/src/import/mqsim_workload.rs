@@ -1,8 +1,9 @@
 //! MQSim's workload file (`workload.xml`: `<MQSim_IO_Scenarios>`, one run per
-//! `<IO_Scenario>`): a scenario's flow becomes ssdlab's synthetic workload or trace replay,
-//! host and preconditioning keys, with every element's fate recorded. A scenario with
-//! several flows runs merged when the flows differ only in what merging keeps (seed, queue
-//! depth or intensity, priority class), else it is refused until the multi-queue host.
+//! `<IO_Scenario>`), with every element's fate recorded. A scenario of one flow over the
+//! whole drive becomes ssdlab's synthetic workload or trace replay with host and
+//! preconditioning keys; several flows, or a flow pinned to some channels, chips, dies
+//! or planes, become `[[flows]]`, each with its logical range as MQSim partitions the
+//! address space and its priority class.
 
 use super::mqsim::{elements, leaves, line_of, parse_xml};
 use super::{boolean, count, origin, whole, Fate, Item, Items, Mapping};
@@ -61,10 +62,10 @@ pub fn scenario_count(path: &Path) -> Result<usize> {
     Ok(n)
 }
 
-struct Flow {
-    trace: bool,
-    line: u32,
-    items: Items,
+pub(super) struct Flow {
+    pub trace: bool,
+    pub line: u32,
+    pub items: Items,
 }
 
 /// Scenario `index` (from 1) of a workload file.
@@ -109,111 +110,37 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
     if flows.is_empty() {
         bail!("{file}:{}: scenario {index} has no flow", line_of(&doc, node));
     }
-    check_mergeable(&mut flows, &file, index)?;
-    let merged = flows.len();
+    let confined = flows.iter().any(|f| {
+        ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"].iter().any(|key| {
+            let item = f.items.all().filter(|i| i.key == *key).last().cloned();
+            item.is_some_and(|i| !matches!(id_list(&i, size_of(ctx.device, key), "id"), Ok((_, true))))
+        })
+    });
     let mut trace = None;
-    let (depth, intensity) = if flows[0].trace {
-        (0, 0)
-    } else {
-        let mut depth = 0u64;
-        let mut intensity = 0u64;
-        for f in &mut flows {
-            if let Some(i) = f.items.all().filter(|i| i.key == "Average_No_of_Reqs_in_Queue").last() {
-                depth += whole(i)?;
-            }
-            if let Some(i) = f.items.all().filter(|i| i.key == "Intensity").last() {
-                intensity += whole(i)?;
-            }
+    if flows.len() == 1 && !confined {
+        let flow = &mut flows[0];
+        common(&mut flow.items, &mut m, ctx)?;
+        whole_device(&mut flow.items, &mut m, ctx)?;
+        if let Some(item) = flow.items.take("Priority_Class") {
+            priority(&item)?;
+            m.param(&item, Fate::Mapped, &[], "one flow: its class has no other flow to be ordered against");
         }
-        (depth, intensity)
-    };
-    for (k, flow) in flows.iter_mut().enumerate() {
-        let start = m.report.parameters.len();
-        if k == 0 {
-            common(&mut flow.items, &mut m, ctx)?;
-            if flow.trace {
-                trace = Some(trace_flow(&mut flow.items, &mut m, path, ctx)?);
-            } else {
-                synthetic(&mut flow.items, &mut m, ctx, depth, intensity, merged)?;
-            }
+        if flow.trace {
+            trace = Some(trace_flow(&mut flow.items, &mut m, path, ctx)?);
         } else {
-            merged_flow(&mut flow.items, &mut m, k)?;
+            let depth = queue_depth(&flow.items)?;
+            synthetic(&mut flow.items, &mut m, ctx, (depth, depth))?;
         }
         let items = std::mem::replace(&mut flow.items, Items::new(&file));
         items.finish(&mut m, "MQSim", |_| false)?;
-        if merged > 1 {
-            for p in &mut m.report.parameters[start..] {
-                p.source = format!("flow {} (line {}): {}", k + 1, flow.line, p.source);
-            }
-        }
+    } else {
+        super::mqsim_flows::flows(&mut flows, &mut m, path, ctx)?;
     }
     m.report.recount();
     Ok(Scenario { mapping: m, trace })
 }
 
-/// Several flows run as one when they differ only in seed, queue depth or intensity and
-/// priority class; otherwise they need the multi-queue host.
-fn check_mergeable(flows: &mut [Flow], file: &str, index: usize) -> Result<()> {
-    if flows.len() == 1 {
-        return Ok(());
-    }
-    let refuse = |why: String| -> anyhow::Error {
-        anyhow!(
-            "{file}: scenario {index} has {} flows and {why}: ssdlab's host runs one flow until the multi-queue host \
-             (issue 19); flows that differ only in seed, queue depth / intensity and priority class run merged. Split \
-             the scenario, or make the flows alike",
-            flows.len()
-        )
-    };
-    if flows.iter().any(|f| f.trace) {
-        return Err(refuse("one of them replays a trace".into()));
-    }
-    let keep = ["Seed", "Average_No_of_Reqs_in_Queue", "Intensity", "Priority_Class"];
-    let first: Vec<(String, String, u32)> = flows[0]
-        .items
-        .all()
-        .filter(|i| !keep.contains(&i.key.as_str()))
-        .map(|i| (i.key.clone(), i.value.clone(), i.line))
-        .collect();
-    for f in &flows[1..] {
-        for (key, value, line) in &first {
-            let theirs = f.items.all().filter(|i| &i.key == key).last();
-            match theirs {
-                Some(i) if &i.value == value => {}
-                Some(i) => {
-                    return Err(refuse(format!(
-                        "their {key} differ ('{value}' on line {line}, '{}' on line {})",
-                        i.value, i.line
-                    )))
-                }
-                None => return Err(refuse(format!("the flow on line {} has no {key}", f.line))),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The parameters of a second or later merged flow.
-fn merged_flow(items: &mut Items, m: &mut Mapping, k: usize) -> Result<()> {
-    for item in items.take_all() {
-        let note = match item.key.as_str() {
-            "Seed" => (Fate::Approximated, "the merged flow draws from flow 1's seed".to_string()),
-            "Average_No_of_Reqs_in_Queue" | "Intensity" => {
-                (Fate::Mapped, "added to flow 1's (the flows run merged)".to_string())
-            }
-            "Priority_Class" => (
-                Fate::NotModelled,
-                "the flows run merged: [[flows]] would keep their classes, this import does not build them yet (issue 24)"
-                    .to_string(),
-            ),
-            _ => (Fate::Mapped, format!("equal to flow 1's: flow {} runs merged with it", k + 1)),
-        };
-        m.param(&item, note.0, &[], note.1);
-    }
-    Ok(())
-}
-
-fn percent(item: &Item) -> Result<u64> {
+pub(super) fn percent(item: &Item) -> Result<u64> {
     let v = whole(item)?;
     if v > 100 {
         bail!("{}:{}: {}: {v} is not a percentage (0 to 100)", item.file, item.line, item.key);
@@ -221,8 +148,10 @@ fn percent(item: &Item) -> Result<u64> {
     Ok(v)
 }
 
-fn id_list(item: &Item, size: u32, what: &str) -> Result<bool> {
+/// The ids an `*_IDs` element lists, and whether they are all of the device's.
+pub(super) fn id_list(item: &Item, size: u32, what: &str) -> Result<(Vec<u32>, bool)> {
     let mut seen = vec![false; size as usize];
+    let mut ids = Vec::new();
     for part in item.value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let id: u32 = part
             .parse()
@@ -230,29 +159,62 @@ fn id_list(item: &Item, size: u32, what: &str) -> Result<bool> {
         let slot = seen.get_mut(id as usize).ok_or_else(|| {
             anyhow!("{}:{}: {}: {what} {id} does not exist (the device has {size})", item.file, item.line, item.key)
         })?;
+        if !*slot {
+            ids.push(id);
+        }
         *slot = true;
     }
-    Ok(seen.iter().all(|&s| s))
+    if ids.is_empty() {
+        bail!("{}:{}: {}: no {what} listed: the flow would have nowhere to go", item.file, item.line, item.key);
+    }
+    Ok((ids, seen.iter().all(|&s| s)))
 }
 
-/// Parameters every flow has.
-fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
-    if let Some(item) = items.take("Priority_Class") {
-        if !["URGENT", "HIGH", "MEDIUM", "LOW"].contains(&item.value.as_str()) {
-            bail!(
-                "{}:{}: Priority_Class: unknown value '{}' (MQSim: URGENT, HIGH, MEDIUM, LOW)",
-                item.file,
-                item.line,
-                item.value
-            );
-        }
-        m.param(
-            &item,
-            Fate::Approximated,
-            &[],
-            "one flow here: classes order the flows of [[flows]], which this import does not build yet (issue 24)",
-        );
+/// How many of the kind an `*_IDs` element names the device has.
+pub(super) fn size_of(c: &Config, key: &str) -> u32 {
+    let g = &c.geometry;
+    match key {
+        "Channel_IDs" => g.channels,
+        "Chip_IDs" => g.chips_per_channel,
+        "Die_IDs" => g.dies_per_chip,
+        _ => g.planes_per_die,
     }
+}
+
+pub(super) fn priority(item: &Item) -> Result<&'static str> {
+    Ok(match item.value.as_str() {
+        "URGENT" => "urgent",
+        "HIGH" => "high",
+        "MEDIUM" => "medium",
+        "LOW" => "low",
+        _ => bail!(
+            "{}:{}: Priority_Class: unknown value '{}' (MQSim: URGENT, HIGH, MEDIUM, LOW)",
+            item.file,
+            item.line,
+            item.value
+        ),
+    })
+}
+
+/// A QUEUE_DEPTH flow's `Average_No_of_Reqs_in_Queue` (0 when absent).
+pub(super) fn queue_depth(items: &Items) -> Result<u64> {
+    items.all().filter(|i| i.key == "Average_No_of_Reqs_in_Queue").last().map(whole).transpose().map(|d| d.unwrap_or(0))
+}
+
+/// A flow over the whole drive: its `*_IDs` elements name every channel, chip, die and
+/// plane (checked by the caller).
+fn whole_device(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
+    for (key, what) in [("Channel_IDs", "channel"), ("Chip_IDs", "chip"), ("Die_IDs", "die"), ("Plane_IDs", "plane")] {
+        if let Some(item) = items.take(key) {
+            id_list(&item, size_of(ctx.device, key), what)?;
+            m.param(&item, Fate::Mapped, &[], format!("every {what} of the device"));
+        }
+    }
+    Ok(())
+}
+
+/// The device-wide parameters of a flow: its caching mode and initial occupancy.
+pub(super) fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
     if let Some(item) = items.take("Device_Level_Data_Caching_Mode") {
         let from = origin(&item);
         match item.value.as_str() {
@@ -285,26 +247,6 @@ fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
             ),
         }
     }
-    let g = &ctx.device.geometry;
-    for (key, size, what) in [
-        ("Channel_IDs", g.channels, "channel"),
-        ("Chip_IDs", g.chips_per_channel, "chip"),
-        ("Die_IDs", g.dies_per_chip, "die"),
-        ("Plane_IDs", g.planes_per_die, "plane"),
-    ] {
-        if let Some(item) = items.take(key) {
-            if id_list(&item, size, what)? {
-                m.param(&item, Fate::Mapped, &[], format!("every {what} of the device"));
-            } else {
-                m.report.warnings.push(format!(
-                    "{}:{}: {key} confines the flow to some {what}s; ssdlab's flow uses the whole device until the \
-                     multi-queue host (issue 19)",
-                    item.file, item.line
-                ));
-                m.param(&item, Fate::NotModelled, &[], "flows confined to part of the device need the multi-queue host (issue 19): the flow uses every one");
-            }
-        }
-    }
     if let Some(item) = items.take("Initial_Occupancy_Percentage") {
         let p = percent(&item)?;
         if ctx.preconditioning == Some(false) {
@@ -328,7 +270,7 @@ fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ctx: &Context) -> Result<TraceFlow> {
+pub(super) fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ctx: &Context) -> Result<TraceFlow> {
     let file = items.file.clone();
     let given = items.take("File_Path").ok_or_else(|| anyhow!("{file}: a trace-based flow without <File_Path>"))?;
     // MQSim runs on Windows and Linux: either separator.
@@ -379,14 +321,11 @@ fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ctx: &Context
     Ok(TraceFlow { path, time_unit: unit, percent: pct })
 }
 
-fn synthetic(
-    items: &mut Items,
-    m: &mut Mapping,
-    ctx: &Context,
-    depth: u64,
-    intensity: u64,
-    flows: usize,
-) -> Result<()> {
+/// A synthetic flow's workload and host keys. `depth_share`: the queue depth of this flow
+/// and of all the scenario's QUEUE_DEPTH flows together (a Stop_Time becomes a request
+/// count at this flow's share of what they sustain together).
+pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth_share: (u64, u64)) -> Result<()> {
+    let (depth, all_depth) = depth_share;
     let file = items.file.clone();
     let get = |items: &mut Items, key: &str| -> Result<Item> {
         items.take(key).ok_or_else(|| anyhow!("{file}: a synthetic flow without <{key}>"))
@@ -529,9 +468,9 @@ fn synthetic(
 
     // Generator: a closed loop at the flow's queue depth, or arrivals at its bandwidth.
     let generator = get(items, "Synthetic_Generator_Type")?;
-    let merged = if flows > 1 { format!(" (the sum over the {flows} merged flows)") } else { String::new() };
     let depth_item = items.take("Average_No_of_Reqs_in_Queue");
     let intensity_item = items.take("Intensity");
+    let intensity = intensity_item.as_ref().map(whole).transpose()?.unwrap_or(0);
     let interarrival = match generator.value.as_str() {
         "QUEUE_DEPTH" => {
             if let Some(i) = &depth_item {
@@ -548,13 +487,13 @@ fn synthetic(
                 );
             }
             m.set("host.replay", "closed-loop", &origin(&generator));
-            m.set("host.queue_depth", depth as i64, &format!("Average_No_of_Reqs_in_Queue{merged}"));
+            m.set("host.queue_depth", depth as i64, "Average_No_of_Reqs_in_Queue");
             m.set("workload.interarrival_ns", 0, "closed loop");
             m.param(
                 &generator,
                 Fate::Mapped,
                 &["host.replay", "host.queue_depth"],
-                format!("closed loop keeping {depth} requests outstanding{merged}"),
+                format!("closed loop keeping {depth} requests outstanding"),
             );
             None
         }
@@ -575,12 +514,12 @@ fn synthetic(
             }
             let gap = ((block as f64 / intensity as f64) * 1e9).round().max(1.0) as u64;
             m.set("host.replay", "open-loop", &origin(&generator));
-            m.set("workload.interarrival_ns", gap as i64, &format!("request size / Intensity {intensity} B/s{merged}"));
+            m.set("workload.interarrival_ns", gap as i64, &format!("request size / Intensity {intensity} B/s"));
             m.param(
                 &generator,
                 Fate::Approximated,
                 &["host.replay", "workload.interarrival_ns"],
-                format!("arrivals every {gap} ns (request size / Intensity{merged}), evenly spaced"),
+                format!("arrivals every {gap} ns (request size / Intensity), evenly spaced"),
             );
             Some(gap)
         }
@@ -613,8 +552,14 @@ fn synthetic(
         let (n, how) = match interarrival {
             Some(gap) => (stop_ns / gap + 1, format!("{stop_ns} ns / {gap} ns between arrivals")),
             None => {
-                let iops = closed_loop_iops(ctx.device, read_fraction, block, depth);
-                (((stop_ns as f64 / 1e9) * iops).ceil().max(1.0) as u64, format!("{} s x an estimated {iops:.0} IOPS (queue depth / unloaded latency, capped by the device's peak)", stop_ns as f64 / 1e9))
+                let all = closed_loop_iops(ctx.device, read_fraction, block, all_depth.max(depth));
+                let iops = all * depth as f64 / all_depth.max(depth) as f64;
+                let shared = if all_depth > depth {
+                    format!(" ({depth} of the {all_depth} requests the scenario's flows keep outstanding)")
+                } else {
+                    String::new()
+                };
+                (((stop_ns as f64 / 1e9) * iops).ceil().max(1.0) as u64, format!("{} s x an estimated {iops:.0} IOPS (queue depth / unloaded latency, capped by the device's peak{shared})", stop_ns as f64 / 1e9))
             }
         };
         m.set("workload.count", n as i64, &format!("Stop_Time {stop_ns} ns: {how}"));

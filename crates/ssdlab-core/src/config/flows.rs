@@ -50,6 +50,25 @@ pub struct Flow {
     /// Added to every request's address (to give flows their own logical ranges, as
     /// MQSim's flows have).
     pub offset_bytes: u64,
+    /// The flow's logical range from `offset_bytes`: a request's address wraps within it
+    /// (0 = no range: addresses go as they are, plus the offset).
+    pub size_bytes: u64,
+    /// The unit of the trace's time column (`ps`, `ns`, `us`, `ms`, `s`; empty = the
+    /// format's own). `--time-unit` overrides it for every flow.
+    pub time_unit: String,
+    /// Replay only the first this-many percent of the trace's records (MQSim's
+    /// `Percentage_To_Be_Executed`).
+    pub replay_percent: u32,
+    /// Replay the trace this many times, each replay one mean inter-arrival gap after the
+    /// previous one's last record (MQSim's `Relay_Count`).
+    pub runs: u32,
+    /// The channels, chips (of a channel), dies (of a chip) and planes (of a die) the
+    /// flow's data is placed on (empty = all); needs `size_bytes`. MQSim's `Channel_IDs`,
+    /// `Chip_IDs`, `Die_IDs` and `Plane_IDs`.
+    pub channels: Vec<u32>,
+    pub chips: Vec<u32>,
+    pub dies: Vec<u32>,
+    pub planes: Vec<u32>,
 }
 
 impl Flow {
@@ -60,6 +79,26 @@ impl Flow {
         } else {
             self.name.clone()
         }
+    }
+
+    /// Moves a record of this flow into the flow's logical range: within `size_bytes`
+    /// (MQSim: the address modulo the flow's size; a request that would cross the end
+    /// starts early enough to fit), then up by `offset_bytes`.
+    pub fn place(&self, record: &mut ssdlab_trace::Record) {
+        if self.size_bytes > 0 {
+            let start = record.offset_bytes % self.size_bytes;
+            record.offset_bytes = if start + record.size_bytes > self.size_bytes {
+                self.size_bytes.saturating_sub(record.size_bytes)
+            } else {
+                start
+            };
+        }
+        record.offset_bytes = record.offset_bytes.saturating_add(self.offset_bytes);
+    }
+
+    /// Whether the flow's data is confined to part of the drive.
+    pub fn is_partitioned(&self) -> bool {
+        !(self.channels.is_empty() && self.chips.is_empty() && self.dies.is_empty() && self.planes.is_empty())
     }
 }
 
@@ -74,6 +113,14 @@ impl Default for Flow {
             priority: FlowPriority::High,
             start_ns: 0,
             offset_bytes: 0,
+            size_bytes: 0,
+            time_unit: String::new(),
+            replay_percent: 100,
+            runs: 1,
+            channels: Vec::new(),
+            chips: Vec::new(),
+            dies: Vec::new(),
+            planes: Vec::new(),
         }
     }
 }
@@ -112,7 +159,13 @@ impl Arbitration {
     }
 }
 
-pub(crate) fn validate(flows: &[Flow], arbitration: &Arbitration, errors: &mut Vec<ConfigError>) {
+pub(crate) fn validate(
+    flows: &[Flow],
+    arbitration: &Arbitration,
+    geometry: &super::Geometry,
+    logical_bytes: Option<u64>,
+    errors: &mut Vec<ConfigError>,
+) {
     if flows.len() > 64 {
         errors.push(err("flows", "at most 64 flows"));
     }
@@ -134,6 +187,73 @@ pub(crate) fn validate(flows: &[Flow], arbitration: &Arbitration, errors: &mut V
         }
         if f.queue_depth > 65_536 {
             errors.push(err(&key("queue_depth"), "must be at most 65536 (0 = open loop)"));
+        }
+        if !f.time_unit.is_empty() && f.time_unit.parse::<ssdlab_trace::TimeUnit>().is_err() {
+            errors.push(err(&key("time_unit"), format!("'{}': expected ps, ns, us, ms or s", f.time_unit)));
+        }
+        if !(1..=100).contains(&f.replay_percent) {
+            errors.push(err(&key("replay_percent"), "must be between 1 and 100"));
+        }
+        if f.runs == 0 {
+            errors.push(err(&key("runs"), "must be at least 1"));
+        }
+        if f.trace.is_empty() {
+            for (bad, field) in [
+                (!f.time_unit.is_empty(), "time_unit"),
+                (f.replay_percent != 100, "replay_percent"),
+                (f.runs != 1, "runs"),
+            ] {
+                if bad {
+                    errors.push(err(&key(field), "applies to a trace flow only"));
+                }
+            }
+        }
+        let logical_bytes = logical_bytes.unwrap_or(u64::MAX);
+        if f.size_bytes > 0 && f.offset_bytes.saturating_add(f.size_bytes) > logical_bytes {
+            errors.push(err(
+                &key("size_bytes"),
+                format!(
+                    "offset_bytes + size_bytes = {} is beyond the drive's logical capacity ({logical_bytes} bytes)",
+                    f.offset_bytes.saturating_add(f.size_bytes)
+                ),
+            ));
+        }
+        let sizes = [
+            ("channels", geometry.channels),
+            ("chips", geometry.chips_per_channel),
+            ("dies", geometry.dies_per_chip),
+            ("planes", geometry.planes_per_die),
+        ];
+        for ((field, size), list) in sizes.into_iter().zip([&f.channels, &f.chips, &f.dies, &f.planes]) {
+            if let Some(bad) = list.iter().find(|&&id| id >= size) {
+                errors.push(err(&key(field), format!("{bad} does not exist (the device has {size}, numbered from 0)")));
+            }
+            if (1..list.len()).any(|i| list[..i].contains(&list[i])) {
+                errors.push(err(&key(field), "lists an id twice"));
+            }
+        }
+        if f.is_partitioned() {
+            let page = u64::from(geometry.page_size_bytes.max(1));
+            if f.size_bytes == 0 {
+                errors.push(err(&key("size_bytes"), "a flow confined to part of the drive needs its logical range"));
+            } else if f.offset_bytes % page != 0 || f.size_bytes % page != 0 {
+                errors.push(err(
+                    &key("size_bytes"),
+                    format!(
+                        "a confined flow's offset_bytes and size_bytes must be multiples of the page ({page} bytes)"
+                    ),
+                ));
+            }
+            for (j, g) in flows[..k].iter().enumerate().filter(|(_, g)| g.is_partitioned()) {
+                let overlap = f.offset_bytes < g.offset_bytes.saturating_add(g.size_bytes)
+                    && g.offset_bytes < f.offset_bytes.saturating_add(f.size_bytes);
+                if overlap {
+                    errors.push(err(
+                        &key("offset_bytes"),
+                        format!("its logical range overlaps flows[{j}]'s: confined flows need ranges of their own"),
+                    ));
+                }
+            }
         }
     }
     for (weight, key) in [

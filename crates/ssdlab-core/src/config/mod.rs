@@ -540,7 +540,9 @@ impl Config {
         self.link.validate(&mut errors);
         let physical_pages = u64::try_from(self.geometry.physical_pages()).unwrap_or(u64::MAX);
         self.cmt.validate(physical_pages, mapped_page, &mut errors);
-        flows::validate(&self.flows, &self.arbitration, &mut errors);
+        // (The capacity only of a valid device: an invalid geometry may not compute.)
+        let logical = (errors.is_empty() && self.flows.iter().any(|f| f.size_bytes > 0)).then(|| self.logical_bytes());
+        flows::validate(&self.flows, &self.arbitration, &self.geometry, logical, &mut errors);
         if !self.flows.is_empty() {
             let refuse = [
                 (self.host.replay == ReplayMode::Burst, "host.replay", "burst replay is for one workload"),
@@ -626,6 +628,9 @@ impl Config {
         let h = &self.host;
         if h.replay == ReplayMode::ClosedLoop && h.queue_depth == 0 {
             errors.push(err("host.queue_depth", "closed-loop replay needs a queue depth of at least 1"));
+        }
+        if !h.time_unit.is_empty() && h.time_unit.parse::<ssdlab_trace::TimeUnit>().is_err() {
+            errors.push(err("host.time_unit", format!("'{}': expected ps, ns, us, ms or s", h.time_unit)));
         }
         if !(h.speed_factor.is_finite() && h.speed_factor > 0.0) {
             errors.push(err("host.speed_factor", "must be a positive number"));

@@ -547,6 +547,9 @@ pub struct Host {
     /// The thesis' default is the trace's mean inter-arrival time, which the CLI
     /// measures when this is 0.
     pub burst_gap_ns: u64,
+    /// The unit of the trace's time column (`ps`, `ns`, `us`, `ms`, `s`; empty = the
+    /// format's own). `--time-unit` overrides it.
+    pub time_unit: String,
 }
 
 impl Default for Host {
@@ -561,6 +564,7 @@ impl Default for Host {
             unwritten_reads: WhatIfUnwritten::Precondition,
             request_overhead_ns: 0,
             burst_gap_ns: 0,
+            time_unit: String::new(),
         }
     }
 }

@@ -20,7 +20,8 @@ pub(crate) struct FlowState {
     priority: FlowPriority,
     queue_depth: u32,
     start_ns: u64,
-    offset_bytes: u64,
+    /// Where its records go in the logical space (`Flow::place`).
+    placement: crate::config::Flow,
     source: Option<Box<dyn RecordSource>>,
     pending: Option<Record>,
     /// The first record's time (open loop: times are relative to it).
@@ -61,7 +62,7 @@ impl Flows {
                 priority: f.priority,
                 queue_depth: f.queue_depth,
                 start_ns: f.start_ns,
-                offset_bytes: f.offset_bytes,
+                placement: f.clone(),
                 source: Some(source),
                 pending: None,
                 base_ns: None,
@@ -107,7 +108,7 @@ impl Simulator<'_> {
             Some(record) => {
                 let mut record = record?;
                 f.base_ns.get_or_insert(record.arrival_ns);
-                record.offset_bytes = record.offset_bytes.saturating_add(f.offset_bytes);
+                f.placement.place(&mut record);
                 f.pending = Some(record);
                 Ok(true)
             }

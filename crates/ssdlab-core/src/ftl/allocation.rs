@@ -1,6 +1,9 @@
 //! PLAlloc (PA §2.1): the choice of channel, chip, die and plane for a written page.
 //! Static striping by logical page in a configurable order (CWDP and the other
 //! permutations), round-robin by write count in the same order, or dynamic least-busy.
+//! Zones confine a range of logical pages (a host flow's) to part of the drive: the same
+//! policies, over the zone's planes only (MQSim's flows pinned to channels, chips, dies
+//! and planes).
 
 use crate::config::PlaneAllocation;
 use crate::flash::Address;
@@ -13,13 +16,75 @@ pub struct PlaneAllocator {
     counter: u64,
     /// Rotating start for least-busy tie breaks, so equal loads spread evenly.
     rotate: u32,
+    zones: Vec<Zone>,
+}
+
+/// Logical pages `first..end` live on the planes of the given channels, chips, dies and
+/// planes (their cartesian product; an empty list is every one).
+#[derive(Clone, Debug)]
+pub struct Zone {
+    pub first: u32,
+    pub end: u32,
+    /// The zone's planes in striping order: page `first + i` goes to `planes[i % len]`.
+    planes: Vec<u32>,
+    counter: u64,
+    rotate: u32,
 }
 
 impl PlaneAllocator {
     pub fn new(kind: PlaneAllocation, order: &str) -> Self {
         let mut letters = [0u8; 4];
         letters.copy_from_slice(&order.as_bytes()[..4]);
-        PlaneAllocator { kind, order: letters, counter: 0, rotate: 0 }
+        PlaneAllocator { kind, order: letters, counter: 0, rotate: 0, zones: Vec::new() }
+    }
+
+    /// Confines logical pages `first..end` to the product of `lists` (channels, chips,
+    /// dies, planes within a die; empty = all), striped in the allocator's order.
+    pub fn add_zone(&mut self, addr: &Address, first: u32, end: u32, lists: [&[u32]; 4]) {
+        let sizes = [addr.channels, addr.chips_per_channel, addr.dies_per_chip, addr.planes_per_die];
+        let ids: Vec<Vec<u32>> =
+            (0..4).map(|d| if lists[d].is_empty() { (0..sizes[d]).collect() } else { lists[d].to_vec() }).collect();
+        let count: usize = ids.iter().map(Vec::len).product();
+        let planes = (0..count as u64)
+            .map(|index| {
+                let mut slot = [0u32; 4];
+                let mut rest = index;
+                for letter in self.order {
+                    let d = match letter {
+                        b'c' => 0,
+                        b'w' => 1,
+                        b'd' => 2,
+                        _ => 3,
+                    };
+                    slot[d] = ids[d][(rest % ids[d].len() as u64) as usize];
+                    rest /= ids[d].len() as u64;
+                }
+                addr.plane_at(slot[0], slot[1], slot[2], slot[3])
+            })
+            .collect();
+        self.zones.push(Zone { first, end, planes, counter: 0, rotate: 0 });
+    }
+
+    fn zone_of(&self, lpn: u32) -> Option<usize> {
+        if self.zones.is_empty() {
+            return None;
+        }
+        self.zones.iter().position(|z| (z.first..z.end).contains(&lpn))
+    }
+
+    pub fn has_zones(&self) -> bool {
+        !self.zones.is_empty()
+    }
+
+    /// The plane static striping gives `lpn` (within its zone, if it has one).
+    pub fn home(&self, addr: &Address, lpn: u32) -> u32 {
+        match self.zone_of(lpn) {
+            Some(z) => {
+                let z = &self.zones[z];
+                z.planes[((lpn - z.first) as usize) % z.planes.len()]
+            }
+            None => self.striped(addr, lpn as u64),
+        }
     }
 
     /// Plane of the `index`-th stripe unit under the configured order.
@@ -51,37 +116,52 @@ impl PlaneAllocator {
         die_load: impl Fn(u32) -> usize,
         writable: impl Fn(u32) -> bool,
     ) -> u32 {
-        match self.kind {
-            PlaneAllocation::Static => self.striped(addr, lpn as u64),
+        if self.kind == PlaneAllocation::Static {
+            return self.home(addr, lpn);
+        }
+        // The candidates, in striping order, and the rotation state they advance.
+        let zone = self.zone_of(lpn);
+        let (count, mut counter, mut rotate) = match zone {
+            Some(z) => (self.zones[z].planes.len() as u64, self.zones[z].counter, self.zones[z].rotate),
+            None => (addr.planes() as u64, self.counter, self.rotate),
+        };
+        let at = |i: u64| match zone {
+            Some(z) => self.zones[z].planes[(i % count) as usize],
+            None => self.striped(addr, i),
+        };
+        let chosen = match self.kind {
+            PlaneAllocation::Static => unreachable!("returned above"),
             PlaneAllocation::RoundRobin => {
-                let planes = addr.planes() as u64;
-                let first = self.striped(addr, self.counter);
-                let mut chosen = first;
-                for k in 0..planes {
-                    let plane = self.striped(addr, self.counter + k);
+                let mut chosen = at(counter);
+                for k in 0..count {
+                    let plane = at(counter + k);
                     if writable(plane) {
                         chosen = plane;
-                        self.counter += k;
+                        counter += k;
                         break;
                     }
                 }
-                self.counter += 1;
+                counter += 1;
                 chosen
             }
             PlaneAllocation::LeastBusy => {
-                let planes = addr.planes();
                 let mut best = (true, usize::MAX, 0);
-                for i in 0..planes {
-                    let plane = self.striped(addr, ((i + self.rotate) % planes) as u64);
+                for i in 0..count {
+                    let plane = at((i + rotate as u64) % count);
                     let key = (!writable(plane), die_load(addr.die_of_plane(plane)), plane);
                     if (key.0, key.1) < (best.0, best.1) {
                         best = key;
                     }
                 }
-                self.rotate = (self.rotate + 1) % planes;
+                rotate = ((rotate as u64 + 1) % count) as u32;
                 best.2
             }
+        };
+        match zone {
+            Some(z) => (self.zones[z].counter, self.zones[z].rotate) = (counter, rotate),
+            None => (self.counter, self.rotate) = (counter, rotate),
         }
+        chosen
     }
 }
 
@@ -128,5 +208,27 @@ mod tests {
         let target_die = 5;
         let plane = p.choose(&a, 0, |die| if die == target_die { 0 } else { 3 }, |_| true);
         assert_eq!(a.die_of_plane(plane), target_die);
+    }
+
+    #[test]
+    fn zones_confine_their_pages_to_their_planes() {
+        let a = addr();
+        for kind in [PlaneAllocation::Static, PlaneAllocation::RoundRobin, PlaneAllocation::LeastBusy] {
+            let mut p = PlaneAllocator::new(kind, "cwdp");
+            // Pages 100..200 on channel 1, chip 0, both dies, plane 1 only.
+            p.add_zone(&a, 100, 200, [&[1], &[0], &[], &[1]]);
+            let inside: std::collections::BTreeSet<u32> =
+                (100..200).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true)).collect();
+            assert_eq!(inside, [a.plane_at(1, 0, 0, 1), a.plane_at(1, 0, 1, 1)].into_iter().collect(), "{kind:?}");
+            // Static striping inside the zone follows the order: the die varies first here.
+            if kind == PlaneAllocation::Static {
+                assert_eq!(p.home(&a, 100), a.plane_at(1, 0, 0, 1));
+                assert_eq!(p.home(&a, 101), a.plane_at(1, 0, 1, 1));
+            }
+            // Pages outside keep the whole drive.
+            let outside: std::collections::BTreeSet<u32> =
+                (0..64).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true)).collect();
+            assert_eq!(outside.len(), 16, "{kind:?}");
+        }
     }
 }

@@ -265,7 +265,7 @@ impl Ftl {
     ) -> Result<(), String> {
         let pc = &config.precondition;
         let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "precondition"));
-        // Static striping depends only on lpn mod planes: tabulate it once.
+        // Static striping depends only on lpn mod planes (without zones): tabulate it once.
         let plane_count = self.addr.planes();
         let plane_of_residue: Vec<u32> = (0..plane_count).map(|r| planes.striped(&self.addr, r as u64)).collect();
         // Rewrites per valid page so that the fill ends at the background threshold.
@@ -306,7 +306,11 @@ impl Ftl {
             let lpn_at = |i: u64| lpn_of(window_start + (i * stride + offset) % len);
             for i in 0..len {
                 let lpn = lpn_at(i);
-                let plane = plane_of_residue[(lpn % plane_count) as usize];
+                let plane = if planes.has_zones() {
+                    planes.home(&self.addr, lpn)
+                } else {
+                    plane_of_residue[(lpn % plane_count) as usize]
+                };
                 if !self.place_in(lpn, plane, limit) {
                     self.place(lpn, planes, limit).map_err(|_| does_not_fit(report.valid_pages))?;
                 }
@@ -399,7 +403,7 @@ impl Ftl {
     /// One page of the steady-state write stream: into its statically striped plane (the
     /// next plane with room if that one is full of valid data), then GC as the plane needs.
     fn steady_write(&mut self, lpn: u32, planes: &PlaneAllocator, now: u64) -> Result<(), String> {
-        let first = planes.striped(&self.addr, lpn as u64);
+        let first = planes.home(&self.addr, lpn);
         let total = self.addr.planes();
         for k in 0..total {
             let plane = (first + k) % total;
@@ -468,7 +472,7 @@ impl Ftl {
     /// by reads of never-written pages under `unwritten_reads = "precondition"`.
     /// Planes are filled down to `limit` free blocks at most.
     pub fn place(&mut self, lpn: u32, planes: &mut PlaneAllocator, limit: u32) -> Result<(), NoRoom> {
-        let first = planes.striped(&self.addr, lpn as u64);
+        let first = planes.home(&self.addr, lpn);
         let total = self.addr.planes();
         // Static placement first; if that plane is full, the next planes in order.
         for k in 0..total {

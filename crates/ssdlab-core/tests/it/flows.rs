@@ -91,3 +91,68 @@ fn flows_are_refused_where_they_are_not_modelled() {
     assert!(errors.iter().any(|e| e.key == "flows[0].trace"), "{errors:?}");
     assert!(errors.iter().any(|e| e.key == "host.runs"), "{errors:?}");
 }
+
+/// The latest write completion of each of two flows that write 8 pages each at time 0 on
+/// a drive of two dies, each flow confined to the dies given (MQSim's `Die_IDs`), in 500-us
+/// programs. Each flow's records wrap within its 64-page range, placed after its offset.
+fn confined_flows(a: Vec<u32>, b: Vec<u32>) -> (f64, f64) {
+    let page = 4096;
+    let mut c = tiny(1, 1, 2, 1);
+    slc_like(&mut c);
+    c.flows = [("a", a, 0u64), ("b", b, 64)]
+        .into_iter()
+        .map(|(name, dies, first)| Flow {
+            name: name.into(),
+            trace: "in memory".into(),
+            offset_bytes: first * page,
+            size_bytes: 64 * page,
+            dies,
+            ..Flow::default()
+        })
+        .collect();
+    // Pages 64.. of each flow's own numbering wrap to 0..8 of its range.
+    let (ra, rb): (Vec<Record>, Vec<Record>) = (
+        (0..8).map(|k| rec(0, Op::Write, 64 + k, 1, page)).collect(),
+        (0..8).map(|k| rec(0, Op::Write, k, 1, page)).collect(),
+    );
+    let all: Vec<Record> = ra.iter().chain(rb.iter()).cloned().collect();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
+    let sources: Vec<Box<dyn RecordSource>> = vec![Box::new(VecSource::new(ra)), Box::new(VecSource::new(rb))];
+    c.output.check_every = 1;
+    let mut sim = Simulator::new_with_flows(c, factory, sources, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    let programs = |f: &FlowSummary| f.write.latency_ns.max as f64 / 500_000.0;
+    (programs(&report.flows[0]), programs(&report.flows[1]))
+}
+
+#[test]
+fn confined_flows_write_only_on_their_dies() {
+    // Each on its own die: 8 programs in a row each, in parallel.
+    let (a, b) = confined_flows(vec![1], vec![0]);
+    assert!((a - 8.0).abs() < 0.01 && (b - 8.0).abs() < 0.01, "{a} {b}");
+    // Both on die 1: 16 programs in a row there (die 0 idle).
+    let (a, b) = confined_flows(vec![1], vec![1]);
+    assert!((a.max(b) - 16.0).abs() < 0.01, "{a} {b}");
+    // Unconfined, striped over both dies: 16 programs on two dies.
+    let (a, b) = confined_flows(vec![], vec![]);
+    assert!((a.max(b) - 8.0).abs() < 0.01, "{a} {b}");
+}
+
+#[test]
+fn confined_flows_are_checked() {
+    let mut c = tiny(1, 1, 2, 1);
+    c.flows = vec![Flow { trace: "t".into(), dies: vec![2], ..Flow::default() }];
+    let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(e.contains("flows[0].dies: 2 does not exist") && e.contains("needs its logical range"), "{e}");
+    c.flows = vec![
+        Flow { trace: "t".into(), dies: vec![0], size_bytes: 8192, ..Flow::default() },
+        Flow { trace: "t".into(), planes: vec![0], offset_bytes: 4096, size_bytes: 8192, ..Flow::default() },
+    ];
+    let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(e.contains("flows[1].offset_bytes") && e.contains("overlaps flows[0]"), "{e}");
+    c.flows = vec![Flow { synthetic: Some(Default::default()), runs: 2, time_unit: "s".into(), ..Flow::default() }];
+    let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(e.contains("flows[0].runs: applies to a trace flow only") && e.contains("flows[0].time_unit"), "{e}");
+}
