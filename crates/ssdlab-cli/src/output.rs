@@ -502,11 +502,15 @@ pub fn summary_text(o: &Outcome) -> String {
             import.counts_line()
         );
     }
+    // With flows each flow replays its own way (its line below).
+    let replay = if r.flows.is_empty() {
+        format!("{}, runs: {}", r.host.replay, r.host.runs)
+    } else {
+        format!("{} flows", r.flows.len())
+    };
     out!(
         w,
-        "replay: {}, runs: {}, requests: {}, sub-requests: {}, simulated {:.6} s",
-        r.host.replay,
-        r.host.runs,
+        "replay: {replay}, requests: {}, sub-requests: {}, simulated {:.6} s",
         r.host.requests,
         r.host.sub_requests,
         r.simulated_ns as f64 / 1e9
