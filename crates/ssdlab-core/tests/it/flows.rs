@@ -13,6 +13,18 @@ fn reads(first_page: u64, count: u64) -> Vec<Record> {
     (0..count).map(|k| rec(0, Op::Read, first_page + k, 1, 4096)).collect()
 }
 
+/// Runs the config's two flows on these records, with invariant checks and verification.
+fn run_two(mut c: Config, ra: Vec<Record>, rb: Vec<Record>) -> Report {
+    let all: Vec<Record> = ra.iter().chain(rb.iter()).cloned().collect();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
+    let sources: Vec<Box<dyn RecordSource>> = vec![Box::new(VecSource::new(ra)), Box::new(VecSource::new(rb))];
+    c.output.check_every = 1;
+    let mut sim = Simulator::new_with_flows(c, factory, sources, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    sim.run_to_end().expect("run succeeds").0
+}
+
 /// Two closed-loop read flows of 20 requests at queue depth 2 on one die.
 fn two_flows(scheme: ArbitrationScheme, a: FlowPriority, b: FlowPriority) -> Vec<FlowSummary> {
     let mut c = tiny(1, 1, 1, 1);
@@ -29,15 +41,7 @@ fn two_flows(scheme: ArbitrationScheme, a: FlowPriority, b: FlowPriority) -> Vec
             ..Flow::default()
         })
         .collect();
-    let (ra, rb) = (reads(0, 20), reads(100, 20));
-    let all: Vec<Record> = ra.iter().chain(rb.iter()).cloned().collect();
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
-    let sources: Vec<Box<dyn RecordSource>> = vec![Box::new(VecSource::new(ra)), Box::new(VecSource::new(rb))];
-    c.output.check_every = 1;
-    let mut sim = Simulator::new_with_flows(c, factory, sources, Observers::default()).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
+    let report = run_two(c, reads(0, 20), reads(100, 20));
     assert_eq!(report.all.requests, 40);
     report.flows
 }
@@ -115,14 +119,7 @@ fn confined_flows(a: Vec<u32>, b: Vec<u32>) -> (f64, f64) {
         (0..8).map(|k| rec(0, Op::Write, 64 + k, 1, page)).collect(),
         (0..8).map(|k| rec(0, Op::Write, k, 1, page)).collect(),
     );
-    let all: Vec<Record> = ra.iter().chain(rb.iter()).cloned().collect();
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
-    let sources: Vec<Box<dyn RecordSource>> = vec![Box::new(VecSource::new(ra)), Box::new(VecSource::new(rb))];
-    c.output.check_every = 1;
-    let mut sim = Simulator::new_with_flows(c, factory, sources, Observers::default()).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
+    let report = run_two(c, ra, rb);
     let programs = |f: &FlowSummary| f.write.latency_ns.max as f64 / 500_000.0;
     (programs(&report.flows[0]), programs(&report.flows[1]))
 }
