@@ -78,6 +78,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_dir(seed, &mut config);
             draw_ipu(seed, &mut config);
             draw_controller(seed, &mut config, &mut records);
+            draw_flows(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -445,6 +446,77 @@ fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     }
 }
 
+/// Host flows (`[[flows]]`) in a quarter of the cases where they are modelled: the records
+/// dealt to two or three flows in turn (`flow_sources`), each flow its own share of the
+/// logical space, closed loop or open loop, its class, and in half of those cases pinned
+/// to some channels or dies (allocation zones).
+fn draw_flows(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-flows"));
+    if !rng.random_bool(0.25) {
+        return;
+    }
+    let mut drawn = c.clone();
+    let n = rng.random_range(2..=3u64);
+    let page = u64::from(drawn.geometry.page_size_bytes);
+    let size = drawn.logical_bytes() / n / page * page;
+    if size < page * 4 {
+        return;
+    }
+    let g = drawn.geometry.clone();
+    let pinned = rng.random_bool(0.5);
+    drawn.arbitration.scheme = pick(rng, &[ArbitrationScheme::RoundRobin, ArbitrationScheme::Weighted]);
+    drawn.flows = (0..n)
+        .map(|k| {
+            let mut f = Flow {
+                trace: "swarm".into(),
+                queue_depth: pick(rng, &[0, 0, 1, 4, 16]),
+                priority: pick(
+                    rng,
+                    &[FlowPriority::Urgent, FlowPriority::High, FlowPriority::Medium, FlowPriority::Low],
+                ),
+                offset_bytes: k * size,
+                size_bytes: size,
+                ..Flow::default()
+            };
+            if pinned {
+                // A subset each: a channel, else a die, else a plane (ids may be shared).
+                let (count, list) = if g.channels > 1 {
+                    (g.channels, &mut f.channels)
+                } else if g.dies_per_chip > 1 {
+                    (g.dies_per_chip, &mut f.dies)
+                } else {
+                    (g.planes_per_die, &mut f.planes)
+                };
+                if count > 1 {
+                    list.push((k as u32) % count);
+                }
+            }
+            f
+        })
+        .collect();
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
+/// The sources of a case's flows: record `i` goes to flow `i mod flows`.
+pub fn flow_sources(config: &Config, records: &[Record]) -> Vec<Box<dyn RecordSource>> {
+    let n = config.flows.len();
+    (0..n)
+        .map(|k| {
+            let own: Vec<Record> = records.iter().skip(k).step_by(n).cloned().collect();
+            Box::new(VecSource::new(own)) as Box<dyn RecordSource>
+        })
+        .collect()
+}
+
+/// The case's simulator (its flows' sources too).
+fn build(config: &Config, records: &[Record]) -> Result<Simulator<'static>, SimError> {
+    let all = records.to_vec();
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
+    Simulator::new_with_flows(config.clone(), factory, flow_sources(config, records), Observers::default())
+}
+
 /// Preconditioning places the pages the workload reads before writing them together with
 /// the `used_fraction` fill (and the SLC fill after both), and refuses a run whose fill
 /// and footprint do not fit above the GC thresholds, or whose SLC blocks cannot be filled
@@ -453,10 +525,8 @@ fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
 /// the case is unchanged.
 fn fit_precondition(c: &mut Config, records: &[Record]) {
     let fits = |c: &Config| {
-        let records = records.to_vec();
-        let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
         !matches!(
-            Simulator::new(c.clone(), factory, Observers::default()),
+            build(c, records),
             Err(SimError::Setup(m)) if m.contains("does not fit") || m.starts_with("precondition.slc_filled")
         )
     };
@@ -519,7 +589,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -589,6 +659,16 @@ fn describe(c: &Config, records: usize) -> String {
             )
         } else {
             "off".to_string()
+        },
+        if c.flows.is_empty() {
+            "none".to_string()
+        } else {
+            let each: Vec<String> = c
+                .flows
+                .iter()
+                .map(|f| format!("qd {} {} {:?}{:?}{:?}", f.queue_depth, f.priority.name(), f.channels, f.dies, f.planes))
+                .collect();
+            format!("{:?}: {}", c.arbitration.scheme, each.join("; "))
         }
     )
 }
@@ -606,9 +686,7 @@ pub fn event_budget(case: &SwarmCase) -> u64 {
 /// Runs a case with invariant checking and version-tagged data verification on, and the
 /// case's event budget as a livelock guard.
 pub fn run_case(case: &SwarmCase) -> Result<Report, SimError> {
-    let records = case.records.clone();
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
-    let mut sim = Simulator::new(case.config.clone(), factory, Observers::default())?;
+    let mut sim = build(&case.config, &case.records)?;
     sim.set_check(true);
     sim.set_verify(true);
     sim.set_event_budget(event_budget(case));

@@ -543,6 +543,15 @@ impl Config {
         // (The capacity only of a valid device: an invalid geometry may not compute.)
         let logical = (errors.is_empty() && self.flows.iter().any(|f| f.size_bytes > 0)).then(|| self.logical_bytes());
         flows::validate(&self.flows, &self.arbitration, &self.geometry, logical, &mut errors);
+        if self.super_page_pages() > 1 {
+            if let Some(k) = self.flows.iter().position(|f| f.is_partitioned()) {
+                errors.push(err(
+                    &format!("flows[{k}].channels"),
+                    "flows confined to some channels, chips, dies or planes are not modelled with super-pages \
+                     (ftl.super_page_channels / super_page_dies gang them)",
+                ));
+            }
+        }
         if !self.flows.is_empty() {
             let refuse = [
                 (self.host.replay == ReplayMode::Burst, "host.replay", "burst replay is for one workload"),

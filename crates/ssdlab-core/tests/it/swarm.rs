@@ -17,7 +17,8 @@ const KNOWN_FAILURES: &[u64] = &[];
 /// logical pages to fill it with (259, 344, 981: a setup error, not a run).
 const FIXED: &[u64] = &[
     115, 177, 178, 195, 197, 227, 231, 259, 344, 387, 407, 408, 431, 511, 594, 981, 1255, 1313, 1543, 1567, 1611, 1624,
-    2751, 2996,
+    2751, 2996, // Host flows beside the SPA hybrid's idle check (the single host had no record).
+    4,
 ];
 
 #[test]
@@ -167,4 +168,23 @@ fn the_swarm_draws_cached_mapping_tables_that_miss_and_write_back() {
         wrote_back += (cmt.write_backs > 0) as u32;
     }
     assert!(with_cmt >= 10 && wrote_back >= 5, "{with_cmt} cases with a table, {wrote_back} wrote back");
+}
+
+#[test]
+fn the_swarm_draws_host_flows_some_confined() {
+    // Some cases deal their records to host flows, some of those pinned to part of the
+    // drive; every flow's requests are counted (the swarm's checks then cover them).
+    let (mut with_flows, mut confined) = (0, 0);
+    for seed in 0..200 {
+        let case = ssdlab_core::swarm::case(seed);
+        if case.config.flows.is_empty() {
+            continue;
+        }
+        with_flows += 1;
+        confined += case.config.flows.iter().any(|f| f.is_partitioned()) as u32;
+        let report = ssdlab_core::swarm::run_case(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let per_flow: u64 = report.flows.iter().map(|f| f.all.requests).sum();
+        assert_eq!(per_flow, report.all.requests, "seed {seed}");
+    }
+    assert!(with_flows >= 5 && confined >= 2, "{with_flows} cases with flows, {confined} confined");
 }

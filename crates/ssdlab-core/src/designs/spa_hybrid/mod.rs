@@ -291,7 +291,8 @@ impl Simulator<'_> {
         let h = spa_ref!(self);
         self.outstanding == 0
             && h.idle_since_ns.is_some_and(|t| self.now >= t + self.config.hybrid.idle_ns)
-            && self.pending_arrival_ns() >= self.now
+            // (With host flows the single host has no record: their arrivals are events.)
+            && (self.pending_record.is_none() || self.pending_arrival_ns() >= self.now)
     }
 
     /// A request arrived: BG-DM stops; QPC-DM's idle episodes stop too (its busy ones are
