@@ -96,6 +96,8 @@ fn read_only_runs_on_every_preset_do_no_gc_programs_or_erases() {
 fn read_only_runs_on_random_devices_do_no_gc_programs_or_erases() {
     for seed in 0..40 {
         let mut c = ssdlab_core::swarm::case(seed).config;
+        // The runs below bring their own reads (one workload, not the case's host flows).
+        c.flows.clear();
         c.precondition.slc_filled = false;
         c.precondition.aged_invalid_fraction = 0.0;
         c.precondition.steady_state = seed % 3 == 0;
