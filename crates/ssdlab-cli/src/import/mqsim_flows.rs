@@ -5,59 +5,40 @@
 //! one another in the logical space in their order — confined to its channels, chips,
 //! dies and planes when its `*_IDs` elements name only some (`flows[k].channels` ...).
 
-use super::mqsim_workload::{common, id_list, priority, queue_depth, size_of, synthetic, trace_flow, Context, Flow};
+use super::mqsim_workload::{common, priority, queue_depth, synthetic, trace_flow, Context, Flow, PARTS};
 use super::{Assign, Fate, Items, Mapping};
 use anyhow::Result;
 use std::path::Path;
 
-/// The `*_IDs` elements: MQSim's name, the flow key, what it counts.
-const PARTS: [(&str, &str, &str); 4] = [
-    ("Channel_IDs", "channels", "channel"),
-    ("Chip_IDs", "chips", "chip"),
-    ("Die_IDs", "dies", "die"),
-    ("Plane_IDs", "planes", "plane"),
-];
-
 /// Parameters ssdlab has once per device: the first flow's value applies.
 const DEVICE_WIDE: [&str; 2] = ["Device_Level_Data_Caching_Mode", "Initial_Occupancy_Percentage"];
 
-/// Sets `[[flows]]` in `m` from the scenario's `flows`.
-pub(super) fn flows(flows: &mut [Flow], m: &mut Mapping, workload: &Path, ctx: &Context) -> Result<()> {
+/// Sets `[[flows]]` in `m` from the scenario's `flows`, confined to `lists` (each flow's
+/// channels, chips, dies and planes from `mqsim_workload::pinned`; empty = all).
+pub(super) fn flows(
+    flows: &mut [Flow],
+    lists: &[[Vec<u32>; 4]],
+    m: &mut Mapping,
+    workload: &Path,
+    ctx: &Context,
+) -> Result<()> {
     let c = ctx.device;
     let g = &c.geometry;
-    let file = m.report.files.last().cloned().unwrap_or_default();
-    // Each flow's id lists (empty: all of that kind), with the items they came from.
-    let mut lists: Vec<[Vec<u32>; 4]> = Vec::new();
-    let mut part_items = Vec::new();
-    for f in flows.iter_mut() {
-        let mut l: [Vec<u32>; 4] = Default::default();
-        let mut items = Vec::new();
-        for (d, (key, _, what)) in PARTS.iter().enumerate() {
-            if let Some(item) = f.items.take(key) {
-                let (ids, all) = id_list(&item, size_of(c, key), what)?;
-                if !all {
-                    l[d] = ids;
-                }
-                items.push((d, all, item));
-            }
-        }
-        lists.push(l);
-        part_items.push(items);
-    }
     // MQSim's address partitioning: plane p's logical capacity is shared equally by the
     // flows that use it.
     let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
     let uses = |l: &[Vec<u32>; 4], at: [u32; 4]| (0..4).all(|d| l[d].is_empty() || l[d].contains(&at[d]));
-    let mut planes = Vec::new();
-    for ch in 0..sizes[0] {
-        for chip in 0..sizes[1] {
-            for die in 0..sizes[2] {
-                for plane in 0..sizes[3] {
-                    planes.push([ch, chip, die, plane]);
-                }
+    // Every plane as (channel, chip, die, plane).
+    let planes: Vec<[u32; 4]> = (0..sizes.iter().product::<u32>())
+        .map(|mut i| {
+            let mut at = [0; 4];
+            for d in (0..4).rev() {
+                at[d] = i % sizes[d];
+                i /= sizes[d];
             }
-        }
-    }
+            at
+        })
+        .collect();
     let page = u64::from(g.page_size_bytes).max(1);
     let per_plane = c.logical_bytes() as f64 / planes.len().max(1) as f64;
     let sharing: Vec<usize> = planes.iter().map(|&at| lists.iter().filter(|l| uses(l, at)).count()).collect();
@@ -85,22 +66,17 @@ pub(super) fn flows(flows: &mut [Flow], m: &mut Mapping, workload: &Path, ctx: &
         let prefix = format!("flows[{k}]");
         let mut fm = Mapping::default();
         let size = ranges[k];
-        let confined = lists[k].iter().any(|l| !l.is_empty());
         let layout = format!(
-            "flow {} of {count}: bytes {offset}..{} of the logical space ({})",
+            "flow {} of {count}: bytes {offset}..{} of the logical space (MQSim's partitioning: each plane's \
+             capacity shared by the flows that use it)",
             k + 1,
-            offset + size,
-            if count > 1 || confined {
-                "MQSim's partitioning: each plane's capacity shared by the flows that use it"
-            } else {
-                "the whole drive"
-            }
+            offset + size
         );
         fm.set(&format!("{prefix}.offset_bytes"), offset as i64, &layout);
         fm.set(&format!("{prefix}.size_bytes"), size as i64, &layout);
-        for (d, all, item) in std::mem::take(&mut part_items[k]) {
-            let (_, key, what) = PARTS[d];
-            if all {
+        for (d, (element, key, what)) in PARTS.into_iter().enumerate() {
+            let Some(item) = flow.items.take(element) else { continue };
+            if lists[k][d].is_empty() {
                 fm.param(&item, Fate::Mapped, &[], format!("every {what} of the device"));
             } else {
                 let ids: Vec<toml::Value> = lists[k][d].iter().map(|&id| toml::Value::Integer(i64::from(id))).collect();
@@ -165,7 +141,8 @@ pub(super) fn flows(flows: &mut [Flow], m: &mut Mapping, workload: &Path, ctx: &
             let depth = if closed(&flow.items) { queue_depth(&flow.items)? } else { 0 };
             synthetic(&mut flow.items, &mut fm, ctx, (depth, all_depth.max(depth)))?;
         }
-        let items = std::mem::replace(&mut flow.items, Items::new(&file));
+        let empty = Items::new(&flow.items.file);
+        let items = std::mem::replace(&mut flow.items, empty);
         items.finish(&mut fm, "MQSim", |_| false)?;
         // The single-workload keys the flow's parts set, as the flow's own.
         let rename = |key: &str| -> Option<String> {

@@ -110,17 +110,13 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
     if flows.is_empty() {
         bail!("{file}:{}: scenario {index} has no flow", line_of(&doc, node));
     }
-    let confined = flows.iter().any(|f| {
-        ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"].iter().any(|key| {
-            let item = f.items.all().filter(|i| i.key == *key).last().cloned();
-            item.is_some_and(|i| !matches!(id_list(&i, size_of(ctx.device, key), "id"), Ok((_, true))))
-        })
-    });
+    let lists = flows.iter().map(|f| pinned(&f.items, ctx.device)).collect::<Result<Vec<_>>>()?;
+    let confined = lists.iter().flatten().any(|ids| !ids.is_empty());
     let mut trace = None;
     if flows.len() == 1 && !confined {
         let flow = &mut flows[0];
         common(&mut flow.items, &mut m, ctx)?;
-        whole_device(&mut flow.items, &mut m, ctx)?;
+        whole_device(&mut flow.items, &mut m);
         if let Some(item) = flow.items.take("Priority_Class") {
             priority(&item)?;
             m.param(&item, Fate::Mapped, &[], "one flow: its class has no other flow to be ordered against");
@@ -134,7 +130,7 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
         let items = std::mem::replace(&mut flow.items, Items::new(&file));
         items.finish(&mut m, "MQSim", |_| false)?;
     } else {
-        super::mqsim_flows::flows(&mut flows, &mut m, path, ctx)?;
+        super::mqsim_flows::flows(&mut flows, &lists, &mut m, path, ctx)?;
     }
     m.report.recount();
     Ok(Scenario { mapping: m, trace })
@@ -149,7 +145,7 @@ pub(super) fn percent(item: &Item) -> Result<u64> {
 }
 
 /// The ids an `*_IDs` element lists, and whether they are all of the device's.
-pub(super) fn id_list(item: &Item, size: u32, what: &str) -> Result<(Vec<u32>, bool)> {
+fn id_list(item: &Item, size: u32, what: &str) -> Result<(Vec<u32>, bool)> {
     let mut seen = vec![false; size as usize];
     let mut ids = Vec::new();
     for part in item.value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -170,15 +166,29 @@ pub(super) fn id_list(item: &Item, size: u32, what: &str) -> Result<(Vec<u32>, b
     Ok((ids, seen.iter().all(|&s| s)))
 }
 
-/// How many of the kind an `*_IDs` element names the device has.
-pub(super) fn size_of(c: &Config, key: &str) -> u32 {
+/// The `*_IDs` elements: MQSim's name, the `[[flows]]` key, what it counts.
+pub(super) const PARTS: [(&str, &str, &str); 4] = [
+    ("Channel_IDs", "channels", "channel"),
+    ("Chip_IDs", "chips", "chip"),
+    ("Die_IDs", "dies", "die"),
+    ("Plane_IDs", "planes", "plane"),
+];
+
+/// The channels, chips, dies and planes a flow's `*_IDs` elements confine it to, in
+/// `PARTS` order; an empty list is every one (the element absent or naming them all).
+pub(super) fn pinned(items: &Items, c: &Config) -> Result<[Vec<u32>; 4]> {
     let g = &c.geometry;
-    match key {
-        "Channel_IDs" => g.channels,
-        "Chip_IDs" => g.chips_per_channel,
-        "Die_IDs" => g.dies_per_chip,
-        _ => g.planes_per_die,
+    let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
+    let mut lists: [Vec<u32>; 4] = Default::default();
+    for (d, (key, _, what)) in PARTS.iter().enumerate() {
+        if let Some(item) = items.all().filter(|i| i.key == *key).last() {
+            let (ids, all) = id_list(item, sizes[d], what)?;
+            if !all {
+                lists[d] = ids;
+            }
+        }
     }
+    Ok(lists)
 }
 
 pub(super) fn priority(item: &Item) -> Result<&'static str> {
@@ -202,15 +212,13 @@ pub(super) fn queue_depth(items: &Items) -> Result<u64> {
 }
 
 /// A flow over the whole drive: its `*_IDs` elements name every channel, chip, die and
-/// plane (checked by the caller).
-fn whole_device(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Result<()> {
-    for (key, what) in [("Channel_IDs", "channel"), ("Chip_IDs", "chip"), ("Die_IDs", "die"), ("Plane_IDs", "plane")] {
+/// plane (`pinned` checked them).
+fn whole_device(items: &mut Items, m: &mut Mapping) {
+    for (key, _, what) in PARTS {
         if let Some(item) = items.take(key) {
-            id_list(&item, size_of(ctx.device, key), what)?;
             m.param(&item, Fate::Mapped, &[], format!("every {what} of the device"));
         }
     }
-    Ok(())
 }
 
 /// The device-wide parameters of a flow: its caching mode and initial occupancy.
