@@ -103,10 +103,8 @@ impl Iterator for Repeat {
                 None if self.left == 0 || self.records == 0 => return None,
                 None => {
                     let (first, last) = self.span.take().expect("records were read");
-                    let span = last - first;
-                    let gap = if self.records > 1 { span / (self.records - 1) } else { 0 };
-                    // The next replay's first record comes at this one's last + one gap.
-                    self.offset_ns = self.offset_ns.saturating_add(span + gap);
+                    let period = ssdlab_trace::replay_period_ns(first, last, self.records);
+                    self.offset_ns = self.offset_ns.saturating_add(period);
                     self.skipped += self.source.skipped();
                     self.records = 0;
                     self.left -= 1;
@@ -253,10 +251,17 @@ fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool)
         options.time_unit = Some(flow.time_unit.parse().map_err(|e| anyhow!("flows[{k}].time_unit: {e}"))?);
     }
     if flow.replay_percent < 100 {
-        let all = scan_trace(&path, format, &options).map_err(|e| anyhow!(user_paths(format!("{e:#}"))))?;
-        options.max_records = Some((all.records * u64::from(flow.replay_percent) / 100).max(1));
+        limit_to_percent(&path, format, &mut options, flow.replay_percent)?;
     }
     Ok(Workload::Trace { path, format, note, options })
+}
+
+/// Replays only the first `percent` of the trace's records (MQSim's
+/// `Percentage_To_Be_Executed`): a pass over the trace counts them.
+fn limit_to_percent(path: &Path, format: Format, options: &mut TraceOptions, percent: u32) -> Result<()> {
+    let all = scan_trace(path, format, options).map_err(|e| anyhow!(user_paths(format!("{e:#}"))))?;
+    options.max_records = Some((all.records * u64::from(percent) / 100).max(1));
+    Ok(())
 }
 
 /// A config file of any supported kind (ssdlab TOML, MQSim, SSDSim), recognised by content.
@@ -473,9 +478,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 }
             };
             if let Some(flow) = trace_flow.as_ref().filter(|f| f.percent < 100) {
-                // Percentage_To_Be_Executed: the first share of the trace's requests.
-                let all = scan_trace(path, format, &options).map_err(|e| anyhow!(user_paths(format!("{e:#}"))))?;
-                options.max_records = Some((all.records * u64::from(flow.percent) / 100).max(1));
+                limit_to_percent(path, format, &mut options, flow.percent)?;
             }
             if !format.has_timestamps() && config.host.replay != ReplayMode::ClosedLoop {
                 bail!(

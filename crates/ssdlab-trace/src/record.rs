@@ -97,3 +97,13 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
         (**self).skip_reasons()
     }
 }
+
+/// How much later a trace's next replay starts than this one (trace time): one mean
+/// inter-arrival gap after its last record, i.e. its span plus that gap, for a replay of
+/// `records` records stamped `first_ns ..= last_ns` (multi-run replays, MQSim's
+/// `Relay_Count`).
+pub fn replay_period_ns(first_ns: u64, last_ns: u64, records: u64) -> u64 {
+    let span = last_ns.saturating_sub(first_ns);
+    let gap = if records > 1 { span / (records - 1) } else { 0 };
+    span + gap
+}

@@ -83,15 +83,7 @@ impl Cache {
         if !self.enabled() {
             return;
         }
-        if self.capacity_bytes < page_size_bytes as u64 {
-            errors.push(err(
-                "cache.capacity_bytes",
-                format!("must hold at least one page ({page_size_bytes} bytes), or be 0 for no cache"),
-            ));
-        }
-        if self.capacity_bytes / page_size_bytes.max(1) as u64 > u32::MAX as u64 / 2 {
-            errors.push(err("cache.capacity_bytes", "more than 2^31 page slots are not modelled"));
-        }
+        check_slots("cache", self.capacity_bytes, page_size_bytes, ("page", "page slots"), "no cache", errors);
         if self.flush == CacheFlush::ColdEager && self.hot_window_ns == 0 {
             errors.push(err("cache.hot_window_ns", "must be positive with flush = \"cold-eager\""));
         }
@@ -258,15 +250,7 @@ impl Cmt {
             return;
         }
         let (entry, _) = self.sizes(physical_pages, page_bytes);
-        if self.capacity_bytes < entry as u64 {
-            errors.push(err(
-                "cmt.capacity_bytes",
-                format!("must hold at least one entry ({entry} bytes), or be 0 for an ideal map"),
-            ));
-        }
-        if self.capacity_bytes / entry.max(1) as u64 > u32::MAX as u64 / 2 {
-            errors.push(err("cmt.capacity_bytes", "more than 2^31 entries are not modelled"));
-        }
+        check_slots("cmt", self.capacity_bytes, entry, ("entry", "entries"), "an ideal map", errors);
         if self.entry_bytes > 64 {
             errors.push(err("cmt.entry_bytes", "must be at most 64 (0 = MQSim's formula)"));
         }
@@ -286,4 +270,16 @@ pub enum DieScheduling {
     /// A command starts only when no die of its chip is busy (MQSim's TSU issues to a
     /// chip only when the whole chip is idle): dies of a chip never overlap.
     ChipSerial,
+}
+
+/// A DRAM table of `capacity` bytes in slots of `slot` bytes (`names`: one slot, many):
+/// at least one slot (0 turns it off: `off`), at most 2^31.
+fn check_slots(section: &str, capacity: u64, slot: u32, names: (&str, &str), off: &str, errors: &mut Vec<ConfigError>) {
+    let key = format!("{section}.capacity_bytes");
+    if capacity < slot as u64 {
+        errors.push(err(&key, format!("must hold at least one {} ({slot} bytes), or be 0 for {off}", names.0)));
+    }
+    if capacity / slot.max(1) as u64 > u32::MAX as u64 / 2 {
+        errors.push(err(&key, format!("more than 2^31 {} are not modelled", names.1)));
+    }
 }

@@ -66,9 +66,12 @@ impl Simulator<'_> {
                         return Ok(false);
                     }
                     // Next run starts one mean inter-arrival gap after this run's span.
-                    let span = self.last_trace_ns - self.first_trace_ns;
-                    let gap = if self.trace_records_in_run > 1 { span / (self.trace_records_in_run - 1) } else { 0 };
-                    let scaled = ((span + gap) as f64 / self.config.host.speed_factor) as u64;
+                    let period = ssdlab_trace::replay_period_ns(
+                        self.first_trace_ns,
+                        self.last_trace_ns,
+                        self.trace_records_in_run,
+                    );
+                    let scaled = (period as f64 / self.config.host.speed_factor) as u64;
                     self.run_offset_ns += scaled;
                     // Requests are counted in the run that submits them: the run ending
                     // here gets no more, so it closes once its last one completes.

@@ -129,33 +129,30 @@ impl PlaneAllocator {
             Some(z) => self.zones[z].planes[(i % count) as usize],
             None => self.striped(addr, i),
         };
-        let chosen = match self.kind {
-            PlaneAllocation::Static => unreachable!("returned above"),
-            PlaneAllocation::RoundRobin => {
-                let mut chosen = at(counter);
-                for k in 0..count {
-                    let plane = at(counter + k);
-                    if writable(plane) {
-                        chosen = plane;
-                        counter += k;
-                        break;
-                    }
+        let chosen = if self.kind == PlaneAllocation::RoundRobin {
+            let mut chosen = at(counter);
+            for k in 0..count {
+                let plane = at(counter + k);
+                if writable(plane) {
+                    chosen = plane;
+                    counter += k;
+                    break;
                 }
-                counter += 1;
-                chosen
             }
-            PlaneAllocation::LeastBusy => {
-                let mut best = (true, usize::MAX, 0);
-                for i in 0..count {
-                    let plane = at((i + rotate as u64) % count);
-                    let key = (!writable(plane), die_load(addr.die_of_plane(plane)), plane);
-                    if (key.0, key.1) < (best.0, best.1) {
-                        best = key;
-                    }
+            counter += 1;
+            chosen
+        } else {
+            // Least busy.
+            let mut best = (true, usize::MAX, 0);
+            for i in 0..count {
+                let plane = at((i + rotate as u64) % count);
+                let key = (!writable(plane), die_load(addr.die_of_plane(plane)), plane);
+                if (key.0, key.1) < (best.0, best.1) {
+                    best = key;
                 }
-                rotate = ((rotate as u64 + 1) % count) as u32;
-                best.2
             }
+            rotate = ((rotate as u64 + 1) % count) as u32;
+            best.2
         };
         match zone {
             Some(z) => (self.zones[z].counter, self.zones[z].rotate) = (counter, rotate),
