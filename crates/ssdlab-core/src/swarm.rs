@@ -136,6 +136,7 @@ fn draw_config(rng: &mut Pcg64Mcg, seed: u64, power: PowerLosses) -> Config {
     c.ftl.gc_emergency_free_fraction = rng.random_range(0.0..c.ftl.gc_background_free_fraction);
     c.ftl.gc_background = pick(rng, &[BackgroundGc::UntilAboveThreshold, BackgroundGc::OneVictimPerBlock]);
     c.ftl.gc_idle_ns = pick(rng, &[0, 1_000_000]);
+    c.ftl.gc_free_space = pick(rng, &[GcFreeSpace::Blocks, GcFreeSpace::Pages]);
     c.ftl.gc_victim =
         pick(rng, &[VictimPolicy::Greedy, VictimPolicy::CostBenefit, VictimPolicy::Fifo, VictimPolicy::Random]);
     c.ftl.plane_allocation =

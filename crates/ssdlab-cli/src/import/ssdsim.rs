@@ -346,13 +346,15 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
             m.set(
                 "ftl.gc_background",
                 "one-victim-per-block",
-                "SSDSim reclaims one block per block a plane opens below the threshold",
+                "SSDSim queues a GC request for every page written below the threshold, each reclaiming a block",
             );
+            m.set("ftl.gc_free_space", "pages", "SSDSim's threshold counts a plane's free pages (free_page)");
+            m.set("ftl.gc_idle_ns", 0, "SSDSim starts a queued GC as soon as the channel is idle");
             m.param(
                 &item,
                 Fate::Mapped,
-                &["ftl.gc_background_free_fraction", "ftl.gc_background"],
-                "a plane at or below this free share reclaims one victim per block it opens",
+                &["ftl.gc_background_free_fraction", "ftl.gc_background", "ftl.gc_free_space", "ftl.gc_idle_ns"],
+                "a plane at or below this share of free pages reclaims one victim per block's worth of pages written",
             );
             v
         }

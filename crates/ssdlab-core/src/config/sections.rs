@@ -286,6 +286,18 @@ pub enum BackgroundGc {
     OneVictimPerBlock,
 }
 
+/// What a plane's GC thresholds count as its free space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcFreeSpace {
+    /// Free (erased, unopened) blocks.
+    Blocks,
+    /// Unprogrammed pages of the plane's normal blocks: the free blocks' and those left in
+    /// its open blocks (SSDSim's `free_page`). Under PA-SSD's relaxed order an open block
+    /// whose LSB pages are used up keeps its CSB/MSB pages, and they still count as free.
+    Pages,
+}
+
 /// What a write that covers only part of a page does with the rest of the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -385,6 +397,8 @@ pub struct Ftl {
     pub gc_idle_ns: u64,
     /// How much background GC cleans below the background threshold.
     pub gc_background: BackgroundGc,
+    /// What the thresholds count: free blocks, or free pages (SSDSim's rule).
+    pub gc_free_space: GcFreeSpace,
     /// Priority order of the per-die queues; emergency GC always comes first.
     pub queue_priority: Vec<QueueKind>,
     /// Bytes per mapping-table entry (for the reported mapping memory).
@@ -437,6 +451,7 @@ impl Default for Ftl {
             gc_emergency_free_fraction: 0.05,
             gc_idle_ns: 1_000_000,
             gc_background: BackgroundGc::UntilAboveThreshold,
+            gc_free_space: GcFreeSpace::Blocks,
             queue_priority: vec![QueueKind::UserRead, QueueKind::UserWrite, QueueKind::Gc],
             mapping_entry_bytes: 4,
             slc_blocks_per_plane: 0,

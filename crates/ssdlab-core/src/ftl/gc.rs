@@ -14,16 +14,18 @@ impl Ftl {
     pub fn gc_need(&self, plane: u32) -> GcNeed {
         let p = &self.planes[plane as usize];
         let free = if self.has_normal(plane) { p.free.len() as u32 } else { u32::MAX };
-        if free <= self.emergency_free_blocks {
+        if self.has_normal(plane) && self.below_emergency(plane, free) {
             return GcNeed::Emergency;
         }
         if self.slc_gc_urgent && self.slc_wants_gc(plane) && self.has_closed_slc(plane) {
             return GcNeed::Emergency;
         }
-        let below = match self.background_gc {
-            crate::config::BackgroundGc::UntilAboveThreshold => free <= self.background_free_blocks,
-            crate::config::BackgroundGc::OneVictimPerBlock => free <= self.background_free_blocks && p.gc_owed > 0,
-        };
+        let below = self.has_normal(plane)
+            && self.below_background(plane)
+            && match self.background_gc {
+                crate::config::BackgroundGc::UntilAboveThreshold => true,
+                crate::config::BackgroundGc::OneVictimPerBlock => p.gc_owed > 0,
+            };
         // An SLC victim half-emptied by a migration episode waits for the next episode:
         // BG-DM must not move data while the device is busy.
         let victim_pending = p.victim != NO_PAGE
@@ -35,6 +37,61 @@ impl Ftl {
             return GcNeed::Background;
         }
         GcNeed::None
+    }
+
+    /// Whether `plane` is at or below its background threshold: in free blocks, or with
+    /// `ftl.gc_free_space = "pages"` in free pages (free blocks' and open blocks').
+    pub fn below_background(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        if self.gc_counts_pages {
+            p.free_pages <= self.background_free_blocks as u64 * self.layout.pages() as u64
+        } else {
+            p.free.len() as u32 <= self.background_free_blocks
+        }
+    }
+
+    /// Whether user writes of `plane` need GC before they can go on. Counting blocks: at
+    /// or below the emergency reserve. Counting pages: free pages at or below the reserve
+    /// times a block's pages, or (the conventional FTL, whose open blocks are write points
+    /// that cannot take every write) free blocks at that reserve; under the relaxed order
+    /// every open block takes a page, so only a plane where user writes have no page left.
+    fn below_emergency(&self, plane: u32, free: u32) -> bool {
+        if !self.gc_counts_pages || self.relaxed.is_none() {
+            if free <= self.emergency_free_blocks {
+                return true;
+            }
+        }
+        if self.gc_counts_pages {
+            let p = &self.planes[plane as usize];
+            return p.free_pages <= self.emergency_free_blocks as u64 * self.layout.pages() as u64
+                || (self.relaxed.is_some() && !self.can_allocate_relaxed(plane, 1));
+        }
+        false
+    }
+
+    /// Counts a block taken from the free pool for one-victim-per-block background GC
+    /// (counting blocks).
+    pub(crate) fn note_block_opened(&mut self, plane: u32) {
+        if !self.gc_counts_pages && self.below_background(plane) {
+            self.planes[plane as usize].gc_owed += 1;
+        }
+    }
+
+    /// A page of a normal block of `plane` was taken: one fewer free page, and counting
+    /// pages, one victim owed per block's worth of pages taken at or below the threshold
+    /// (SSDSim queues a GC request for every page written below it, each reclaiming a block).
+    pub(crate) fn normal_page_taken(&mut self, block: u32) {
+        let plane = self.addr.plane_of_block(block);
+        self.planes[plane as usize].free_pages -= 1;
+        if self.gc_counts_pages && self.below_background(plane) {
+            let pages = self.layout.pages();
+            let p = &mut self.planes[plane as usize];
+            p.owed_pages += 1;
+            if p.owed_pages >= pages {
+                p.owed_pages = 0;
+                p.gc_owed += 1;
+            }
+        }
     }
 
     /// Free SLC-mode pages of `plane`: its free SLC blocks' and the room left in its open
@@ -87,7 +144,7 @@ impl Ftl {
     /// kinds `pick_victim` considers; SLC ones only while the normal pool is not in need).
     pub fn gc_kinds_wanted(&self, plane: u32) -> (bool, bool) {
         let free = self.planes[plane as usize].free.len() as u32;
-        let normal = self.has_normal(plane) && free <= self.background_free_blocks;
+        let normal = self.has_normal(plane) && self.below_background(plane);
         // An urgent cache goes first unless the normal pool is at its emergency level.
         let slc_first = self.slc_gc_urgent && (!self.has_normal(plane) || free > self.emergency_free_blocks);
         let slc = self.slc_wants_gc(plane) && (!normal || slc_first);
@@ -362,6 +419,7 @@ impl Ftl {
             for page in 0..self.layout.pages() {
                 if !self.is_programmed(block, page) {
                     self.free_pages_by_type[self.layout.types[page as usize] as usize] -= 1;
+                    self.planes[plane as usize].free_pages -= 1;
                     self.counters.unprogrammed_reclaimed += 1;
                 }
             }

@@ -10,6 +10,7 @@ impl Ftl {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.check_mapping()?;
         let mut free_by_type = vec![0u64; self.bits_per_cell];
+        let mut free_by_plane = vec![0u64; self.planes.len()];
         for (block, info) in self.blocks.iter().enumerate() {
             let capacity = self.pages_in_block(block as u32);
             match info.state {
@@ -27,6 +28,7 @@ impl Ftl {
                 for page in 0..capacity {
                     if info.state != BlockState::Closed && !self.is_programmed(block as u32, page) {
                         free_by_type[self.layout.types[page as usize] as usize] += 1;
+                        free_by_plane[self.addr.plane_of_block(block as u32) as usize] += 1;
                     }
                 }
                 let counted: u32 = info.programmed_by_type.iter().map(|&n| n as u32).sum();
@@ -62,6 +64,12 @@ impl Ftl {
             }
         }
         for (plane, p) in self.planes.iter().enumerate() {
+            if p.free_pages != free_by_plane[plane] {
+                return Err(format!(
+                    "plane {plane}: {} free pages counted, {} found",
+                    p.free_pages, free_by_plane[plane]
+                ));
+            }
             let plane = plane as u32;
             for &b in p.free.iter().chain(p.free_slc.iter()) {
                 if self.blocks[b as usize].state != BlockState::Free || self.addr.plane_of_block(b) != plane {

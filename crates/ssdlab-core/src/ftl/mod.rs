@@ -139,8 +139,12 @@ pub struct PlaneState {
     pub next_victim: u32,
     pub next_cursor: u32,
     /// One-victim-per-block background GC: victims still owed for blocks opened at or
-    /// below the background threshold.
+    /// below the background threshold (with `gc_free_space = "pages"`: for every block's
+    /// worth of pages programmed there, counted in `owed_pages`).
     pub gc_owed: u32,
+    pub owed_pages: u32,
+    /// Unprogrammed pages of the plane's normal blocks that are free or open.
+    pub free_pages: u64,
 }
 
 /// What a plane needs from garbage collection right now.
@@ -209,6 +213,8 @@ pub struct Ftl {
     pub normal_blocks_per_plane: u32,
     pub background_free_blocks: u32,
     pub emergency_free_blocks: u32,
+    /// `ftl.gc_free_space = "pages"`: the thresholds above, times the pages of a block.
+    pub gc_counts_pages: bool,
     pub victim_policy: VictimPolicy,
     pub background_gc: crate::config::BackgroundGc,
     pub bits_per_cell: usize,
@@ -320,6 +326,8 @@ impl Ftl {
                 next_victim: NO_PAGE,
                 next_cursor: 0,
                 gc_owed: 0,
+                owed_pages: 0,
+                free_pages: 0,
             };
             for b in 0..addr.blocks_per_plane {
                 let global = addr.first_block_of_plane(plane) + b;
@@ -340,6 +348,7 @@ impl Ftl {
                     state.free_slc.push_back(global);
                 } else {
                     state.free.push_back(global);
+                    state.free_pages += layout.pages() as u64;
                     for (t, n) in per_type.iter().enumerate() {
                         free_pages_by_type[t] += *n as u64;
                     }
@@ -386,6 +395,7 @@ impl Ftl {
             normal_blocks_per_plane,
             background_free_blocks,
             emergency_free_blocks,
+            gc_counts_pages: config.ftl.gc_free_space == crate::config::GcFreeSpace::Pages,
             victim_policy: config.ftl.gc_victim,
             background_gc: config.ftl.gc_background,
             bits_per_cell: bits,
@@ -746,6 +756,7 @@ impl Ftl {
         info.programmed_by_type[page_type as usize] += 1;
         if !slc {
             self.free_pages_by_type[page_type as usize] -= 1;
+            self.normal_page_taken(block);
         }
         if self.blocks[block as usize].write_ptr == self.pages_in_block(block) {
             self.close_block(block);
@@ -825,14 +836,6 @@ impl Ftl {
         }
     }
 
-    /// Counts a block taken from the free pool for one-victim-per-block background GC.
-    pub(crate) fn note_block_opened(&mut self, plane: u32) {
-        let p = &mut self.planes[plane as usize];
-        if p.free.len() as u32 <= self.background_free_blocks {
-            p.gc_owed += 1;
-        }
-    }
-
     /// Erases a block and returns it to its plane's free pool.
     pub fn erase(&mut self, block: u32) {
         self.wear_erased(block);
@@ -878,6 +881,7 @@ impl Ftl {
             self.counters.slc_erases += 1;
         } else {
             p.free.push_back(block);
+            p.free_pages += self.layout.pages() as u64;
             for t in 0..self.layout.types.len() {
                 self.free_pages_by_type[self.layout.types[t] as usize] += 1;
             }

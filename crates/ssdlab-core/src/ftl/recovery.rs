@@ -294,6 +294,7 @@ impl Ftl {
             p.next_victim = NO_PAGE;
             p.next_cursor = 0;
             p.gc_owed = 0;
+            p.owed_pages = 0;
             let first = self.addr.first_block_of_plane(plane);
             // Partly written blocks become write points again (which stream held which is
             // volatile: lowest block number first, GC's stream before the user's, since
@@ -339,14 +340,17 @@ impl Ftl {
         }
         // Free pages by type: the unprogrammed pages of free and open normal blocks.
         self.free_pages_by_type.iter_mut().for_each(|n| *n = 0);
+        self.planes.iter_mut().for_each(|p| p.free_pages = 0);
         for block in 0..self.addr.blocks() {
             let info = &self.blocks[block as usize];
             if info.slc || info.state == BlockState::Closed {
                 continue;
             }
+            let plane = self.addr.plane_of_block(block) as usize;
             for page in 0..self.pages_in_block(block) {
                 if !self.is_programmed(block, page) {
                     self.free_pages_by_type[self.layout.types[page as usize] as usize] += 1;
+                    self.planes[plane].free_pages += 1;
                 }
             }
         }

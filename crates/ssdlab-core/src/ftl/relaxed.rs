@@ -162,7 +162,9 @@ impl Ftl {
         info.write_ptr += 1;
         info.last_write_ns = now_ns;
         self.free_pages_by_type[page_type as usize] -= 1;
-        if info.write_ptr == self.layout.pages() {
+        let full = info.write_ptr == self.layout.pages();
+        self.normal_page_taken(block);
+        if full {
             self.close_block(block);
             let plane = self.addr.plane_of_block(block);
             let open = &mut self.relaxed.as_mut().expect("relaxed").open[plane as usize];

@@ -140,3 +140,30 @@ fn single_plane_request_by_request_types_follow_the_scheme() {
     let types: std::collections::BTreeSet<i32> = qds.iter().map(|&(_, t)| t).collect();
     assert_eq!(types.len(), 3, "{qds:?}");
 }
+
+#[test]
+fn counting_free_pages_keeps_lfs_erases_at_the_baselines() {
+    // PA §6.1: every scheme garbage-collects as often as the baseline (within 1%). LFS
+    // opens a block for every third of a block it writes and leaves the CSB/MSB pages
+    // free: counting free *blocks* (ssdlab's default) GC replaces each such block, so LFS
+    // erases far more; counting free *pages* (SSDSim's `free_page`, which PA ran) it
+    // does not. On an SSDSim-aged drive (70% of blocks invalid, at the 30% threshold).
+    let erases = |scheme: &str, space: GcFreeSpace| {
+        let mut c = pa_device(scheme);
+        c.geometry.blocks_per_plane = 64;
+        c.precondition.aged_invalid_fraction = 0.7;
+        c.precondition.fill_invalid_to_gc_threshold = false;
+        c.ftl.gc_background_free_fraction = 0.3;
+        c.ftl.gc_background = BackgroundGc::OneVictimPerBlock;
+        c.ftl.gc_idle_ns = 0;
+        c.ftl.gc_free_space = space;
+        let span = c.logical_pages();
+        run(&c, random_requests(3000, 4, span, Op::Write, 4096, 23)).gc.erases as f64
+    };
+    let (base_blocks, lfs_blocks) = (erases("none", GcFreeSpace::Blocks), erases("lfs", GcFreeSpace::Blocks));
+    let (base_pages, lfs_pages) = (erases("none", GcFreeSpace::Pages), erases("lfs", GcFreeSpace::Pages));
+    eprintln!("blocks: {base_blocks} vs LFS {lfs_blocks}; pages: {base_pages} vs LFS {lfs_pages}");
+    assert!(base_pages > 50.0, "GC must run: {base_pages}");
+    assert!(lfs_blocks > 1.5 * base_blocks, "counting blocks, LFS {lfs_blocks} vs {base_blocks}");
+    assert!((lfs_pages / base_pages - 1.0).abs() < 0.03, "counting pages, LFS {lfs_pages} vs {base_pages}");
+}

@@ -175,7 +175,7 @@ fn the_swarm_draws_host_flows_some_confined() {
     // Some cases deal their records to host flows, some of those pinned to part of the
     // drive; every flow's requests are counted (the swarm's checks then cover them).
     let (mut with_flows, mut confined) = (0, 0);
-    for seed in 0..200 {
+    for seed in 0..400 {
         let case = ssdlab_core::swarm::case(seed);
         if case.config.flows.is_empty() {
             continue;
