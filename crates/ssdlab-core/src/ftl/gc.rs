@@ -56,10 +56,8 @@ impl Ftl {
     /// that cannot take every write) free blocks at that reserve; under the relaxed order
     /// every open block takes a page, so only a plane where user writes have no page left.
     fn below_emergency(&self, plane: u32, free: u32) -> bool {
-        if !self.gc_counts_pages || self.relaxed.is_none() {
-            if free <= self.emergency_free_blocks {
-                return true;
-            }
+        if (!self.gc_counts_pages || self.relaxed.is_none()) && free <= self.emergency_free_blocks {
+            return true;
         }
         if self.gc_counts_pages {
             let p = &self.planes[plane as usize];
