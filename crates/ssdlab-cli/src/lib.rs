@@ -16,6 +16,7 @@ pub mod reproduce;
 pub mod reproduce_dir;
 pub mod reproduce_ipu;
 pub mod reproduce_pa;
+pub mod reproduce_pa_long;
 pub mod reproduce_spa;
 pub mod reproduce_spa_jobs;
 pub mod reproduce_workloads;

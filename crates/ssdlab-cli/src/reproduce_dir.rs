@@ -314,6 +314,7 @@ pub(crate) fn write_claims(md: &mut String, claims: &[Claim], rules: &str) -> Re
     Ok(())
 }
 
+#[derive(Clone)]
 pub(crate) struct Claim {
     pub what: String,
     pub figure: &'static str,

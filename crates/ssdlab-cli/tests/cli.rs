@@ -678,6 +678,22 @@ fn reproduce_pa_ssd_reads_a_manifest_and_gates_on_its_checks() {
     assert!(String::from_utf8_lossy(&failed.stdout).contains("FAIL Required: QDS+UBS"));
 }
 
+/// `reproduce pa-ssd --only bursty` runs just the long-term experiment (Figs. 12b and 13 in
+/// the paper's regime): its table and claims, the discussion filled in, no required check
+/// (those are about the trace workloads), exit 0.
+#[test]
+fn reproduce_pa_ssd_runs_the_long_term_experiment_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pa.md");
+    let run = ssdlab(&["reproduce", "pa-ssd", "--only", "bursty", "--scale", "0.01", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.contains("Required checks: 0 of 0 pass"), "{md}");
+    assert!(md.contains("## Figs. 12 and 13 in the paper's regime") && md.contains("| bursty run 3 |"), "{md}");
+    assert!(md.contains("third run's write response time vs the baseline's, LSB pages used up (bursty)"));
+    assert!(!md.contains("{{") && !md.contains("## Fig. 9a"), "{md}");
+}
+
 /// `reproduce ipu` on one trace and a tenth of one Table 3 row: claims first, every
 /// figure's table, the discussion filled in, and the exit status equal to the required
 /// checks' verdicts.
