@@ -588,7 +588,7 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
-        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?}, \
+        "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}",
         c.flash.cell,
@@ -611,6 +611,7 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.super_page_channels,
         c.ftl.super_page_dies,
         c.ftl.gc_victim,
+        c.ftl.gc_free_space,
         c.ftl.gc_destination,
         c.flash.multi_plane_any_address,
         c.flash.read_retries,

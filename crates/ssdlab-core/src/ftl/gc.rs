@@ -40,11 +40,14 @@ impl Ftl {
     }
 
     /// Whether `plane` is at or below its background threshold: in free blocks, or with
-    /// `ftl.gc_free_space = "pages"` in free pages (free blocks' and open blocks').
+    /// `ftl.gc_free_space = "pages"` in free pages (free blocks' and open blocks'). A plane
+    /// in need of emergency GC always is (counting pages, the conventional FTL's write
+    /// points can hold many free pages while its free blocks run out).
     pub fn below_background(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
         if self.gc_counts_pages {
             p.free_pages <= self.background_free_blocks as u64 * self.layout.pages() as u64
+                || (self.has_normal(plane) && self.below_emergency(plane, p.free.len() as u32))
         } else {
             p.free.len() as u32 <= self.background_free_blocks
         }
