@@ -143,7 +143,8 @@ pub struct PlaneState {
     /// worth of pages programmed there, counted in `owed_pages`).
     pub gc_owed: u32,
     pub owed_pages: u32,
-    /// Unprogrammed pages of the plane's normal blocks that are free or open.
+    /// Unprogrammed pages of the plane's normal blocks that are free or open; kept only
+    /// when GC counts pages (`ftl.gc_free_space = "pages"`), 0 otherwise.
     pub free_pages: u64,
 }
 
@@ -348,7 +349,9 @@ impl Ftl {
                     state.free_slc.push_back(global);
                 } else {
                     state.free.push_back(global);
-                    state.free_pages += layout.pages() as u64;
+                    if config.ftl.gc_free_space == crate::config::GcFreeSpace::Pages {
+                        state.free_pages += layout.pages() as u64;
+                    }
                     for (t, n) in per_type.iter().enumerate() {
                         free_pages_by_type[t] += *n as u64;
                     }
@@ -756,7 +759,9 @@ impl Ftl {
         info.programmed_by_type[page_type as usize] += 1;
         if !slc {
             self.free_pages_by_type[page_type as usize] -= 1;
-            self.normal_page_taken(block);
+            if self.gc_counts_pages {
+                self.normal_page_taken(block);
+            }
         }
         if self.blocks[block as usize].write_ptr == self.pages_in_block(block) {
             self.close_block(block);
@@ -881,7 +886,9 @@ impl Ftl {
             self.counters.slc_erases += 1;
         } else {
             p.free.push_back(block);
-            p.free_pages += self.layout.pages() as u64;
+            if self.gc_counts_pages {
+                p.free_pages += self.layout.pages() as u64;
+            }
             for t in 0..self.layout.types.len() {
                 self.free_pages_by_type[self.layout.types[t] as usize] += 1;
             }

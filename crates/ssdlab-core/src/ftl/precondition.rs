@@ -244,7 +244,9 @@ impl Ftl {
                 let info = &mut self.blocks[block as usize];
                 info.state = BlockState::Closed;
                 info.write_ptr = pages;
-                self.planes[plane].free_pages -= pages as u64;
+                if self.gc_counts_pages {
+                    self.planes[plane].free_pages -= pages as u64;
+                }
                 for (t, n) in per_type.iter().enumerate() {
                     info.programmed_by_type[t] = *n as u16;
                     self.free_pages_by_type[t] -= *n as u64;

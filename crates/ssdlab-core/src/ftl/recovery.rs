@@ -350,7 +350,7 @@ impl Ftl {
             for page in 0..self.pages_in_block(block) {
                 if !self.is_programmed(block, page) {
                     self.free_pages_by_type[self.layout.types[page as usize] as usize] += 1;
-                    self.planes[plane].free_pages += 1;
+                    self.planes[plane].free_pages += self.gc_counts_pages as u64;
                 }
             }
         }

@@ -163,7 +163,9 @@ impl Ftl {
         info.last_write_ns = now_ns;
         self.free_pages_by_type[page_type as usize] -= 1;
         let full = info.write_ptr == self.layout.pages();
-        self.normal_page_taken(block);
+        if self.gc_counts_pages {
+            self.normal_page_taken(block);
+        }
         if full {
             self.close_block(block);
             let plane = self.addr.plane_of_block(block);
