@@ -593,29 +593,16 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
                 w.name
             )?;
             let rows = cell(wi, 0).series.len();
-            let lines = (0..PA_SCHEMES.len())
-                .map(|si| crate::plot::Line {
-                    label: PA_SCHEMES[si].0.to_string(),
-                    points: cell(wi, si)
-                        .series
-                        .iter()
-                        .filter(|s| s.writes > 0)
-                        .map(|s| (s.end_ns as f64 / 1e9, s.write_latency_mean_ns / 1e6))
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect();
-            figures.lines(
+            let per_scheme: Vec<(&str, &[ssdlab_core::SeriesRow])> =
+                (0..PA_SCHEMES.len()).map(|si| (PA_SCHEMES[si].0, cell(wi, si).series.as_slice())).collect();
+            crate::reproduce_pa_long::series_chart(
                 &mut md,
+                &mut figures,
                 &format!("fig12-{}", w.name.split_whitespace().next().unwrap_or("run").to_lowercase()),
-                crate::plot::LineChart {
-                    title: format!("Fig. 12 ({}): mean write latency per window", w.name),
-                    x_label: "window end (s)".into(),
-                    y_label: "write latency (ms)".into(),
-                    lines,
-                    y_from_zero: true,
-                    ..Default::default()
-                },
+                &format!("Fig. 12 ({}): mean write latency per window", w.name),
+                "write latency (ms)",
+                &per_scheme,
+                |s| (s.writes > 0).then(|| s.write_latency_mean_ns / 1e6),
             );
             write_header(&mut md, "window end (s)", PA_SCHEMES.iter().map(|s| s.0))?;
             let step = (rows / 20).max(1);
@@ -625,8 +612,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
                 for si in 0..PA_SCHEMES.len() {
                     match cell(wi, si).series.get(r) {
                         Some(s) => {
-                            let free: u64 = s.free_pages_by_type.iter().sum();
-                            let lsb = s.free_pages_by_type[0] as f64 / free.max(1) as f64 * 100.0;
+                            let lsb = crate::reproduce_pa_long::lsb_share(s) * 100.0;
                             write!(row, " {:.2} / {lsb:.1}% |", s.write_latency_mean_ns / 1e6)?;
                         }
                         None => write!(row, " – |")?,

@@ -83,12 +83,47 @@ struct Run {
     lsb_writes: f64,
 }
 
+/// Free LSB pages as a share of the free pages at the end of a series window.
+pub(crate) fn lsb_share(s: &SeriesRow) -> f64 {
+    s.free_pages_by_type[0] as f64 / s.free_pages_by_type.iter().sum::<u64>().max(1) as f64
+}
+
 /// First series window whose free LSB pages are below `USED_UP` of the free pages.
 fn used_up_at(series: &[SeriesRow]) -> Option<usize> {
-    series.iter().position(|s| {
-        let free: u64 = s.free_pages_by_type.iter().sum();
-        free > 0 && (s.free_pages_by_type[0] as f64) < USED_UP * free as f64
-    })
+    series.iter().position(|s| s.free_pages_by_type.iter().sum::<u64>() > 0 && lsb_share(s) < USED_UP)
+}
+
+/// One line per scheme over its series windows (window end in seconds against `point`,
+/// windows where it is `None` left out).
+pub(crate) fn series_chart(
+    md: &mut String,
+    figures: &mut crate::figures::Figures,
+    name: &str,
+    title: &str,
+    y_label: &str,
+    per_scheme: &[(&str, &[SeriesRow])],
+    point: impl Fn(&SeriesRow) -> Option<f64>,
+) {
+    let lines = per_scheme
+        .iter()
+        .map(|(label, series)| crate::plot::Line {
+            label: label.to_string(),
+            points: series.iter().filter_map(|s| point(s).map(|y| (s.end_ns as f64 / 1e9, y))).collect(),
+            ..Default::default()
+        })
+        .collect();
+    figures.lines(
+        md,
+        name,
+        crate::plot::LineChart {
+            title: title.to_string(),
+            x_label: "window end (s)".into(),
+            y_label: y_label.into(),
+            lines,
+            y_from_zero: true,
+            ..Default::default()
+        },
+    );
 }
 
 /// Mean write latency over windows (weighted by writes).
@@ -182,59 +217,25 @@ pub(crate) fn long_runs(
         )?;
     }
     writeln!(md)?;
-    let lines = runs
-        .iter()
-        .enumerate()
-        .map(|(si, r)| crate::plot::Line {
-            label: schemes[si].0.to_string(),
-            points: r
-                .series
-                .iter()
-                .filter(|s| s.writes > 0)
-                .map(|s| (s.end_ns as f64 / 1e9, s.write_latency_mean_ns / 1e6))
-                .collect(),
-            ..Default::default()
-        })
-        .collect();
-    figures.lines(
+    let per_scheme: Vec<(&str, &[SeriesRow])> =
+        runs.iter().enumerate().map(|(si, r)| (schemes[si].0, r.series.as_slice())).collect();
+    series_chart(
         &mut md,
+        figures,
         "fig12-bursty",
-        crate::plot::LineChart {
-            title: format!("Fig. 12 ({BURSTY}): mean write latency per window"),
-            x_label: "window end (s)".into(),
-            y_label: "write latency (ms)".into(),
-            lines,
-            y_from_zero: true,
-            ..Default::default()
-        },
+        &format!("Fig. 12 ({BURSTY}): mean write latency per window"),
+        "write latency (ms)",
+        &per_scheme,
+        |s| (s.writes > 0).then(|| s.write_latency_mean_ns / 1e6),
     );
-    let lsb_lines = runs
-        .iter()
-        .enumerate()
-        .map(|(si, r)| crate::plot::Line {
-            label: schemes[si].0.to_string(),
-            points: r
-                .series
-                .iter()
-                .map(|s| {
-                    let free: u64 = s.free_pages_by_type.iter().sum();
-                    (s.end_ns as f64 / 1e9, s.free_pages_by_type[0] as f64 / free.max(1) as f64 * 100.0)
-                })
-                .collect(),
-            ..Default::default()
-        })
-        .collect();
-    figures.lines(
+    series_chart(
         &mut md,
+        figures,
         "fig12-bursty-lsb",
-        crate::plot::LineChart {
-            title: format!("Fig. 12 ({BURSTY}): free LSB pages, % of free pages"),
-            x_label: "window end (s)".into(),
-            y_label: "free LSB pages (%)".into(),
-            lines: lsb_lines,
-            y_from_zero: true,
-            ..Default::default()
-        },
+        &format!("Fig. 12 ({BURSTY}): free LSB pages, % of free pages"),
+        "free LSB pages (%)",
+        &per_scheme,
+        |s| Some(lsb_share(s) * 100.0),
     );
 
     // Fig. 12b: LFS slows down once its LSB pages are gone; QDS+UBS keeps them longest.
