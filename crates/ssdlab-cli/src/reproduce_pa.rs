@@ -195,7 +195,6 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     let cell_single = |wi: usize, si: usize| &cells[(wi * PA_SCHEMES.len() + si) * 2 + 1];
 
     let mut md = String::new();
-    let mut values_long: Vec<(&str, String)> = Vec::new();
     let mut figures = crate::figures::Figures::new(&args.out);
     let schemes: Vec<String> = PA_SCHEMES.iter().map(|s| s.0.to_string()).collect();
     let n = workloads.len();
@@ -656,15 +655,13 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         }
         writeln!(md, "\nPaper (third run of MSFS): LFS −66%, QDS+US −79%, QDS+UBS −93% write response time.\n")?;
     }
-    match &long {
+    let mut values: BTreeMap<&str, String> = match &long {
         Some(l) => {
             md.push_str(&l.md);
-            values_long.extend(l.values.iter().map(|(k, v)| (*k, v.clone())));
+            l.values.iter().cloned().collect()
         }
-        None => values_long.extend(crate::reproduce_pa_long::KEYS.iter().map(|k| (*k, "(not run)".to_string()))),
-    }
-
-    let mut values: BTreeMap<&str, String> = values_long.into_iter().collect();
+        None => crate::reproduce_pa_long::KEYS.iter().map(|k| (*k, "(not run)".to_string())).collect(),
+    };
     let normv = |name: &str, wl: &str, write: bool| -> String {
         match workloads.iter().position(|w| w.name == wl) {
             Some(wi) if mean(&cell(wi, 0).outcome, write) > 0.0 => {

@@ -13,8 +13,7 @@ impl Ftl {
     /// but closed SLC blocks to clean also asks for background cleaning.
     pub fn gc_need(&self, plane: u32) -> GcNeed {
         let p = &self.planes[plane as usize];
-        let free = if self.has_normal(plane) { p.free.len() as u32 } else { u32::MAX };
-        if self.has_normal(plane) && self.below_emergency(plane, free) {
+        if self.has_normal(plane) && self.below_emergency(plane) {
             return GcNeed::Emergency;
         }
         if self.slc_gc_urgent && self.slc_wants_gc(plane) && self.has_closed_slc(plane) {
@@ -40,14 +39,14 @@ impl Ftl {
     }
 
     /// Whether `plane` is at or below its background threshold: in free blocks, or with
-    /// `ftl.gc_free_space = "pages"` in free pages (free blocks' and open blocks'). A plane
-    /// in need of emergency GC always is (counting pages, the conventional FTL's write
-    /// points can hold many free pages while its free blocks run out).
+    /// `ftl.gc_free_space = "pages"` in free pages (free blocks' and open blocks'). Counting
+    /// pages, a plane can need emergency GC without being below this (the conventional
+    /// FTL's write points can hold many free pages while its free blocks run out):
+    /// `gc_kinds_wanted` asks both.
     pub fn below_background(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
         if self.gc_counts_pages {
             p.free_pages <= self.background_free_blocks as u64 * self.layout.pages() as u64
-                || (self.has_normal(plane) && self.below_emergency(plane, p.free.len() as u32))
         } else {
             p.free.len() as u32 <= self.background_free_blocks
         }
@@ -58,16 +57,14 @@ impl Ftl {
     /// times a block's pages, or (the conventional FTL, whose open blocks are write points
     /// that cannot take every write) free blocks at that reserve; under the relaxed order
     /// every open block takes a page, so only a plane where user writes have no page left.
-    fn below_emergency(&self, plane: u32, free: u32) -> bool {
-        if (!self.gc_counts_pages || self.relaxed.is_none()) && free <= self.emergency_free_blocks {
+    fn below_emergency(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        if (!self.gc_counts_pages || self.relaxed.is_none()) && p.free.len() as u32 <= self.emergency_free_blocks {
             return true;
         }
-        if self.gc_counts_pages {
-            let p = &self.planes[plane as usize];
-            return p.free_pages <= self.emergency_free_blocks as u64 * self.layout.pages() as u64
-                || (self.relaxed.is_some() && !self.can_allocate_relaxed(plane, 1));
-        }
-        false
+        self.gc_counts_pages
+            && (p.free_pages <= self.emergency_free_blocks as u64 * self.layout.pages() as u64
+                || (self.relaxed.is_some() && !self.can_allocate_relaxed(plane, 1)))
     }
 
     /// Counts a block taken from the free pool for one-victim-per-block background GC
@@ -147,10 +144,10 @@ impl Ftl {
     /// Whether GC of `plane` would now clean normal-mode blocks and SLC-mode blocks (the
     /// kinds `pick_victim` considers; SLC ones only while the normal pool is not in need).
     pub fn gc_kinds_wanted(&self, plane: u32) -> (bool, bool) {
-        let free = self.planes[plane as usize].free.len() as u32;
-        let normal = self.has_normal(plane) && self.below_background(plane);
+        let emergency = self.has_normal(plane) && self.below_emergency(plane);
+        let normal = emergency || (self.has_normal(plane) && self.below_background(plane));
         // An urgent cache goes first unless the normal pool is at its emergency level.
-        let slc_first = self.slc_gc_urgent && (!self.has_normal(plane) || free > self.emergency_free_blocks);
+        let slc_first = self.slc_gc_urgent && !emergency;
         let slc = self.slc_wants_gc(plane) && (!normal || slc_first);
         (normal && !slc, slc)
     }
