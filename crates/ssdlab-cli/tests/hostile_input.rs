@@ -1145,6 +1145,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("slc_gc_free_fraction", "f"),
             ("super_page_channels", "u"),
             ("super_page_dies", "u"),
+            ("read_bypass", "b"),
+            ("write_combining", "b"),
         ],
     ),
     (
@@ -1222,6 +1224,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ),
     ("dir", &[("scheme", "s"), ("type_pairs", "[p]"), ("group_pairs", "b"), ("free_page_type", "u")]),
     ("ipu", &[("scheme", "s"), ("levels", "u"), ("cache_gc", "s")]),
+    ("gordon", &[("write_points_per_channel", "u")]),
     (
         "cache",
         &[

@@ -11,6 +11,7 @@
 //! completion for every observer that must wait for the die anyway.
 
 mod accounting;
+mod bypass;
 mod cache;
 mod cmt;
 mod command;
@@ -430,6 +431,8 @@ pub struct Simulator<'a> {
     pub(crate) link: link::Link,
     /// The cached mapping table (`[cmt]`; `cmt.rs`) and the dies it gave mapping I/O.
     pub(crate) cmt: Option<Box<cmt::Cmt>>,
+    /// Read bypassing and write combining (`ftl.read_bypass`, `ftl.write_combining`).
+    pub(crate) bypass: Option<Box<bypass::Bypass>>,
     pub(crate) cmt_kicks: Vec<u32>,
     /// Several host flows (`[[flows]]`; `flows.rs`), and the flow whose request is being
     /// submitted.
@@ -666,6 +669,7 @@ impl<'a> Simulator<'a> {
             flushing: false,
             link: link::Link::default(),
             cmt,
+            bypass: bypass::Bypass::new(&config),
             cmt_kicks: Vec::new(),
             flows,
             submitting_flow: flows::NO_FLOW,

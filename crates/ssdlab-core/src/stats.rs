@@ -452,6 +452,13 @@ pub struct Report {
     /// Present with `ipu.scheme` other than `off`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ipu: Option<IpuSummary>,
+    /// Present with read bypassing or write combining (`ftl.read_bypass`,
+    /// `ftl.write_combining`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bypass: Option<BypassSummary>,
+    /// Present with Gordon's write points (`gordon.write_points_per_channel`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gordon: Option<GordonSummary>,
     /// Present with the DRAM data cache on (`cache.capacity_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
@@ -645,6 +652,33 @@ pub struct DirSummary {
     /// DIR only: GC moves that recovered a logical page whole from the two pages of a pair
     /// whose other logical page was overwritten (DIR §3.2.4).
     pub gc_deinterleaved: u64,
+}
+
+/// Read bypassing and write combining (thesis §5.3).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct BypassSummary {
+    /// Page reads that joined a flash read of the same logical page in flight.
+    pub merged_reads: u64,
+    /// Page reads served by the last-read buffer.
+    pub buffer_reads: u64,
+    /// Page writes that joined a queued write of the same logical page (no program of
+    /// their own).
+    pub combined_writes: u64,
+}
+
+/// Gordon's write points (thesis §5.1).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct GordonSummary {
+    pub write_points: u32,
+    pub write_points_per_channel: u32,
+    /// User page writes placed through the write points.
+    pub writes_placed: u64,
+    /// Writes whose least-loaded write point had too small a sequence number for the page.
+    pub constrained_writes: u64,
+    /// Times a write point moved to its next die (a new sequence number).
+    pub write_point_moves: u64,
+    /// Queued writes a write point took along to its next die.
+    pub carried_writes: u64,
 }
 
 /// What a half-page or subpage map did (issue 12 §2).

@@ -79,6 +79,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_ipu(seed, &mut config);
             draw_controller(seed, &mut config, &mut records);
             draw_flows(seed, &mut config);
+            draw_gordon(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -313,6 +314,29 @@ fn draw_super_pages(seed: u64, c: &mut Config) {
     drawn.ftl.super_page_channels = pick(rng, &[1, g.channels]);
     drawn.ftl.super_page_dies = pick(rng, &[1, g.dies_per_chip, g.chips_per_channel * g.dies_per_chip]);
     if drawn.super_page_pages() > 1 && drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
+/// Gordon's FTL (thesis Ch. 5), from a stream of its own: write points per channel, read
+/// bypassing and write combining, each kept only where the drive allows it.
+fn draw_gordon(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-gordon"));
+    if !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = c.clone();
+    let per_channel = c.geometry.chips_per_channel * c.geometry.dies_per_chip / c.ftl.super_page_dies.max(1);
+    drawn.gordon.write_points_per_channel = rng.random_range(0..=per_channel.max(1));
+    drawn.ftl.read_bypass = rng.random_bool(0.5);
+    drawn.ftl.write_combining = rng.random_bool(0.5);
+    if drawn.validate().is_ok() {
+        *c = drawn;
+        return;
+    }
+    // Combining needs program acknowledgement and no cache: keep the rest.
+    drawn.ftl.write_combining = false;
+    if drawn.validate().is_ok() {
         *c = drawn;
     }
 }
@@ -590,7 +614,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -671,7 +695,10 @@ fn describe(c: &Config, records: usize) -> String {
                 .map(|f| format!("qd {} {} {:?}{:?}{:?}", f.queue_depth, f.priority.name(), f.channels, f.dies, f.planes))
                 .collect();
             format!("{:?}: {}", c.arbitration.scheme, each.join("; "))
-        }
+        },
+        c.gordon.write_points_per_channel,
+        c.ftl.read_bypass,
+        c.ftl.write_combining
     )
 }
 

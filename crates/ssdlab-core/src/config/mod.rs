@@ -16,6 +16,7 @@ mod parse;
 mod sections;
 
 pub use crate::designs::dir::config::{DirConfig, DirScheme};
+pub use crate::designs::gordon::config::GordonConfig;
 pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
@@ -56,6 +57,8 @@ pub struct Config {
     pub dir: DirConfig,
     /// IPU and its baselines (one switch).
     pub ipu: IpuConfig,
+    /// Gordon's FTL: write points per channel (thesis §5.1).
+    pub gordon: GordonConfig,
     /// The controller's DRAM data cache.
     pub cache: Cache,
     /// The cached mapping table (DFTL / MQSim's CMT).
@@ -94,6 +97,7 @@ impl Default for Config {
             ecc: Ecc::default(),
             dir: DirConfig::default(),
             ipu: IpuConfig::default(),
+            gordon: GordonConfig::default(),
             cache: Cache::default(),
             cmt: Cmt::default(),
             link: Link::default(),
@@ -505,6 +509,8 @@ impl Config {
         errors.extend(self.validate_mapping());
         errors.extend(self.validate_slc_levels());
         errors.extend(self.validate_super_pages());
+        errors.extend(GordonConfig::validate(self));
+        errors.extend(sections::validate_bypass(self));
         let mut reliability = Vec::new();
         crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);
         self.dir.validate(self.bits_per_cell(), &mut reliability);

@@ -438,6 +438,11 @@ pub struct Ftl {
     /// ... times this many dies of each of those channels (vertical striping) form one
     /// super-page, the unit of mapping, programs and reads; their blocks form super-blocks.
     pub super_page_dies: u32,
+    /// Read bypassing (thesis §5.3): a read joins a read of the same logical page in
+    /// flight, and the last page read is kept in a one-page buffer.
+    pub read_bypass: bool,
+    /// Write combining (thesis §5.3): a write joins a queued write of the same logical page.
+    pub write_combining: bool,
 }
 
 impl Default for Ftl {
@@ -467,6 +472,8 @@ impl Default for Ftl {
             slc_gc_free_fraction: 0.0,
             super_page_channels: 1,
             super_page_dies: 1,
+            read_bypass: false,
+            write_combining: false,
         }
     }
 }
@@ -648,4 +655,22 @@ impl Default for Power {
             block_summary: false,
         }
     }
+}
+
+/// Read bypassing and write combining work on whole logical pages, and combining joins
+/// writes the host is not told about before their program.
+pub(crate) fn validate_bypass(c: &super::Config) -> Vec<super::ConfigError> {
+    let mut errors = Vec::new();
+    for (on, key) in [(c.ftl.read_bypass, "ftl.read_bypass"), (c.ftl.write_combining, "ftl.write_combining")] {
+        if on && c.resolved().ftl.mapping != Mapping::Page {
+            errors.push(super::err(key, "works on a page map: use ftl.mapping = \"page\""));
+        }
+    }
+    if c.ftl.write_combining && (c.cache.enabled() || c.power.write_acknowledge != WriteAcknowledge::Program) {
+        errors.push(super::err(
+            "ftl.write_combining",
+            "joins writes not yet acknowledged: needs power.write_acknowledge = \"program\" and no [cache] (a cache coalesces writes itself)",
+        ));
+    }
+    errors
 }

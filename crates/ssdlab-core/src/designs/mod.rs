@@ -37,6 +37,7 @@
 
 mod baseline;
 pub mod dir;
+pub mod gordon;
 pub mod ipu;
 pub mod pa_ssd;
 pub mod spa_hybrid;
@@ -56,6 +57,7 @@ pub(crate) enum Design {
     SpaHybrid(Box<spa_hybrid::SpaHybrid>),
     Dir(Box<dir::Dir>),
     Ipu(Box<ipu::Ipu>),
+    Gordon(Box<gordon::Gordon>),
 }
 
 /// Where a GC step's moved pages go.
@@ -78,6 +80,10 @@ impl Design {
         }
         if config.ipu.enabled() {
             return Design::Ipu(Box::new(ipu::Ipu::new(&config.ipu, ftl)));
+        }
+        if config.gordon.enabled() {
+            let (per_channel, logical) = (config.gordon.write_points_per_channel, ftl.logical_pages);
+            return Design::Gordon(Box::new(gordon::Gordon::new(per_channel, &ftl.addr, logical)));
         }
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
@@ -115,8 +121,9 @@ impl Simulator<'_> {
         }
     }
 
-    pub(crate) fn place_write(&mut self, static_plane: u32, request: u32) -> (u32, WriteMode) {
+    pub(crate) fn place_write(&mut self, static_plane: u32, request: u32, lpn: u32) -> (u32, WriteMode) {
         match self.design {
+            Design::Gordon(_) => (self.gordon_place_write(lpn), WriteMode::Auto),
             Design::SpaHybrid(_) if self.spa_places_writes() => self.spa_place_write(static_plane, request),
             Design::Dir(_) => (self.dir_place_write(static_plane, request), WriteMode::Auto),
             _ => (static_plane, WriteMode::Auto),
@@ -172,6 +179,7 @@ impl Simulator<'_> {
             // IPU's levels are write streams of their own; its Table 2 names no
             // multi-plane programs, so none of its three schemes forms them.
             Design::Ipu(_) => false,
+            Design::Gordon(_) => true,
         }
     }
 
@@ -216,7 +224,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
             Design::Baseline => self.baseline_gc_move_target(plane),
-            Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) => MoveTarget::SamePlane,
+            Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) | Design::Gordon(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
         }
     }
@@ -231,7 +239,7 @@ impl Simulator<'_> {
                 None => self.baseline_gc_page(plane, from),
             },
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
-            Design::Baseline | Design::SpaHybrid(_) => self.baseline_gc_page(plane, from),
+            Design::Baseline | Design::SpaHybrid(_) | Design::Gordon(_) => self.baseline_gc_page(plane, from),
         }
     }
 
@@ -241,7 +249,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_victim(&mut self, plane: u32) -> Option<u32> {
         match self.design {
             Design::Ipu(_) => self.ipu_gc_victim(plane),
-            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) | Design::Dir(_) => None,
+            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) | Design::Dir(_) | Design::Gordon(_) => None,
         }
     }
 
@@ -298,6 +306,7 @@ impl Simulator<'_> {
             // DIR's section covers its baselines too (`report.rs`).
             Design::Baseline | Design::Dir(_) => {}
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
+            Design::Gordon(_) => report.gordon = self.gordon_summary(),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
             Design::Ipu(_) => {
                 report.ipu = self.ipu_summary();

@@ -237,6 +237,9 @@ impl Simulator<'_> {
                 if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
                     return self.buffered_write_programmed(t, txn.acked, txn.request);
                 }
+                if self.bypass.is_some() {
+                    self.bypass_write_done(t, txn.lpn)?;
+                }
                 self.finish_sub_request(txn.request)
             }
             TxnKind::PartialProgram => {
@@ -262,6 +265,9 @@ impl Simulator<'_> {
                 if self.cache.is_some() {
                     self.cache_fill(txn.lpn);
                 }
+                if self.bypass.is_some() {
+                    self.bypass_read_done(t, txn.lpn)?;
+                }
                 self.finish_sub_request(txn.request)
             }
             TxnKind::UpdateRead => {
@@ -271,6 +277,10 @@ impl Simulator<'_> {
                 let die = self.enqueue_write_units(txn.request, txn.lpn, 0, txn.unit as u32, txn.units as u32);
                 self.flushing = false;
                 let die = die?;
+                if self.bypass.is_some() && txn.request != NO_REQUEST {
+                    let write = *self.dies[die as usize].writes.back().expect("just queued");
+                    self.bypass_write_requeued(t, write, txn.lpn);
+                }
                 if txn.request == NO_REQUEST {
                     self.cache_flush_txn_done(txn.lpn)?;
                 }

@@ -315,6 +315,9 @@ impl Simulator<'_> {
                     if self.cmt.is_some() {
                         self.cmt_trimmed(lpn);
                     }
+                    if self.bypass.is_some() {
+                        self.bypass_trimmed(lpn);
+                    }
                     if let Some(old) = self.ftl.lookup(lpn) {
                         self.ftl.trim(lpn);
                         self.note_invalidated(old);
@@ -386,7 +389,7 @@ impl Simulator<'_> {
         units: u32,
         plane: u32,
     ) -> Result<u32, SimError> {
-        let (plane, mode) = self.place_write(plane, slot);
+        let (plane, mode) = self.place_write(plane, slot, lpn);
         let txn = self.alloc_txn(TxnKind::Write, slot, lpn, NO_PAGE, plane);
         self.txns[txn as usize].subpages = subpages;
         self.txns[txn as usize].unit = unit as u8;

@@ -36,6 +36,9 @@ impl Simulator<'_> {
 
     /// `dispatch_write` once the write's mapping is known.
     pub(crate) fn dispatch_mapped_write(&mut self, slot: u32, lpn: u32, start: u64, end: u64) -> Result<(), SimError> {
+        if self.bypass.is_some() && self.bypass_write(slot, lpn) {
+            return Ok(());
+        }
         let page = self.timing.page_size_bytes;
         let partial = start > 0 || end < page;
         let subpages = if partial { self.subpages_covered(start, end - start, 0) } else { 0 };
@@ -69,15 +72,18 @@ impl Simulator<'_> {
                 self.dies[die as usize].reads.push_back(txn);
                 self.dies[die as usize].last_user_ns = self.now;
                 self.kick_list.push(die);
+                if self.bypass.is_some() && slot != NO_REQUEST {
+                    self.bypass_write_queued(txn, lpn);
+                }
             }
-            Some(_) => {
-                let die = self.enqueue_write(slot, lpn, 0)?;
+            // Nothing to merge with (`None`): only the written subpages are programmed.
+            found => {
+                let die = self.enqueue_write(slot, lpn, if found.is_some() { 0 } else { subpages })?;
                 self.kick_list.push(die);
-            }
-            // Nothing to merge with: only the written subpages are programmed.
-            None => {
-                let die = self.enqueue_write(slot, lpn, subpages)?;
-                self.kick_list.push(die);
+                if self.bypass.is_some() && slot != NO_REQUEST {
+                    let txn = *self.dies[die as usize].writes.back().expect("just queued");
+                    self.bypass_write_queued(txn, lpn);
+                }
             }
         }
         Ok(())

@@ -237,6 +237,9 @@ impl Simulator<'_> {
         self.free_txns.clear();
         self.buffered_write_pages = 0;
         self.pending_writes.clear();
+        if let Some(b) = self.bypass.as_mut() {
+            b.clear();
+        }
         self.extra_pins.clear();
         self.ack_waiting.clear();
         self.waiting_for_room.clear();

@@ -45,6 +45,9 @@ impl Simulator<'_> {
         if self.read_of_pending_write(slot, lpn)? {
             return Ok(());
         }
+        if self.bypass.is_some() && self.bypass_read(slot, lpn)? {
+            return Ok(());
+        }
         if !translated && self.cmt.is_some() && !self.cmt_translate(lpn, cmt::Waiter::Read { slot, lpn, page_start })? {
             return Ok(());
         }
@@ -152,6 +155,9 @@ impl Simulator<'_> {
             self.txns[txn as usize].unit = unit.unwrap_or(0) as u8;
         }
         self.expect_read_version(txn);
+        if self.bypass.is_some() && slot != NO_REQUEST {
+            self.bypass_read_queued(txn, lpn);
+        }
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].reads.push_back(txn);
         self.dies[die as usize].last_user_ns = self.now;

@@ -164,6 +164,12 @@ impl Simulator<'_> {
             errors: self.error_summary(),
             dir: self.dir_summary(),
             ipu: None,
+            gordon: None,
+            bypass: self.bypass.as_ref().map(|b| crate::stats::BypassSummary {
+                merged_reads: b.merged_reads,
+                buffer_reads: b.buffer_reads,
+                combined_writes: b.combined_writes,
+            }),
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
             cmt: self.cmt_summary(),

@@ -10,6 +10,7 @@ mod errors;
 mod everyday;
 mod flows;
 mod gc;
+mod gordon;
 mod hybrid;
 mod ipu;
 mod liveness;

@@ -112,6 +112,20 @@ fn the_swarm_draws_mapping_kinds_slc_levels_and_super_pages() {
     assert!(gangs >= 10, "super-pages: {gangs} of 300");
 }
 
+/// Issue 21: Gordon's write points, read bypassing and write combining are drawn.
+#[test]
+fn the_swarm_draws_gordons_write_points_bypassing_and_combining() {
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::config::Config) -> bool| cases.iter().filter(|c| f(&c.config)).count();
+    let points = count(&|c| c.gordon.write_points_per_channel > 0);
+    let bypass = count(&|c| c.ftl.read_bypass);
+    let combining = count(&|c| c.ftl.write_combining);
+    assert!(
+        points >= 20 && bypass >= 20 && combining >= 10,
+        "write points {points}, bypass {bypass}, combining {combining} of 300"
+    );
+}
+
 /// Issue 14: DIR and its baselines are drawn, and DIR cases form groups.
 #[test]
 fn the_swarm_draws_dir_and_its_baselines() {
