@@ -20,6 +20,7 @@ pub mod reproduce_pa_long;
 pub mod reproduce_spa;
 pub mod reproduce_spa_jobs;
 pub mod reproduce_workloads;
+pub mod scaling;
 pub mod session;
 pub mod setup;
 pub mod sweep;
