@@ -13,6 +13,7 @@ pub mod plot;
 pub mod presets;
 pub mod report_html;
 pub mod reproduce;
+pub mod reproduce_cdc;
 pub mod reproduce_dir;
 pub mod reproduce_ipu;
 pub mod reproduce_pa;

@@ -1,4 +1,5 @@
-//! `ssdlab scaling` end to end: the calculator's outputs and its refusals of bad input.
+//! `ssdlab scaling` and `ssdlab reproduce ssd-cdc` end to end: the calculator's outputs,
+//! its refusals of bad input, and the reproduction's report, figures and exit status.
 
 mod common;
 use common::*;
@@ -93,4 +94,24 @@ fn bad_input_is_refused_with_its_flag_named() {
         let err = fails(&all);
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn reproduce_ssd_cdc_writes_its_report_and_passes_its_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ssd-cdc.md");
+    let (stdout, _) = ok(&["reproduce", "ssd-cdc", "--out", out.to_str().unwrap()]);
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.contains("Required checks: 11 of 11 pass"), "{md}");
+    for row in ["8.34× → 3.16×", "41.0×", "4.38 TB", "13.13 TB", "32981"] {
+        assert!(md.contains(row), "{row} missing");
+    }
+    assert!(!md.contains("{{"), "an unfilled placeholder");
+    for fig in ["fig3-5", "fig3-6a", "fig3-6b", "fig3-7a", "fig3-7b", "fig3-8a-512", "fig3-8d-4k"] {
+        assert!(dir.path().join(format!("ssd-cdc-{fig}.svg")).is_file(), "{fig}");
+        assert!(md.contains(&format!("(ssd-cdc-{fig}.svg)")), "{fig} not linked");
+    }
+    let err = fails(&["reproduce", "ssd-cdc", "--only", "hm_0", "--out", out.to_str().unwrap()]);
+    assert!(err.contains("no workloads"), "{err}");
 }
