@@ -134,6 +134,9 @@ enum Command {
         #[arg(long, value_name = "WHEN", default_value = "sometimes")]
         power_loss: ssdlab_core::swarm::PowerLosses,
     },
+    /// The SSD-CDC scaling model (thesis Ch. 3): capacity, latency, bandwidth and IOPS
+    /// against feature size and bits per cell, as a table and an SVG plot (docs/scaling.md).
+    Scaling(ssdlab_cli::scaling::ScalingArgs),
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
     TraceStats {
         /// The trace file (plain or gzip / zstd / bzip2 / xz; a pipe is read once).
@@ -232,6 +235,7 @@ fn main() -> ExitCode {
             import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref())
         }
         Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
+        Command::Scaling(args) => ssdlab_cli::scaling::scaling(args),
         Command::TraceStats { trace, format, device, lenient, time_unit } => (|| {
             let format = format
                 .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))

@@ -8,6 +8,7 @@ pub mod flash;
 pub mod ftl;
 pub mod presets;
 pub mod rng;
+pub mod scaling;
 pub mod stats;
 
 pub use config::Config;
