@@ -34,7 +34,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc"] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
