@@ -107,7 +107,7 @@ impl Simulator<'_> {
         // Still the page's queued, unprogrammed user write (slots are reused).
         let queued = txn.lpn == lpn
             && txn.request != NO_REQUEST
-            && (txn.kind == TxnKind::UpdateRead || (txn.kind == TxnKind::Write && txn.version == 0));
+            && (txn.kind == TxnKind::UpdateRead || (txn.kind == TxnKind::Write && txn.ppn == NO_PAGE));
         if !queued {
             b.writes.remove(&lpn);
             return false;

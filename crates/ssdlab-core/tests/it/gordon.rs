@@ -91,6 +91,20 @@ fn a_write_joins_the_queued_write_of_its_page_and_one_program_carries_both() {
     assert_eq!(lat[2], lat[1] - 1_000);
 }
 
+/// A write of a page whose earlier write is already being programmed cannot join it: it
+/// needs a program of its own. (Versions are only issued with `--verify`: the check must
+/// not depend on them, so this runs without it.)
+#[test]
+fn a_write_never_joins_a_program_under_way() {
+    let mut c = tiny(1, 1, 1, 1);
+    slc_like(&mut c);
+    c.ftl.write_combining = true;
+    let records = vec![rec(0, Op::Write, 0, 1, 4096), rec(100_000, Op::Write, 0, 1, 4096)];
+    let report = run(&c, records);
+    assert_eq!(report.bypass.expect("bypass section").combined_writes, 0);
+    assert_eq!(report.flash.user_page_programs, 2);
+}
+
 /// The thesis' pattern (§5.3): a small write into a super-page, then the rest of it at
 /// once. Combined, the super-page is read once and programmed once.
 #[test]
