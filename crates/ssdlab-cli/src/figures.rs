@@ -36,8 +36,17 @@ impl Figures {
         self.add(md, slug, &title, line_chart(&chart));
     }
 
+    /// Writes the report `md` to `out` (creating its folder), then its figures beside it.
+    pub fn write_report(&self, out: &Path, md: &str) -> Result<()> {
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(out, md).with_context(|| format!("writing {}", out.display()))?;
+        self.write()
+    }
+
     /// Writes every figure's SVG file.
-    pub fn write(&self) -> Result<()> {
+    fn write(&self) -> Result<()> {
         for (name, svg) in &self.files {
             let path = self.dir.join(name);
             std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;

@@ -9,7 +9,7 @@ use crate::figures::Figures;
 use crate::reproduce::ReproduceArgs;
 use crate::reproduce_dir::{fill, verdict, verdict_counts, write_claims, Claim};
 use crate::scaling::{chart, projections, size_text, Metric};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use ssdlab_core::scaling::{
     capacity_gb, channel_bandwidth, channel_iops, die_latency_us, feature_for_capacity_nm, latency_us, ssd_rate,
     Architecture, Bound, Configuration, DieLatency, Fit, Operation, Projection, Rate, DEFAULT_FEATURE_SIZES_NM,
@@ -673,11 +673,7 @@ pub fn ssd_cdc(args: &ReproduceArgs) -> Result<()> {
         writeln!(md, "{c}")?;
     }
     writeln!(md, "```")?;
-    if let Some(dir) = args.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&args.out, &md).with_context(|| format!("writing {}", args.out.display()))?;
-    figures.write()?;
+    figures.write_report(&args.out, &md)?;
     println!("wrote {}", args.out.display());
     for c in claims.iter().filter(|c| c.required) {
         println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);

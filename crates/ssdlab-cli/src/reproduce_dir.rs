@@ -11,7 +11,7 @@ use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
 use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
 use ssdlab_core::config::{apply_overrides, Config, ReplayMode};
 use ssdlab_core::presets::preset;
@@ -805,11 +805,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         writeln!(md, "{c}")?;
     }
     writeln!(md, "```")?;
-    if let Some(dir) = args.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&args.out, &md).with_context(|| format!("writing {}", args.out.display()))?;
-    figures.write()?;
+    figures.write_report(&args.out, &md)?;
     println!(
         "wrote {} ({} simulations in {:.1} s)",
         args.out.display(),

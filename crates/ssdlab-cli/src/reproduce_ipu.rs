@@ -12,7 +12,7 @@ use crate::reproduce::ReproduceArgs;
 use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
@@ -901,11 +901,7 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
         }
     }
     writeln!(md, "```")?;
-    if let Some(dir) = args.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&args.out, &md).with_context(|| format!("writing {}", args.out.display()))?;
-    figures.write()?;
+    figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
     let failed = claims.iter().filter(|c| c.required && c.verdict == "no").count();
     for c in claims.iter().filter(|c| c.required) {

@@ -750,11 +750,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     } else {
         writeln!(md, "(The discussion covers every workload; it is left out when `--only` keeps just {BURSTY}.)")?;
     }
-    if let Some(dir) = args.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&args.out, md).with_context(|| format!("writing {}", args.out.display()))?;
-    figures.write()?;
+    figures.write_report(&args.out, &md)?;
     let wall = started.elapsed().as_secs_f64();
     let simulations = cells.len() + long.as_ref().map_or(0, |l| l.simulations);
     println!("wrote {} ({simulations} simulations in {wall:.1} s)", args.out.display());

@@ -697,11 +697,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
 
     let template = crate::reproduce::discussion(&args.out, "spa-ssd");
     writeln!(md, "{}", crate::reproduce_dir::fill(&template, &values)?.trim_end())?;
-    if let Some(dir) = args.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(&args.out, md).with_context(|| format!("writing {}", args.out.display()))?;
-    figures.write()?;
+    figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());
     for c in checks.iter().filter(|c| c.required) {
         println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what, c.measured);
