@@ -225,6 +225,13 @@ pub(crate) struct Die {
     pub(crate) wake_pending: bool,
 }
 
+impl Die {
+    /// Queued work and the command under way: how busy the allocators see the die.
+    pub(crate) fn load(&self) -> usize {
+        self.reads.len() + self.writes.len() + usize::from(self.busy)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Channel {
     /// Die whose transfer is on the bus (NO_REQUEST = idle).

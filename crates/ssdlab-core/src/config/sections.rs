@@ -661,8 +661,9 @@ impl Default for Power {
 /// writes the host is not told about before their program.
 pub(crate) fn validate_bypass(c: &super::Config) -> Vec<super::ConfigError> {
     let mut errors = Vec::new();
+    let mapping = c.resolved().ftl.mapping;
     for (on, key) in [(c.ftl.read_bypass, "ftl.read_bypass"), (c.ftl.write_combining, "ftl.write_combining")] {
-        if on && c.resolved().ftl.mapping != Mapping::Page {
+        if on && mapping != Mapping::Page {
             errors.push(super::err(key, "works on a page map: use ftl.mapping = \"page\""));
         }
     }

@@ -117,23 +117,23 @@ impl Simulator<'_> {
         true
     }
 
-    /// A user write (or its read-modify-write read) `txn` of `lpn` was queued.
+    /// A user write (or its read-modify-write read) `txn` of `lpn` was queued: it is the
+    /// page's write later writes join.
     pub(crate) fn bypass_write_queued(&mut self, txn: u32, lpn: u32) {
         if let Some(b) = self.bypass.as_mut().filter(|b| b.write_combining) {
             b.writes.insert(lpn, txn);
         }
     }
 
-    /// The read-modify-write read `read` of `lpn` ended and its write `write` was
-    /// queued: the writes that joined the read join the write.
-    pub(crate) fn bypass_write_requeued(&mut self, read: u32, write: u32, lpn: u32) {
+    /// The read-modify-write read `read` ended and its write was queued (and registered
+    /// as its page's write by `bypass_write_queued`): the writes that joined the read join
+    /// that write.
+    /// (The read's slot is free again: its write may even have taken it.)
+    pub(crate) fn bypass_write_requeued(&mut self, read: u32, lpn: u32) {
         let Some(b) = self.bypass.as_mut() else { return };
-        if let Some(slots) = b.joined.remove(&read) {
-            b.joined.insert(write, slots);
-        }
-        if b.writes.get(&lpn) == Some(&read) {
-            b.writes.insert(lpn, write);
-        }
+        let Some(slots) = b.joined.remove(&read) else { return };
+        let write = *b.writes.get(&lpn).expect("the read's write was just registered");
+        b.joined.insert(write, slots);
     }
 
     /// The user write `txn` of `lpn` was programmed: the writes that joined it are done.

@@ -277,9 +277,8 @@ impl Simulator<'_> {
                 let die = self.enqueue_write_units(txn.request, txn.lpn, 0, txn.unit as u32, txn.units as u32);
                 self.flushing = false;
                 let die = die?;
-                if self.bypass.is_some() && txn.request != NO_REQUEST {
-                    let write = *self.dies[die as usize].writes.back().expect("just queued");
-                    self.bypass_write_requeued(t, write, txn.lpn);
+                if self.bypass.is_some() {
+                    self.bypass_write_requeued(t, txn.lpn);
                 }
                 if txn.request == NO_REQUEST {
                     self.cache_flush_txn_done(txn.lpn)?;

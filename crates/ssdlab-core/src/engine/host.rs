@@ -399,6 +399,9 @@ impl Simulator<'_> {
         }
         self.txns[txn as usize].mode = mode;
         self.write_queued(txn);
+        if self.bypass.is_some() && slot != NO_REQUEST {
+            self.bypass_write_queued(txn, lpn);
+        }
         self.buffered_write_pages += 1;
         let die = self.ftl.addr.die_of_plane(plane);
         self.dies[die as usize].writes.push_back(txn);
@@ -418,10 +421,7 @@ impl Simulator<'_> {
     pub(crate) fn allocator_plane(&mut self, lpn: u32) -> u32 {
         let (loads, ftl) = (&self.dies, &self.ftl);
         // (The allocator's state advances: call once per write.)
-        let load = |d: u32| {
-            let die = &loads[d as usize];
-            die.reads.len() + die.writes.len() + usize::from(die.busy)
-        };
+        let load = |d: u32| loads[d as usize].load();
         self.planes_alloc.choose(&ftl.addr, lpn, load, |p| ftl.gc_need(p) != GcNeed::Emergency)
     }
 

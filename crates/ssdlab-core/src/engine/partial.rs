@@ -76,14 +76,14 @@ impl Simulator<'_> {
                     self.bypass_write_queued(txn, lpn);
                 }
             }
-            // Nothing to merge with (`None`): only the written subpages are programmed.
-            found => {
-                let die = self.enqueue_write(slot, lpn, if found.is_some() { 0 } else { subpages })?;
+            Some(_) => {
+                let die = self.enqueue_write(slot, lpn, 0)?;
                 self.kick_list.push(die);
-                if self.bypass.is_some() && slot != NO_REQUEST {
-                    let txn = *self.dies[die as usize].writes.back().expect("just queued");
-                    self.bypass_write_queued(txn, lpn);
-                }
+            }
+            // Nothing to merge with: only the written subpages are programmed.
+            None => {
+                let die = self.enqueue_write(slot, lpn, subpages)?;
+                self.kick_list.push(die);
             }
         }
         Ok(())

@@ -41,6 +41,15 @@ struct WritePoint {
     next_plane: u32,
 }
 
+impl WritePoint {
+    /// The plane of its die the next write takes (the die's planes in turn).
+    fn take_plane(&mut self, planes_per_die: u32) -> u32 {
+        let plane = self.dies[self.at] * planes_per_die + self.next_plane;
+        self.next_plane = (self.next_plane + 1) % planes_per_die;
+        plane
+    }
+}
+
 pub(crate) struct Gordon {
     points: Vec<WritePoint>,
     /// The sequence number of the write point each logical page was last written through
@@ -117,8 +126,7 @@ impl Gordon {
             self.next_seq += 1;
             self.moves += 1;
         }
-        let plane = w.dies[w.at] * planes + w.next_plane;
-        w.next_plane = (w.next_plane + 1) % planes;
+        let plane = w.take_plane(planes);
         w.placed += 1;
         if let Some(s) = self.lpn_seq.get_mut(lpn as usize) {
             *s = w.seq;
@@ -129,10 +137,7 @@ impl Gordon {
 
     /// The next plane of point `i`'s die, for a write it carries along.
     fn carry(&mut self, i: usize) -> u32 {
-        let w = &mut self.points[i];
-        let plane = w.dies[w.at] * self.planes_per_die + w.next_plane;
-        w.next_plane = (w.next_plane + 1) % self.planes_per_die;
-        plane
+        self.points[i].take_plane(self.planes_per_die)
     }
 }
 
@@ -143,10 +148,7 @@ impl Simulator<'_> {
     /// under a backlog its blocks still spread over its dies.
     pub(crate) fn gordon_place_write(&mut self, lpn: u32) -> u32 {
         let dies = &self.dies;
-        let load = |d: u32| {
-            let die = &dies[d as usize];
-            die.reads.len() + die.writes.len() + usize::from(die.busy)
-        };
+        let load = |d: u32| dies[d as usize].load();
         let super::Design::Gordon(g) = &mut self.design else { unreachable!("Gordon hook with another design active") };
         let min_seq = g.lpn_seq.get(lpn as usize).copied().unwrap_or(0);
         let (i, constrained) = g.choose(min_seq, load);
@@ -169,17 +171,16 @@ impl Simulator<'_> {
                 txn.kind == TxnKind::Write && txn.request != NO_REQUEST && txn.mode == WriteMode::Auto
             });
         self.dies[die as usize].writes = kept;
-        for &t in &carry {
-            let super::Design::Gordon(g) = &mut self.design else { unreachable!() };
-            let plane = g.carry(i);
+        let super::Design::Gordon(g) = &mut self.design else { unreachable!("Gordon hook with another design active") };
+        g.carried += carry.len() as u64;
+        let planes: Vec<u32> = carry.iter().map(|_| g.carry(i)).collect();
+        for (&t, plane) in carry.iter().zip(planes) {
             let from = self.txns[t as usize].plane;
             self.txns[t as usize].plane = plane;
             self.write_moved(t, from);
             let to = self.ftl.addr.die_of_plane(plane);
             self.dies[to as usize].writes.push_back(t);
         }
-        let super::Design::Gordon(g) = &mut self.design else { unreachable!() };
-        g.carried += carry.len() as u64;
     }
 
     pub(crate) fn gordon_summary(&self) -> Option<GordonSummary> {
