@@ -44,8 +44,11 @@ impl Simulator<'_> {
                 Some(TxnKind::Read | TxnKind::UpdateRead) => occupancy::CommandKind::Read,
                 Some(TxnKind::Write) => occupancy::CommandKind::Program,
                 Some(TxnKind::PartialProgram) => occupancy::CommandKind::PartialProgram,
+                Some(TxnKind::Reprogram) => occupancy::CommandKind::Reprogram,
                 Some(TxnKind::MoveOut) => occupancy::CommandKind::MoveOut,
                 Some(TxnKind::Erase) => occupancy::CommandKind::Erase,
+                Some(TxnKind::Scrub) => occupancy::CommandKind::Scrub,
+                Some(TxnKind::ScanRead) => occupancy::CommandKind::ScanRead,
                 Some(TxnKind::GcMove) | None => occupancy::CommandKind::GcMove,
             };
             let desc = occupancy::CommandDesc {
@@ -227,6 +230,12 @@ impl Simulator<'_> {
                         self.release_superseded(old)?;
                     }
                 }
+                if txn.from != NO_PAGE && txn.mode != WriteMode::Mapping {
+                    // The old copy is no longer needed: the design may destroy it (and keep
+                    // the request waiting until it has).
+                    let waiting = if txn.acked { NO_REQUEST } else { txn.request };
+                    self.copy_released(txn.from, waiting)?;
+                }
                 self.write_landed(txn.lpn)?;
                 if txn.mode == WriteMode::Mapping {
                     return self.cmt_program_done(txn.lpn);
@@ -239,7 +248,7 @@ impl Simulator<'_> {
                 }
                 self.finish_sub_request(txn.request)
             }
-            TxnKind::PartialProgram => {
+            TxnKind::PartialProgram | TxnKind::Reprogram => {
                 self.ftl.partial_program_done(txn.ppn);
                 self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                 self.release_superseded(txn.from)?;
@@ -276,7 +285,9 @@ impl Simulator<'_> {
                 }
                 self.kick(die)
             }
-            TxnKind::GcMove | TxnKind::Erase => Ok(()),
+            TxnKind::GcMove => Ok(()),
+            TxnKind::Erase => self.erase_done(txn.ppn),
+            TxnKind::Scrub | TxnKind::ScanRead => self.maintenance_done(txn.kind, txn.lpn),
             TxnKind::MoveOut => unreachable!("handled above"),
         }
     }

@@ -164,6 +164,8 @@ impl Simulator<'_> {
             errors: self.error_summary(),
             dir: self.dir_summary(),
             ipu: None,
+            scrub: None,
+            wom: None,
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
             cmt: self.cmt_summary(),

@@ -331,7 +331,9 @@ impl Ftl {
             // unprogrammed pages are free already).
             // A block summary is rewritten wherever the valid pages go, so it is no gain:
             // a block whose only invalid pages are its summary is not worth cleaning.
-            let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
+            // (Companion pages, `companion.rs`, are no gain either.)
+            let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 }
+                + self.companions_below(b, info.write_ptr);
             // Counted in mapping units, so that a unit map's partly valid pages are a gain
             // (compacting GC packs them); with a page map a unit is a page. Without packing
             // across pages (`compact_across_pages`) only pages with no valid unit are.
@@ -404,7 +406,7 @@ impl Ftl {
             None if self.gc_through_user => self.user_active_room(plane),
             None => self.active_room(plane, super::Stream::GC),
         };
-        let data_pages = self.layout.pages() - self.summary_pages;
+        let data_pages = self.layout.pages() - self.summary_pages - self.companions_per_block();
         open + p.free.len() as u32 * data_pages
     }
 
