@@ -224,17 +224,18 @@ impl Simulator<'_> {
                 self.buffered_write_pages -= 1;
                 self.write_programmed(txn.plane)?;
                 self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
+                if txn.from != NO_PAGE && txn.mode != WriteMode::Mapping {
+                    // The old copy is no longer needed: the design may destroy it (and keep
+                    // the request waiting until it has). Told before the unpin below, which
+                    // may let GC erase the copy's block at once.
+                    let waiting = if txn.acked { NO_REQUEST } else { txn.request };
+                    self.copy_released(txn.from, waiting)?;
+                }
                 self.release_superseded(txn.from)?;
                 if let Some(extra) = self.extra_pins.remove(&t) {
                     for old in extra {
                         self.release_superseded(old)?;
                     }
-                }
-                if txn.from != NO_PAGE && txn.mode != WriteMode::Mapping {
-                    // The old copy is no longer needed: the design may destroy it (and keep
-                    // the request waiting until it has).
-                    let waiting = if txn.acked { NO_REQUEST } else { txn.request };
-                    self.copy_released(txn.from, waiting)?;
                 }
                 self.write_landed(txn.lpn)?;
                 if txn.mode == WriteMode::Mapping {

@@ -348,12 +348,16 @@ impl Simulator<'_> {
         if self.cmt.is_some() {
             self.cmt_trimmed(lpn);
         }
-        if let Some(old) = self.ftl.lookup(lpn) {
+        let old = self.ftl.lookup(lpn);
+        if let Some(old) = old {
             self.ftl.trim(lpn);
             self.note_invalidated(old);
-            self.copy_released(old, slot)?;
         }
         self.ftl.acknowledge_trim(lpn);
+        if let Some(old) = old {
+            // (Once the trim is complete: the design may start work at once.)
+            self.copy_released(old, slot)?;
+        }
         self.finish_sub_request(slot)
     }
 

@@ -139,4 +139,10 @@ fn the_codes_capacity_is_checked_against_over_provisioning() {
     assert!(errors.iter().any(|e| e.key == "wom.enabled" && e.message.contains("over_provisioning")), "{errors:?}");
     c.ftl.over_provisioning = 0.5;
     assert!(c.validate().is_ok());
+    // A block's summary page holds no data either (4-page blocks: 2 data pages, a code
+    // page and the summary).
+    c.geometry.pages_per_block = 4;
+    c.power.block_summary = true;
+    c.ftl.over_provisioning = 0.3;
+    assert!(c.validate().is_err(), "2 of 3 pages hold data: 30% over-provisioning is too little");
 }

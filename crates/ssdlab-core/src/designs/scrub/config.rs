@@ -102,6 +102,7 @@ impl ScrubConfig {
                 config.uses_slc() && config.hybrid.allocation != crate::config::HybridAllocation::Pf,
                 "a hybrid allocation",
             ),
+            (config.hybrid.layout != crate::config::SlcLayout::Plane, "planes wholly in SLC mode (hybrid.layout)"),
             (config.cmt.enabled(), "a cached mapping table ([cmt])"),
             (config.super_page_pages() > 1, "super-pages"),
             (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),

@@ -390,6 +390,11 @@ impl Simulator<'_> {
             return Plan::AwaitErase(block, true);
         }
         if let Some(&q) = pages[1..].iter().find(|&&q| f.page_valid_units(q) > 0) {
+            if f.gc_room(plane as u32) == 0 {
+                // No page to move it to: the block is relocated and erased (after GC
+                // frees room) instead.
+                return Plan::AwaitErase(block, true);
+            }
             return Plan::Relocate(q, f.page_lpn(q));
         }
         Plan::Scrub(pages)
@@ -404,6 +409,13 @@ impl Simulator<'_> {
             let Some(&(block, _)) = s.condemned[plane as usize].iter().find(|&&(_, u)| u || !urgent) else {
                 continue;
             };
+            if self.ftl.planes[plane as usize].victim == NO_PAGE
+                && self.ftl.blocks[block as usize].valid_pages > self.ftl.gc_room(plane)
+            {
+                // GC could not place the block's valid pages: clean the policy's victim
+                // first (it gains room; the condemned block itself has a stale page).
+                self.ftl.ensure_victim_forced(plane, self.now);
+            }
             if self.ftl.planes[plane as usize].victim == NO_PAGE {
                 if self.ftl.blocks[block as usize].state == BlockState::Open {
                     let given_up = self.ftl.close_early(block);

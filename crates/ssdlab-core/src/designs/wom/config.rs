@@ -53,8 +53,10 @@ impl WomConfig {
         let g = &config.geometry;
         let layout = crate::flash::PageLayout::from_config(&config.flash, g.pages_per_block);
         let summary = config.summary_pages_per_block();
-        let roles = super::roles(&layout.types, false, g.pages_per_block - summary);
-        let data = roles.iter().filter(|r| r.0 != super::Role::Code).count() as f64;
+        let data_pages = g.pages_per_block - summary;
+        let roles = super::roles(&layout.types, false, data_pages);
+        // (Pages holding data: neither code pages nor the summary at the block's end.)
+        let data = roles[..data_pages as usize].iter().filter(|r| r.0 != super::Role::Code).count() as f64;
         let blocks = g.blocks_per_plane as f64;
         let t = &config.ftl;
         let logical_per_plane = blocks * (g.pages_per_block - summary) as f64 * (1.0 - t.over_provisioning);
