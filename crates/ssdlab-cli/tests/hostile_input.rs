@@ -1227,6 +1227,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("mode", "s"),
             ("budget_pages", "u"),
+            ("shared_cells", "b"),
             ("background_backlog_pages", "u"),
             ("sanitize_offset_bytes", "u"),
             ("sanitize_bytes", "u"),

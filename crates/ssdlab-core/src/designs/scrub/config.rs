@@ -32,6 +32,11 @@ pub struct ScrubConfig {
     /// the block erased instead. 0: erase only; the block's pages or more (the default,
     /// u32::MAX): no limit, as SLC flash allows (every page can be zeroed once).
     pub budget_pages: u32,
+    /// Scrub the pages sharing a target's cells with it, relocating a valid one first
+    /// (thesis §6.2.1: scrubbing an MLC page "invariably caused severe corruption in
+    /// exactly one other page"). `false` scrubs the target alone, as if it shared no cells
+    /// (an ablation: what the pairs cost).
+    pub shared_cells: bool,
     /// Background mode: stale pages waiting at a die beyond which its scrubs go ahead of
     /// user work (the window in which old data stays readable is bounded).
     pub background_backlog_pages: u32,
@@ -49,6 +54,7 @@ impl Default for ScrubConfig {
         ScrubConfig {
             mode: ScrubMode::Off,
             budget_pages: u32::MAX,
+            shared_cells: true,
             background_backlog_pages: 1024,
             sanitize_offset_bytes: 0,
             sanitize_bytes: 0,

@@ -152,7 +152,11 @@ impl Scrub {
             backlog: config.scrub.background_backlog_pages as usize,
             scrubs: vec![0; a.blocks() as usize],
             scrubbed: vec![0; (a.pages() as usize).div_ceil(64)],
-            partners: cell_partners(&ftl.layout.types, &ftl.layout.wordlines),
+            partners: if config.scrub.shared_cells {
+                cell_partners(&ftl.layout.types, &ftl.layout.wordlines)
+            } else {
+                vec![Vec::new(); ftl.layout.pages() as usize]
+            },
             urgent: vec![VecDeque::new(); a.dies() as usize],
             background: vec![VecDeque::new(); a.dies() as usize],
             condemned: vec![Vec::new(); a.planes() as usize],
@@ -398,6 +402,32 @@ impl Simulator<'_> {
             return Plan::Relocate(q, f.page_lpn(q));
         }
         Plan::Scrub(pages)
+    }
+
+    /// Pages of `block` that zeroing `targets` would program: they and the programmed,
+    /// not yet zeroed pages sharing their cells.
+    pub(crate) fn scrub_pages_needed(&mut self, block: u32, targets: &[Ppn]) -> u32 {
+        let f = &self.ftl;
+        let s = state!(self);
+        let mut pages: Vec<u32> = targets.iter().map(|&p| f.addr.page_in_block(p)).collect();
+        if !f.blocks[block as usize].slc {
+            for &t in targets {
+                for &q in &s.partners[f.addr.page_in_block(t) as usize] {
+                    if f.is_programmed(block, q) && !s.is_scrubbed(f.addr.ppn(block, q)) {
+                        pages.push(q);
+                    }
+                }
+            }
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        pages.len() as u32
+    }
+
+    /// Scrubs `block` may still take before its next erase.
+    pub(crate) fn scrub_budget_left(&mut self, block: u32) -> u32 {
+        let s = state!(self);
+        s.budget.saturating_sub(s.scrubs[block as usize])
     }
 
     /// Relocates and erases the next condemned block of the die's planes (those condemned

@@ -118,13 +118,28 @@ impl Simulator<'_> {
             };
             scan.next = i + 1;
             let copies = self.copies_in(block, id);
+            // The block's copies at once (thesis §6.2.2: "if it exceeds the scrub budget,
+            // the FTL will need to relocate the block's contents"): the pages they and the
+            // pages sharing their cells would zero, against what the budget has left.
+            let over = !copies.is_empty() && self.scrub_pages_needed(block, &copies) > self.scrub_budget_left(block);
+            let plane = self.ftl.addr.plane_of_block(block) as usize;
             let s = state!(self);
             let op = &mut s.sanitizes[id as usize];
-            op.outstanding += copies.len() as u32 + 1;
             op.record.copies_found += copies.len() as u64;
             op.record.blocks_scanned += 1;
-            for &ppn in &copies {
-                s.urgent[die as usize].push_back(Item { ppn, waiter: Waiter::Sanitize(id) });
+            if over {
+                op.outstanding += 2;
+                op.record.blocks_condemned += 1;
+                s.erase_waiters.push((block, Waiter::Sanitize(id)));
+                if !s.condemned[plane].iter().any(|&(b, _)| b == block) {
+                    s.condemned[plane].push((block, true));
+                    s.summary.blocks_condemned += 1;
+                }
+            } else {
+                op.outstanding += copies.len() as u32 + 1;
+                for &ppn in &copies {
+                    s.urgent[die as usize].push_back(Item { ppn, waiter: Waiter::Sanitize(id) });
+                }
             }
             let tag = s.tag(Waiter::Sanitize(id));
             let cost = self.start_scan_read(die, block, tag)?;
