@@ -14,6 +14,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("ipu-slc-mlc", include_str!("../presets/ipu-slc-mlc.toml")),
     ("harey-tortoise-mlc", include_str!("../presets/harey-tortoise-mlc.toml")),
     ("gordon", include_str!("../presets/gordon.toml")),
+    ("scrub-slc", include_str!("../presets/scrub-slc.toml")),
+    ("scrub-mlc", include_str!("../presets/scrub-mlc.toml")),
     ("small-tlc", include_str!("../presets/small-tlc.toml")),
     ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
     ("mqsim-compat", include_str!("../presets/mqsim-compat.toml")),
