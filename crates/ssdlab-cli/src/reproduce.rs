@@ -29,6 +29,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
         "dir" => crate::reproduce_dir::dir(&args),
         "ipu" => crate::reproduce_ipu::ipu(&args),
+        "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -51,7 +52,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             }
             Ok(())
         }
-        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, all"),
+        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, wom-scrub, all"),
     }
 }
 
@@ -74,6 +75,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "spa-ssd" => include_str!("../../../docs/reproductions/spa-ssd.discussion.md"),
         "dir" => include_str!("../../../docs/reproductions/dir.discussion.md"),
         "ipu" => include_str!("../../../docs/reproductions/ipu.discussion.md"),
+        "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()
