@@ -254,6 +254,9 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     values.insert("median_16", x(median(&fig65[3])));
     values.insert("median_64", x(median(&fig65[4])));
     values.insert("wear_16", x(mean(&wear[0])));
+    values.insert("slc_wear", x(mean(&slc_wear)));
+    let tpcc = names.iter().position(|n| n == "TPC-C");
+    values.insert("slc_wear_tpcc", tpcc.map_or("not run".to_string(), |i| x(slc_wear[i])));
     values.insert("wear_64", x(mean(&wear[1])));
     values.insert("wom_mlc", format!("{:.3}", wom_ratio(Cell::Mlc)));
     values.insert("wom_slc", format!("{:.3}", wom_ratio(Cell::Slc)));
@@ -601,17 +604,20 @@ fn tables<'a>(
                 .collect(),
         },
     );
-    writeln!(md, "### MLC immediate scrubbing: run time and erases over no scrubbing\n")?;
-    writeln!(md, "| workload | run time, 16 | run time, 64 | erases, 16 | erases, 64 | stale copies left (outside GC victims) |\n|---|---:|---:|---:|---:|---:|")?;
+    writeln!(md, "### Immediate scrubbing: run time and erases over no scrubbing\n")?;
+    writeln!(md, "| workload | MLC run time, 16 | MLC run time, 64 | MLC erases, 16 | MLC erases, 64 | SLC erases | MLC 16: stale copies at the start → at the end (outside GC victims) |\n|---|---:|---:|---:|---:|---:|---:|")?;
     for (i, name) in names.iter().enumerate() {
         let m = get(loads[i].1, Cell::Mlc, Setting::Immediate(16), 0);
+        let slc = get(loads[i].1, Cell::Slc, Setting::Immediate(UNLIMITED), 0).erases
+            / get(loads[i].1, Cell::Slc, Setting::Plain, 0).erases.max(1.0);
         writeln!(
             md,
-            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} |",
+            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} | {slc:.2} | {:.0} → {:.0} |",
             runtime[0][i],
             runtime[1][i],
             wear[0][i],
             wear[1][i],
+            m.remnants_start,
             m.remnants_end - m.remnants_victims
         )?;
     }

@@ -116,6 +116,7 @@ pub(crate) struct Measured {
     pub scan_s: f64,
     pub logical_pages: f64,
     pub energy_nj: f64,
+    pub remnants_start: f64,
     pub remnants_end: f64,
     pub remnants_victims: f64,
     pub command: String,
@@ -231,7 +232,12 @@ pub(crate) fn run_job(job: &Job, traces: &[Trace], scale: f64) -> Result<Measure
         }
         (Load::Synthetic(k), _) => {
             let spec = synthetic(k, scale, logical);
-            command.push_str(&format!(" --synthetic {}", spec_text(&spec)));
+            // (The CLI replays a --synthetic workload closed loop; this one is open loop.)
+            command = format!(
+                "ssdlab reproduce wom-scrub --only {}  # open loop, as: {command} --synthetic {}",
+                SYNTHETIC[k].0,
+                spec_text(&spec)
+            );
             Workload::Synthetic(spec)
         }
         (Load::Trace(t), _) => {
@@ -264,6 +270,7 @@ pub(crate) fn run_job(job: &Job, traces: &[Trace], scale: f64) -> Result<Measure
         scan_s: sanitize.scan_read_ns as f64 / 1e9,
         logical_pages: (r.flash.user_page_programs + r.flash.gc_page_programs) as f64,
         energy_nj: r.energy_nj.program + r.energy_nj.erase,
+        remnants_start: s.remnants_at_start as f64,
         remnants_end: s.remnants_at_end as f64,
         remnants_victims: s.remnants_at_end_in_gc_victims as f64,
         command,
