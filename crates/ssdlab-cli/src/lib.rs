@@ -20,6 +20,8 @@ pub mod reproduce_pa;
 pub mod reproduce_pa_long;
 pub mod reproduce_spa;
 pub mod reproduce_spa_jobs;
+pub mod reproduce_wom;
+pub mod reproduce_wom_jobs;
 pub mod reproduce_workloads;
 pub mod scaling;
 pub mod session;

@@ -30,11 +30,12 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "dir" => crate::reproduce_dir::dir(&args),
         "ipu" => crate::reproduce_ipu::ipu(&args),
         "ssd-cdc" => crate::reproduce_cdc::ssd_cdc(&args),
+        "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub"] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -52,7 +53,9 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             }
             Ok(())
         }
-        other => bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, all"),
+        other => {
+            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, all")
+        }
     }
 }
 
@@ -76,6 +79,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "dir" => include_str!("../../../docs/reproductions/dir.discussion.md"),
         "ipu" => include_str!("../../../docs/reproductions/ipu.discussion.md"),
         "ssd-cdc" => include_str!("../../../docs/reproductions/ssd-cdc.discussion.md"),
+        "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

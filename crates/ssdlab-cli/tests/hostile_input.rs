@@ -1226,6 +1226,19 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ("ipu", &[("scheme", "s"), ("levels", "u"), ("cache_gc", "s")]),
     ("gordon", &[("write_points_per_channel", "u")]),
     (
+        "scrub",
+        &[
+            ("mode", "s"),
+            ("budget_pages", "u"),
+            ("shared_cells", "b"),
+            ("background_backlog_pages", "u"),
+            ("sanitize_offset_bytes", "u"),
+            ("sanitize_bytes", "u"),
+            ("sanitize_at_ns", "u"),
+        ],
+    ),
+    ("wom", &[("enabled", "b")]),
+    (
         "cache",
         &[
             ("capacity_bytes", "u"),
@@ -1314,6 +1327,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
             "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"", "\"round-robin\"", "\"weighted\"", "\"urgent\"",
+            "\"immediate\"", "\"background\"", "\"scan\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

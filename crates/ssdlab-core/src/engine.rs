@@ -20,12 +20,14 @@ mod flows;
 mod host;
 mod link;
 mod lru;
+mod maintenance;
 pub mod occupancy;
 mod partial;
 mod pending;
 mod power;
 mod reads;
 mod report;
+mod reprogram;
 mod scheduler;
 
 pub(crate) use accounting::ProgramOf;
@@ -133,12 +135,21 @@ pub(crate) enum TxnKind {
     UpdateRead,
     /// Partial program of new subpages into the SLC-mode page holding the old data.
     PartialProgram,
+    /// A whole-page user write programmed in place into the page holding the old data,
+    /// after reading it (`reprogram.rs`).
+    Reprogram,
     Write,
     GcMove,
     /// A GC move to another plane: pages read out of their plane, on their way to the
     /// destination plane's die (then a `GcMove` there).
     MoveOut,
     Erase,
+    /// A stale page programmed to all zeros in place (a scrub, `maintenance.rs`). Its
+    /// `lpn` carries the tag of the design that started it.
+    Scrub,
+    /// A read of a block's summary page or of its pages' out-of-band areas (a scan,
+    /// `maintenance.rs`). Its `lpn` carries the tag of the design that started it.
+    ScanRead,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -524,6 +535,8 @@ pub(crate) struct FlashCounters {
     pub(crate) slc_gc_moved_pages: u64,
     /// Translation-page programs of a cached mapping table.
     pub(crate) mapping_programs: u64,
+    /// Programs a design started on already programmed pages (scrubs).
+    pub(crate) in_place_programs: u64,
 }
 
 impl<'a> Simulator<'a> {
@@ -564,6 +577,7 @@ impl<'a> Simulator<'a> {
             // Every page, preconditioned ones included, must carry its OOB for recovery.
             ftl.track_oob();
         }
+        Design::prepare_ftl(&config, &mut ftl);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
         for f in config.flows.iter().filter(|f| f.is_partitioned()) {
             let page = u64::from(config.geometry.page_size_bytes);
@@ -803,7 +817,8 @@ impl<'a> Simulator<'a> {
             if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
                 return Err(SimError::Invariant { time_ns: self.now, message });
             }
-            if self.host_done && self.outstanding == 0 {
+            // (A design may issue work of its own once the workload is done.)
+            if self.host_done && self.outstanding == 0 && !self.host_finished()? {
                 break;
             }
             if self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {

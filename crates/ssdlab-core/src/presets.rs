@@ -17,6 +17,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("gordon-mlc", include_str!("../presets/gordon-mlc.toml")),
     ("gordon-40mhz", include_str!("../presets/gordon-40mhz.toml")),
     ("gordon-400mhz", include_str!("../presets/gordon-400mhz.toml")),
+    ("scrub-slc", include_str!("../presets/scrub-slc.toml")),
+    ("scrub-mlc", include_str!("../presets/scrub-mlc.toml")),
     ("small-tlc", include_str!("../presets/small-tlc.toml")),
     ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
     ("mqsim-compat", include_str!("../presets/mqsim-compat.toml")),

@@ -459,6 +459,12 @@ pub struct Report {
     /// Present with Gordon's write points (`gordon.write_points_per_channel`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gordon: Option<GordonSummary>,
+    /// Present with `scrub.mode` other than `off` or a sanitise command (`scrub.sanitize_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrub: Option<ScrubSummary>,
+    /// Present with WOM codes on (`wom.enabled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wom: Option<WomSummary>,
     /// Present with the DRAM data cache on (`cache.capacity_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
@@ -629,6 +635,8 @@ pub struct ErrorSummary {
 }
 
 pub use crate::designs::ipu::IpuSummary;
+pub use crate::designs::scrub::{SanitizeRecord, ScrubSummary};
+pub use crate::designs::wom::WomSummary;
 
 /// DIR and its baselines (`dir.scheme`; DIR §4.2's metrics).
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]

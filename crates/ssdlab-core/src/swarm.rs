@@ -80,6 +80,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_controller(seed, &mut config, &mut records);
             draw_flows(seed, &mut config);
             draw_gordon(seed, &mut config);
+            draw_scrub_wom(seed, &mut config, &mut records);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -609,12 +610,81 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
         .collect()
 }
 
+/// Scrubbing (immediate, background or scan; a budget from none to erase-only; a
+/// sanitise command from the config or in the trace) or WOM codes (thesis §6.1-6.2),
+/// where they are modelled.
+fn draw_scrub_wom(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-scrub-wom"));
+    let roll: f64 = rng.random();
+    if c.cmt.enabled() {
+        // (Cached mapping tables keep their cases: the swarm draws them seldom.)
+        return;
+    }
+    // (The features they are not modelled with are dropped from the case.)
+    let mut plain = c.clone();
+    plain.ftl.mapping = Mapping::Page;
+    plain.ftl.partial_program_updates = false;
+    plain.gordon.write_points_per_channel = 0;
+    plain.ftl.super_page_channels = 1;
+    plain.ftl.super_page_dies = 1;
+    plain.hybrid = Hybrid { slc_planes: 0, ..plain.hybrid };
+    plain.hybrid.layout = SlcLayout::Plane;
+    plain.hybrid.allocation = HybridAllocation::Pf;
+    plain.hybrid.migration = SlcMigration::Gc;
+    if roll < 0.25 {
+        let mut drawn = plain;
+        drawn.scrub.mode = pick(rng, &[ScrubMode::Immediate, ScrubMode::Background, ScrubMode::Scan]);
+        let pages = drawn.geometry.pages_per_block;
+        drawn.scrub.budget_pages = pick(rng, &[u32::MAX, pages / 2, 8, 2, 0]);
+        drawn.scrub.background_backlog_pages = pick(rng, &[4, 64, 1024]);
+        let logical = drawn.logical_pages();
+        let page = drawn.geometry.page_size_bytes as u64;
+        let (first, count) = (rng.random_range(0..logical), rng.random_range(1..=logical.div_ceil(4)));
+        let count = count.min(logical - first);
+        if drawn.flows.is_empty() && rng.random_bool(0.5) {
+            drawn.scrub.sanitize_offset_bytes = first * page;
+            drawn.scrub.sanitize_bytes = count * page;
+            drawn.scrub.sanitize_at_ns = pick(rng, &[0, 0, 2_000_000, 200_000_000]);
+        }
+        if drawn.validate().is_ok() {
+            *c = drawn;
+            if c.flows.is_empty() && !records.is_empty() && rng.random_bool(0.3) {
+                let at = rng.random_range(0..records.len());
+                let arrival_ns = records[at].arrival_ns;
+                let r = Record {
+                    arrival_ns,
+                    device: 0,
+                    offset_bytes: first * page,
+                    size_bytes: count * page,
+                    op: Op::Sanitize,
+                    hint: None,
+                };
+                records.insert(at, r);
+            }
+        }
+    } else if roll < 0.4 {
+        let mut drawn = plain;
+        drawn.wom.enabled = true;
+        drawn.cache = Cache::default();
+        drawn.ftl.slc_blocks_per_plane = 0;
+        drawn.hybrid = Hybrid::default();
+        drawn.power.write_acknowledge = WriteAcknowledge::Program;
+        for op in [drawn.ftl.over_provisioning, 0.45, 0.6] {
+            drawn.ftl.over_provisioning = op;
+            if drawn.validate().is_ok() {
+                *c = drawn;
+                return;
+            }
+        }
+    }
+}
+
 fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -698,7 +768,12 @@ fn describe(c: &Config, records: usize) -> String {
         },
         c.gordon.write_points_per_channel,
         c.ftl.read_bypass,
-        c.ftl.write_combining
+        c.ftl.write_combining,
+        c.scrub.mode,
+        c.scrub.budget_pages,
+        c.scrub.sanitize_bytes,
+        c.scrub.sanitize_at_ns,
+        c.wom.enabled,
     )
 }
 
@@ -707,9 +782,18 @@ fn describe(c: &Config, records: usize) -> String {
 /// whose write amplification stays below 15 in every passing case (at most 20 events per
 /// page); the budget allows 200 per page, so only a run that stops progressing hits it.
 pub fn event_budget(case: &SwarmCase) -> u64 {
-    let page = case.config.geometry.page_size_bytes as u64;
+    let c = &case.config;
+    let page = c.geometry.page_size_bytes as u64;
     let pages: u64 = case.records.iter().map(|r| r.size_bytes.div_ceil(page) + 1).sum();
-    200_000 + 200 * pages * case.config.host.runs as u64
+    // Scrubbing over a small budget relocates a block per overwrite (about 8 events per
+    // page moved); a sanitise command reads every block and destroys what it finds.
+    let per_block = c.geometry.pages_per_block as u64;
+    let mut per_page = 200;
+    if c.scrub.enabled() && c.scrub.budget(c.geometry.pages_per_block) < c.geometry.pages_per_block {
+        per_page += 8 * per_block;
+    }
+    let sanitize = if c.scrub.enabled() { c.geometry.physical_pages() as u64 * 20 } else { 0 };
+    200_000 + sanitize + per_page * pages * c.host.runs as u64
 }
 
 /// Runs a case with invariant checking and version-tagged data verification on, and the

@@ -9,6 +9,10 @@ pub enum Op {
     Write,
     /// Discard / TRIM / deallocate: the range's data is no longer needed.
     Trim,
+    /// Sanitise the range (thesis §6.2.2, scan-based scrubbing): its data is discarded and
+    /// every copy the device still holds of it, stale ones included, is destroyed. No
+    /// trace format expresses it; workloads built in code and `scrub.sanitize_*` do.
+    Sanitize,
 }
 
 impl Op {
@@ -17,6 +21,7 @@ impl Op {
             Op::Read => "read",
             Op::Write => "write",
             Op::Trim => "trim",
+            Op::Sanitize => "sanitize",
         }
     }
 }

@@ -95,7 +95,7 @@ impl PageSets {
     }
 
     fn add(&mut self, r: &Record) {
-        if r.op == Op::Trim || r.size_bytes == 0 {
+        if matches!(r.op, Op::Trim | Op::Sanitize) || r.size_bytes == 0 {
             return;
         }
         let first = r.offset_bytes / PAGE_BYTES;
@@ -211,7 +211,8 @@ fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
         Op::Write => 1,
-        Op::Trim => 2,
+        // (A sanitise discards its range as a trim does.)
+        Op::Trim | Op::Sanitize => 2,
     }
 }
 

@@ -45,7 +45,8 @@ impl TraceSummary {
                 self.writes += 1;
                 self.write_bytes = self.write_bytes.saturating_add(r.size_bytes);
             }
-            Op::Trim => self.trims += 1,
+            // (A sanitise discards its range as a trim does.)
+            Op::Trim | Op::Sanitize => self.trims += 1,
         }
         self.total_bytes = self.total_bytes.saturating_add(r.size_bytes);
         self.max_end_bytes = self.max_end_bytes.max(r.offset_bytes.saturating_add(r.size_bytes));

@@ -19,7 +19,9 @@ pub use crate::designs::dir::config::{DirConfig, DirScheme};
 pub use crate::designs::gordon::config::GordonConfig;
 pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
+pub use crate::designs::scrub::config::{ScrubConfig, ScrubMode};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
+pub use crate::designs::wom::config::WomConfig;
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
 pub use controller::{Cache, CacheFlush, CacheMode, Cmt, CmtWriteBack, DieScheduling, Link};
 pub use flows::{Arbitration, ArbitrationScheme, Flow, FlowPriority};
@@ -59,6 +61,10 @@ pub struct Config {
     pub ipu: IpuConfig,
     /// Gordon's FTL: write points per channel (thesis §5.1).
     pub gordon: GordonConfig,
+    /// Scrubbing and sanitisation (thesis §6.2).
+    pub scrub: ScrubConfig,
+    /// WOM codes on WOM-safe pages (thesis §6.1).
+    pub wom: WomConfig,
     /// The controller's DRAM data cache.
     pub cache: Cache,
     /// The cached mapping table (DFTL / MQSim's CMT).
@@ -98,6 +104,8 @@ impl Default for Config {
             dir: DirConfig::default(),
             ipu: IpuConfig::default(),
             gordon: GordonConfig::default(),
+            scrub: ScrubConfig::default(),
+            wom: WomConfig::default(),
             cache: Cache::default(),
             cmt: Cmt::default(),
             link: Link::default(),
@@ -533,6 +541,8 @@ impl Config {
         }
         errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
         errors.extend(self.validate_ipu());
+        self.scrub.validate(self, &mut errors);
+        self.wom.validate(self, &mut errors);
         // With super-pages the cache's slots and flushes are super-pages.
         let mapped_page = self.geometry.page_size_bytes.saturating_mul(self.super_page_pages().max(1));
         self.cache.validate(mapped_page, &mut errors);

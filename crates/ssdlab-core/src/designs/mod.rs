@@ -12,6 +12,7 @@
 //! | `place_write` | a user page write is queued: its plane and write stream | the plane allocator's plane, `WriteMode::Auto` |
 //! | `split_write` | a subpage map's user write of part of a logical page is split off: the design may queue it itself (partial program, read-modify-write) | `None`: an ordinary write |
 //! | `write_queued` / `write_moved` | a user write was queued / rerouted to another plane | nothing |
+//! | `reprograms_in_place` / `in_place_claim` | a whole-page write of a page with a copy is split / its in-place reprogram starts: program it into that page (after reading it), and the companion page to reprogram along | no |
 //! | `partial_target_ok` | a queued partial program is about to run: whether its page is still where the design wants it | yes |
 //! | `packs_small_writes` | a write of part of a page is programmed: whether other queued small writes may share its page | yes |
 //! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
@@ -23,8 +24,14 @@
 //! | `gc_victim` | a plane needing GC has no victim: the design may pick it | `None`: the FTL's `ftl.gc_victim` policy |
 //! | `gc_page` | a same-plane GC move of a page needs its destination page | the GC write point; SLC pages by `ftl.slc_gc_destination` |
 //! | `gc_moved` | a GC command moved pages (counts; whether they left the SLC cache) | nothing |
-//! | `block_erased` | GC erased a block | nothing |
+//! | `prepare_ftl` | before preconditioning: FTL state the design needs from the first write (OOB) | nothing |
+//! | `copy_released` | a user write's superseded copy is no longer needed (the write is programmed), or a trim unmapped a page | nothing |
+//! | `block_erased` / `erase_done` | GC erased a block (the command starts / ends) | nothing |
 //! | `die_work` | a die is free, after emergency GC, before the user queues | nothing started |
+//! | `idle_work` | a die is free and its queues and background GC started nothing | nothing started |
+//! | `maintenance_done` | a scrub or scan command the design started ended | — |
+//! | `sanitize_requested` | a sanitise request reached the device | its range trimmed |
+//! | `host_finished` | the workload is done and no request is outstanding: issue more work? | no |
 //! | `device_idle` | the last outstanding request completed | nothing |
 //! | `timer` | an `Event::Design` the design scheduled fired | — |
 //! | `power_lost` | power failed: volatile design state is lost | nothing |
@@ -40,7 +47,9 @@ pub mod dir;
 pub mod gordon;
 pub mod ipu;
 pub mod pa_ssd;
+pub mod scrub;
 pub mod spa_hybrid;
+pub mod wom;
 
 use crate::config::Config;
 use crate::engine::{SimError, Simulator, NO_TYPE};
@@ -58,6 +67,8 @@ pub(crate) enum Design {
     Dir(Box<dir::Dir>),
     Ipu(Box<ipu::Ipu>),
     Gordon(Box<gordon::Gordon>),
+    Scrub(Box<scrub::Scrub>),
+    Wom(Box<wom::Wom>),
 }
 
 /// Where a GC step's moved pages go.
@@ -88,11 +99,31 @@ impl Design {
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
         }
+        if config.wom.enabled() {
+            return Design::Wom(Box::new(wom::Wom::new(config, ftl)));
+        }
+        if config.scrub.enabled() || config.scrub.sanitize_bytes > 0 {
+            return Design::Scrub(Box::new(scrub::Scrub::new(config, ftl)));
+        }
         // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
         if ftl.has_slc || config.hybrid.allocation != crate::config::HybridAllocation::Pf {
             return Design::SpaHybrid(Box::new(spa_hybrid::SpaHybrid::new(config, ftl.addr.planes())));
         }
         Design::Baseline
+    }
+
+    /// FTL state a design needs from the first page written, preconditioning included
+    /// (called before preconditioning, on the config `Design::new` will see).
+    pub(crate) fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
+        if config.wom.enabled() {
+            // The code's third page of every trio of WOM-safe pages.
+            wom::prepare_ftl(config, ftl);
+        }
+        if config.scrub.enabled() {
+            // Scrubbing and sanitisation find copies by the logical page in each page's
+            // out-of-band area (the block summaries recovery reads, thesis §6.2.2).
+            ftl.track_oob();
+        }
     }
 }
 
@@ -100,6 +131,8 @@ impl Design {
 impl Simulator<'_> {
     pub(crate) fn run_starting(&mut self) {
         match self.design {
+            Design::Scrub(_) => self.scrub_run_starting(),
+            Design::Wom(_) => self.wom_run_starting(),
             Design::PaSsd(_) => self.pa_run_starting(),
             Design::Dir(_) => self.dir_run_starting(),
             Design::Ipu(_) => self.ipu_run_starting(),
@@ -146,6 +179,25 @@ impl Simulator<'_> {
         }
     }
 
+    /// A whole-page user write of `lpn`, whose copy is in `old`, is split: whether it is
+    /// reprogrammed in place there (`engine/reprogram.rs`).
+    pub(crate) fn reprograms_in_place(&mut self, lpn: u32, old: Ppn) -> bool {
+        match self.design {
+            Design::Wom(_) => self.wom_reprograms_in_place(lpn, old),
+            _ => false,
+        }
+    }
+
+    /// An in-place reprogram of `ppn` is about to start: `None` if the design no longer
+    /// wants it there (it becomes an ordinary write), else the companion page to read and
+    /// reprogram along (`NO_PAGE`: none). The design's state changes with the claim.
+    pub(crate) fn in_place_claim(&mut self, ppn: Ppn) -> Option<Ppn> {
+        match self.design {
+            Design::Wom(_) => self.wom_in_place_claim(ppn),
+            _ => None,
+        }
+    }
+
     pub(crate) fn partial_target_ok(&self, txn: u32) -> bool {
         match self.design {
             Design::Ipu(_) => self.ipu_partial_target_ok(txn),
@@ -169,7 +221,7 @@ impl Simulator<'_> {
 
     pub(crate) fn pairs_user_writes(&self) -> bool {
         match self.design {
-            Design::Baseline => true,
+            Design::Baseline | Design::Scrub(_) | Design::Wom(_) => true,
             // Type-specified writes are programmed alone.
             Design::PaSsd(_) => false,
             // Writes placed by a hybrid policy carry a mode of their own.
@@ -223,7 +275,7 @@ impl Simulator<'_> {
 
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
-            Design::Baseline => self.baseline_gc_move_target(plane),
+            Design::Baseline | Design::Scrub(_) | Design::Wom(_) => self.baseline_gc_move_target(plane),
             Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) | Design::Gordon(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
         }
@@ -239,7 +291,9 @@ impl Simulator<'_> {
                 None => self.baseline_gc_page(plane, from),
             },
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
-            Design::Baseline | Design::SpaHybrid(_) | Design::Gordon(_) => self.baseline_gc_page(plane, from),
+            Design::Baseline | Design::SpaHybrid(_) | Design::Scrub(_) | Design::Wom(_) | Design::Gordon(_) => {
+                self.baseline_gc_page(plane, from)
+            }
         }
     }
 
@@ -249,7 +303,7 @@ impl Simulator<'_> {
     pub(crate) fn gc_victim(&mut self, plane: u32) -> Option<u32> {
         match self.design {
             Design::Ipu(_) => self.ipu_gc_victim(plane),
-            Design::Baseline | Design::PaSsd(_) | Design::SpaHybrid(_) | Design::Dir(_) | Design::Gordon(_) => None,
+            _ => None,
         }
     }
 
@@ -261,17 +315,72 @@ impl Simulator<'_> {
         }
     }
 
-    pub(crate) fn block_erased(&mut self, plane: u32, slc: bool) {
-        if let Design::SpaHybrid(_) = self.design {
-            if slc {
-                self.spa_slc_reclaimed(plane);
-            }
+    pub(crate) fn block_erased(&mut self, plane: u32, block: u32, slc: bool) {
+        match self.design {
+            Design::SpaHybrid(_) if slc => self.spa_slc_reclaimed(plane),
+            Design::Scrub(_) => self.scrub_block_erased(block),
+            Design::Wom(_) => self.wom_block_erased(block),
+            _ => {}
+        }
+    }
+
+    /// The erase of `block` (started with `block_erased`) has ended.
+    pub(crate) fn erase_done(&mut self, block: u32) -> Result<(), SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_erase_done(block),
+            _ => Ok(()),
         }
     }
 
     pub(crate) fn die_work(&mut self, die: u32) -> Result<bool, SimError> {
         match self.design {
             Design::SpaHybrid(_) => self.spa_die_work(die),
+            Design::Scrub(_) => self.scrub_die_work(die),
+            _ => Ok(false),
+        }
+    }
+
+    /// A die found nothing to start in its queues nor background GC.
+    pub(crate) fn idle_work(&mut self, die: u32) -> Result<bool, SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_idle_work(die),
+            _ => Ok(false),
+        }
+    }
+
+    /// The old copy `old` of a user write (now programmed) or a trim is no longer needed;
+    /// `request` still waits for the write or trim (`NO_REQUEST`: nothing waits). A design
+    /// may keep the request waiting (`hold_request`) until it has destroyed the copy.
+    pub(crate) fn copy_released(&mut self, old: Ppn, request: u32) -> Result<(), SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_copy_released(old, request),
+            _ => Ok(()),
+        }
+    }
+
+    /// A scrub or scan command a design started (`maintenance.rs`) ended; `tag` is the one
+    /// it gave.
+    pub(crate) fn maintenance_done(&mut self, kind: crate::engine::TxnKind, tag: u32) -> Result<(), SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_maintenance_done(kind, tag),
+            _ => Ok(()),
+        }
+    }
+
+    /// A sanitise request (`Op::Sanitize`) reached the device. Without a design that
+    /// sanitises, its range is trimmed (old copies stay on flash).
+    pub(crate) fn sanitize_requested(&mut self, slot: u32) -> Result<(), SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_sanitize(slot),
+            _ => self.trim_request(slot),
+        }
+    }
+
+    /// The workload is done and nothing is outstanding: true if the design issued more
+    /// work or waits for a timer of its own (the run goes on).
+    pub(crate) fn host_finished(&mut self) -> Result<bool, SimError> {
+        match self.design {
+            Design::Scrub(_) => self.scrub_host_finished(),
             _ => Ok(false),
         }
     }
@@ -285,6 +394,7 @@ impl Simulator<'_> {
     pub(crate) fn timer(&mut self, tag: u8) -> Result<(), SimError> {
         match self.design {
             Design::SpaHybrid(_) => self.spa_timer(tag),
+            Design::Scrub(_) => self.scrub_timer(tag),
             _ => Ok(()),
         }
     }
@@ -297,6 +407,7 @@ impl Simulator<'_> {
             }
             Design::Dir(_) => self.dir_power_lost(),
             Design::Ipu(d) => d.power_lost(),
+            Design::Scrub(d) => d.power_lost(),
             _ => {}
         }
     }
@@ -305,6 +416,8 @@ impl Simulator<'_> {
         match &self.design {
             // DIR's section covers its baselines too (`report.rs`).
             Design::Baseline | Design::Dir(_) => {}
+            Design::Scrub(_) => report.scrub = Some(self.scrub_summary()),
+            Design::Wom(_) => report.wom = Some(self.wom_summary()),
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
             Design::Gordon(_) => report.gordon = self.gordon_summary(),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),

@@ -43,16 +43,24 @@ impl Simulator<'_> {
         self.config.reliability.erase_ns(base, self.ftl.blocks[block as usize].erase_count)
     }
 
-    /// Program time (and energy) of the block summaries that the allocations since the
-    /// summary count was `before` wrote: each follows its block's last data page.
-    pub(crate) fn summary_ns(&mut self, before: u64) -> u64 {
-        let written = self.ftl.counters.summary_programs - before;
-        if written == 0 {
+    /// Program time (and energy) of the pages taken along with data pages (block
+    /// summaries, each following its block's last data page; companion pages) by the
+    /// allocations since the count was `before` (`FtlCounters::along_programs`).
+    pub(crate) fn summary_ns(&mut self, before: [u64; 5]) -> u64 {
+        let now = self.ftl.counters.along_programs;
+        if now == before {
             return 0;
         }
-        let (page_type, slc) = self.ftl.last_summary;
-        self.energy.program += written as f64 * self.timing.program_nj(page_type, slc);
-        written * self.program_ns(page_type, slc)
+        let mut ns = 0;
+        for (k, (&n, &b)) in now.iter().zip(&before).enumerate() {
+            let written = n - b;
+            if written > 0 {
+                let (page_type, slc) = if k == 4 { (0, true) } else { (k as u8, false) };
+                self.energy.program += written as f64 * self.timing.program_nj(page_type, slc);
+                ns += written * self.program_ns(page_type, slc);
+            }
+        }
+        ns
     }
 
     /// Counts a sense of `ppn` (also toward its block's read disturb).
@@ -71,6 +79,8 @@ impl Simulator<'_> {
         let user = of != ProgramOf::Gc;
         if of == ProgramOf::Mapping {
             self.flash_counters.mapping_programs += 1;
+        } else if of == ProgramOf::InPlace {
+            self.flash_counters.in_place_programs += 1;
         } else if user {
             self.flash_counters.user_programs += 1;
             if slc {
@@ -92,11 +102,14 @@ impl Simulator<'_> {
     }
 }
 
-/// Whose page a program writes: a user write's, GC's, or a translation page (`[cmt]`;
-/// counted apart, energy with the user's).
+/// Whose page a program writes: a user write's, GC's, a translation page (`[cmt]`;
+/// counted apart, energy with the user's), or an in-place program a design started on an
+/// already programmed page (a scrub, `maintenance.rs`; counted apart, energy with the
+/// user's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ProgramOf {
     User,
     Gc,
     Mapping,
+    InPlace,
 }

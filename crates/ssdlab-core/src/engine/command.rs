@@ -44,8 +44,11 @@ impl Simulator<'_> {
                 Some(TxnKind::Read | TxnKind::UpdateRead) => occupancy::CommandKind::Read,
                 Some(TxnKind::Write) => occupancy::CommandKind::Program,
                 Some(TxnKind::PartialProgram) => occupancy::CommandKind::PartialProgram,
+                Some(TxnKind::Reprogram) => occupancy::CommandKind::Reprogram,
                 Some(TxnKind::MoveOut) => occupancy::CommandKind::MoveOut,
                 Some(TxnKind::Erase) => occupancy::CommandKind::Erase,
+                Some(TxnKind::Scrub) => occupancy::CommandKind::Scrub,
+                Some(TxnKind::ScanRead) => occupancy::CommandKind::ScanRead,
                 Some(TxnKind::GcMove) | None => occupancy::CommandKind::GcMove,
             };
             let desc = occupancy::CommandDesc {
@@ -221,6 +224,13 @@ impl Simulator<'_> {
                 self.buffered_write_pages -= 1;
                 self.write_programmed(txn.plane)?;
                 self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
+                if txn.from != NO_PAGE && txn.mode != WriteMode::Mapping {
+                    // The old copy is no longer needed: the design may destroy it (and keep
+                    // the request waiting until it has). Told before the unpin below, which
+                    // may let GC erase the copy's block at once.
+                    let waiting = if txn.acked { NO_REQUEST } else { txn.request };
+                    self.copy_released(txn.from, waiting)?;
+                }
                 self.release_superseded(txn.from)?;
                 if let Some(extra) = self.extra_pins.remove(&t) {
                     for old in extra {
@@ -242,7 +252,7 @@ impl Simulator<'_> {
                 }
                 self.finish_sub_request(txn.request)
             }
-            TxnKind::PartialProgram => {
+            TxnKind::PartialProgram | TxnKind::Reprogram => {
                 self.ftl.partial_program_done(txn.ppn);
                 self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                 self.release_superseded(txn.from)?;
@@ -285,7 +295,9 @@ impl Simulator<'_> {
                 }
                 self.kick(die)
             }
-            TxnKind::GcMove | TxnKind::Erase => Ok(()),
+            TxnKind::GcMove => Ok(()),
+            TxnKind::Erase => self.erase_done(txn.ppn),
+            TxnKind::Scrub | TxnKind::ScanRead => self.maintenance_done(txn.kind, txn.lpn),
             TxnKind::MoveOut => unreachable!("handled above"),
         }
     }

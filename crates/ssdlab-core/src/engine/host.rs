@@ -291,6 +291,10 @@ impl Simulator<'_> {
         let logical = self.ftl.logical_pages as u64;
         self.request_pages.clear();
         let sector_sizes = self.config.flash.transfer_requested_bytes;
+        if op == Op::Sanitize {
+            // The whole range at once: the design's (a drive without one trims it).
+            return self.sanitize_requested(slot);
+        }
         for k in 0..r.pages as u64 {
             let lpn = ((first + k) % logical) as u32;
             self.host_counters.sub_requests += 1;
@@ -311,20 +315,8 @@ impl Simulator<'_> {
                     self.dispatch_write(slot, lpn, start, end)?;
                 }
                 Op::Read => self.read_sub_request(slot, lpn, (first + k) * page, false)?,
-                Op::Trim => {
-                    if self.cmt.is_some() {
-                        self.cmt_trimmed(lpn);
-                    }
-                    if self.bypass.is_some() {
-                        self.bypass_trimmed(lpn);
-                    }
-                    if let Some(old) = self.ftl.lookup(lpn) {
-                        self.ftl.trim(lpn);
-                        self.note_invalidated(old);
-                    }
-                    self.ftl.acknowledge_trim(lpn);
-                    self.finish_sub_request(slot)?;
-                }
+                Op::Trim => self.trim_page(slot, lpn)?,
+                Op::Sanitize => unreachable!("split above"),
             }
         }
         self.page_sectors = 0;
@@ -337,6 +329,39 @@ impl Simulator<'_> {
         }
         self.kick_list.clear();
         Ok(())
+    }
+
+    /// Trims every page of request `slot` (a sanitise without a design that sanitises).
+    pub(crate) fn trim_request(&mut self, slot: u32) -> Result<(), SimError> {
+        let r = self.requests[slot as usize];
+        let page = self.ftl.addr.page_size_bytes as u64;
+        let logical = self.ftl.logical_pages as u64;
+        for k in 0..r.pages as u64 {
+            self.trim_page(slot, ((r.offset_bytes / page + k) % logical) as u32)?;
+        }
+        Ok(())
+    }
+
+    /// Trims logical page `lpn` for request `slot` (one of its sub-requests): its data is
+    /// unmapped at once, and the copy it had is released to the design.
+    pub(crate) fn trim_page(&mut self, slot: u32, lpn: u32) -> Result<(), SimError> {
+        if self.cmt.is_some() {
+            self.cmt_trimmed(lpn);
+        }
+        if self.bypass.is_some() {
+            self.bypass_trimmed(lpn);
+        }
+        let old = self.ftl.lookup(lpn);
+        if let Some(old) = old {
+            self.ftl.trim(lpn);
+            self.note_invalidated(old);
+        }
+        self.ftl.acknowledge_trim(lpn);
+        if let Some(old) = old {
+            // (Once the trim is complete: the design may start work at once.)
+            self.copy_released(old, slot)?;
+        }
+        self.finish_sub_request(slot)
     }
 
     /// GC erased a block: dies holding stuck writes that found no plane with room try
@@ -463,7 +488,8 @@ impl Simulator<'_> {
 
     pub(crate) fn alloc_txn(&mut self, kind: TxnKind, request: u32, lpn: u32, ppn: Ppn, plane: u32) -> u32 {
         // A flush out of the DRAM cache: acknowledged already, no request waits for it.
-        let flush = self.flushing && matches!(kind, TxnKind::Write | TxnKind::PartialProgram | TxnKind::UpdateRead);
+        let flush = self.flushing
+            && matches!(kind, TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram | TxnKind::UpdateRead);
         let request = if flush { NO_REQUEST } else { request };
         if flush {
             self.cache_flush_txn_created(lpn);
@@ -498,7 +524,7 @@ impl Simulator<'_> {
         };
         if let Some(o) = self.occupancy.as_mut() {
             let role = match kind {
-                TxnKind::Write | TxnKind::PartialProgram => occupancy::TxnRole::UserProgram,
+                TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram => occupancy::TxnRole::UserProgram,
                 TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
                 _ => occupancy::TxnRole::Other,
             };
@@ -661,7 +687,7 @@ impl Simulator<'_> {
                 acc.write_bytes += bytes;
                 acc.write_latency_sum_ns += latency as u128;
             }
-            Op::Trim => {}
+            Op::Trim | Op::Sanitize => {}
         }
     }
 
@@ -725,6 +751,8 @@ pub(crate) fn record_request(stats: &mut RunStats, r: &Request, latency: u64, co
             }
         }
         Op::Trim => stats.trims.record(latency, r.size_bytes),
+        // (Its latency is the design's report's: `scrub.sanitize`.)
+        Op::Sanitize => {}
     }
     stats.all.record(latency, r.size_bytes);
     stats.last_completion_ns = stats.last_completion_ns.max(completion);
@@ -812,7 +840,7 @@ pub(crate) fn workload_footprint(
             let lpn = (p % logical) as u32;
             match record.op {
                 Op::Write if steady => footprint.writes.push(PageOp::Write(lpn)),
-                Op::Trim if steady => footprint.writes.push(PageOp::Trim(lpn)),
+                Op::Trim | Op::Sanitize if steady => footprint.writes.push(PageOp::Trim(lpn)),
                 _ => {}
             }
             let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));

@@ -40,12 +40,18 @@ pub enum CommandKind {
     Program,
     /// A partial program of free subpages.
     PartialProgram,
+    /// A user write read and reprogrammed in place.
+    Reprogram,
     /// A GC move (copyback or read + program), or pages another die read
     /// out being programmed here.
     GcMove,
     /// Pages read out of their plane for a GC move to another plane.
     MoveOut,
     Erase,
+    /// Stale pages programmed to zeros in place.
+    Scrub,
+    /// A read of a block's summary page or out-of-band areas.
+    ScanRead,
 }
 
 /// What a resource was doing during an interval.

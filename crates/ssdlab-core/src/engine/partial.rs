@@ -64,6 +64,11 @@ impl Simulator<'_> {
                 self.dies[die as usize].last_user_ns = self.now;
                 self.kick_list.push(die);
             }
+            // A design's in-place reprogram (it reads the page first, merging a partial write).
+            Some(old) if self.reprograms_in_place(lpn, old) => {
+                let die = self.enqueue_reprogram(slot, lpn, old);
+                self.kick_list.push(die);
+            }
             // The rest of the page must be read before it is rewritten.
             Some(old) if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite => {
                 let plane = self.ftl.addr.plane_of(old);

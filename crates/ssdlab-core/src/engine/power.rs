@@ -111,7 +111,7 @@ impl Simulator<'_> {
                     counts.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
                 }
                 ssdlab_trace::Op::Read => counts.read_requests_failed += 1,
-                ssdlab_trace::Op::Trim => {}
+                ssdlab_trace::Op::Trim | ssdlab_trace::Op::Sanitize => {}
             }
         }
     }
@@ -139,18 +139,19 @@ impl Simulator<'_> {
                     // Rejected by validation (no power losses with planes wholly in SLC mode).
                     TxnKind::MoveOut => unreachable!("cross-plane GC moves with power losses"),
                     TxnKind::GcMove if plp => flush_ns = flush_ns.max(array_left),
-                    TxnKind::Write | TxnKind::PartialProgram if plp => {
+                    TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram if plp => {
                         flush_ns = flush_ns.max(array_left);
-                        if txn.kind == TxnKind::PartialProgram {
+                        if txn.kind != TxnKind::Write {
                             self.ftl.partial_program_done(txn.ppn);
                         }
                         self.ftl.acknowledge(txn.lpn, txn.unit as u32, txn.units as u32, txn.version);
                         counts.flushed_pages += 1;
                         counts.unacknowledged_pages_durable += u64::from(!txn.acked);
                     }
-                    TxnKind::Write | TxnKind::GcMove | TxnKind::PartialProgram => {
-                        // A partial program's page is restored by the FTL itself.
-                        if txn.kind != TxnKind::PartialProgram {
+                    TxnKind::Write | TxnKind::GcMove | TxnKind::PartialProgram | TxnKind::Reprogram => {
+                        // A partial program's or a reprogram's page is restored by the FTL
+                        // itself.
+                        if !matches!(txn.kind, TxnKind::PartialProgram | TxnKind::Reprogram) {
                             wreck.torn.push(txn.ppn);
                         }
                         counts.torn_pages += 1;
@@ -160,7 +161,9 @@ impl Simulator<'_> {
                     TxnKind::UpdateRead if plp && txn.request == super::NO_REQUEST => {}
                     // The write waiting for this read is lost with it.
                     TxnKind::UpdateRead => counts.unacknowledged_pages_lost += 1,
-                    TxnKind::Read => {}
+                    // A scrub's page held stale data only (its state changed when it
+                    // started); a scan's read is lost with its request.
+                    TxnKind::Read | TxnKind::Scrub | TxnKind::ScanRead => {}
                 }
             }
         }

@@ -170,6 +170,8 @@ impl Simulator<'_> {
                 buffer_reads: b.buffer_reads,
                 combined_writes: b.combined_writes,
             }),
+            scrub: None,
+            wom: None,
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
             cmt: self.cmt_summary(),

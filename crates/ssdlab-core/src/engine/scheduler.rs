@@ -52,6 +52,9 @@ impl Simulator<'_> {
                 return Ok(());
             }
         }
+        if self.idle_work(die)? {
+            return Ok(());
+        }
         self.reroute_stuck_writes(die)
     }
 
@@ -239,7 +242,7 @@ impl Simulator<'_> {
                         let slc = self.ftl.blocks[target as usize].slc;
                         erase_ns = erase_ns.max(self.erase_ns_of(target));
                         self.ftl.erase(target);
-                        self.block_erased(other, slc);
+                        self.block_erased(other, target, slc);
                         if cfg!(debug_assertions) && self.verify {
                             self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
                         }
@@ -265,57 +268,65 @@ impl Simulator<'_> {
             GcStep::Move { ppn, lpn } if self.ftl.page_valid_units(ppn) < self.ftl.units_per_page() => {
                 return self.start_compaction(die, plane, ppn, lpn);
             }
-            GcStep::Move { ppn, lpn } => {
-                let summaries = self.ftl.counters.summary_programs;
-                let dest = self.gc_page(plane, ppn);
-                let Some(dest) = dest else {
-                    return Err(SimError::Stalled {
-                        time_ns: self.now,
-                        outstanding: self.outstanding,
-                        message: format!("plane {plane} has no free page for a GC move"),
-                    });
-                };
-                let src_type = self.ftl.page_type(ppn);
-                let src_slc = self.ftl.is_slc(ppn);
-                self.ftl.move_page(ppn, dest.ppn);
-                if self.cmt.is_some() {
-                    self.cmt_gc_moved(lpn);
-                }
-                let mut sense = self.timing.read_ns(src_type, src_slc);
-                let mut program = self.program_ns_of(dest);
-                self.count_read(ppn, src_type, src_slc, true);
-                self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);
-                let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
-                self.txns[txn as usize].from = ppn;
-                let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
-                cmd.txns.clear();
-                cmd.txns.push(txn);
-                if self.timing.one_shot && !dest.slc {
-                    // One-shot: a page set is programmed at once, so the move gathers up to a
-                    // full set of valid pages, across victims if need be (one sense each, one
-                    // program); moving page by page would waste the rest of every wordline,
-                    // and GC could then consume more pages than it frees.
-                    sense += self.gather_page_set(&mut cmd, plane, plane, dest.ppn, TxnKind::GcMove);
-                }
-                program += self.summary_ns(summaries);
-                let pages = cmd.txns.len() as u64;
-                self.note_gc_moved(pages, src_slc && !dest.slc, false);
-                let copyback = self.config.flash.copyback;
-                if copyback {
-                    self.flash_counters.copybacks += pages;
-                }
-                let bytes = pages * self.timing.page_size_bytes;
-                if copyback {
-                    cmd.set_steps(&[Step::Array(sense), Step::Array(program)]);
-                } else {
-                    let decode = self.gc_decode_steps_of(&cmd.txns)?;
-                    cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
-                    cmd.steps.extend_from_slice(&decode);
-                    cmd.steps.extend_from_slice(&[Step::ChannelIn(bytes), Step::Array(program)]);
-                }
-                self.dies[die as usize].command = cmd;
-            }
+            GcStep::Move { ppn, lpn } => return self.start_same_plane_move(die, plane, ppn, lpn),
         }
+        self.mark_busy(die);
+        self.advance_command(die)?;
+        Ok(true)
+    }
+
+    /// Moves the valid page `ppn` (holding `lpn`) to a page of its own plane (`gc_page`):
+    /// copyback, or sensed, carried out and back in, and programmed (one-shot flash
+    /// gathers a page set). A GC step, or a design's relocation of one page.
+    pub(crate) fn start_same_plane_move(&mut self, die: u32, plane: u32, ppn: Ppn, lpn: u32) -> Result<bool, SimError> {
+        let summaries = self.ftl.counters.along_programs;
+        let dest = self.gc_page(plane, ppn);
+        let Some(dest) = dest else {
+            return Err(SimError::Stalled {
+                time_ns: self.now,
+                outstanding: self.outstanding,
+                message: format!("plane {plane} has no free page for a GC move"),
+            });
+        };
+        let src_type = self.ftl.page_type(ppn);
+        let src_slc = self.ftl.is_slc(ppn);
+        self.ftl.move_page(ppn, dest.ppn);
+        if self.cmt.is_some() {
+            self.cmt_gc_moved(lpn);
+        }
+        let mut sense = self.timing.read_ns(src_type, src_slc);
+        let mut program = self.program_ns_of(dest);
+        self.count_read(ppn, src_type, src_slc, true);
+        self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);
+        let txn = self.alloc_txn(TxnKind::GcMove, NO_REQUEST, lpn, dest.ppn, plane);
+        self.txns[txn as usize].from = ppn;
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        cmd.txns.push(txn);
+        if self.timing.one_shot && !dest.slc {
+            // One-shot: a page set is programmed at once, so the move gathers up to a
+            // full set of valid pages, across victims if need be (one sense each, one
+            // program); moving page by page would waste the rest of every wordline,
+            // and GC could then consume more pages than it frees.
+            sense += self.gather_page_set(&mut cmd, plane, plane, dest.ppn, TxnKind::GcMove);
+        }
+        program += self.summary_ns(summaries);
+        let pages = cmd.txns.len() as u64;
+        self.note_gc_moved(pages, src_slc && !dest.slc, false);
+        let copyback = self.config.flash.copyback;
+        if copyback {
+            self.flash_counters.copybacks += pages;
+        }
+        let bytes = pages * self.timing.page_size_bytes;
+        if copyback {
+            cmd.set_steps(&[Step::Array(sense), Step::Array(program)]);
+        } else {
+            let decode = self.gc_decode_steps_of(&cmd.txns)?;
+            cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
+            cmd.steps.extend_from_slice(&decode);
+            cmd.steps.extend_from_slice(&[Step::ChannelIn(bytes), Step::Array(program)]);
+        }
+        self.dies[die as usize].command = cmd;
         self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
@@ -326,7 +337,7 @@ impl Simulator<'_> {
     /// Each source page is sensed; only the units moved cross the channel, out and back
     /// in (no copyback: the page is assembled in the controller).
     pub(crate) fn start_compaction(&mut self, die: u32, plane: u32, ppn: Ppn, lpn: u32) -> Result<bool, SimError> {
-        let summaries = self.ftl.counters.summary_programs;
+        let summaries = self.ftl.counters.along_programs;
         let Some(dest) = self.gc_page(plane, ppn) else {
             return Err(SimError::Stalled {
                 time_ns: self.now,
@@ -563,6 +574,17 @@ impl Simulator<'_> {
                 self.txns[t as usize].subpages = 0;
                 self.buffered_write_pages += 1;
             }
+            if self.txns[t as usize].kind == TxnKind::Reprogram {
+                if self.reprogram_still_fits(t) {
+                    self.dies[die as usize].writes.remove(i);
+                    if self.start_reprogram(die, t)? {
+                        return Ok(true);
+                    }
+                    self.dies[die as usize].writes.insert(i, t);
+                }
+                // Moved or no longer claimed: an ordinary write from now on.
+                self.reprogram_as_write(t);
+            }
             if self.write_has_room(t) {
                 chosen = Some(i);
                 break;
@@ -616,7 +638,7 @@ impl Simulator<'_> {
             }
         }
         let mut program = 0;
-        let summaries = self.ftl.counters.summary_programs;
+        let summaries = self.ftl.counters.along_programs;
         if self.ftl.mapping == Mapping::HalfPages && cmd.txns.len() > 1 {
             program = self.bind_interleaved(&cmd.txns);
         } else {
@@ -775,7 +797,7 @@ impl Simulator<'_> {
                 i += 1;
             }
         }
-        let summaries = self.ftl.counters.summary_programs;
+        let summaries = self.ftl.counters.along_programs;
         let a = self.user_write_page(first);
         let mut slot = 0;
         for k in 0..cmd.txns.len() {
@@ -854,7 +876,7 @@ impl Simulator<'_> {
                 }
                 let mut last = NO_PAGE;
                 let mut program = 0;
-                let summaries = self.ftl.counters.summary_programs;
+                let summaries = self.ftl.counters.along_programs;
                 for k in 0..cmd.txns.len() {
                     let t = cmd.txns[k];
                     let a = if slc_next {

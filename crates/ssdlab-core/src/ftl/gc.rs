@@ -193,7 +193,7 @@ impl Ftl {
             if current == NO_PAGE {
                 return None;
             }
-            let block = self.pick_victim_from(plane, now_ns, current)?;
+            let block = self.pick_victim_from(plane, now_ns, current, None)?;
             let p = &mut self.planes[plane as usize];
             p.next_victim = block;
             p.next_cursor = 0;
@@ -279,14 +279,33 @@ impl Ftl {
     /// pages always win. SLC blocks are cleaned when the SLC pool is exhausted and the
     /// normal pool is not in need.
     pub fn pick_victim(&mut self, plane: u32, now_ns: u64) -> Option<u32> {
-        self.pick_victim_from(plane, now_ns, NO_PAGE)
+        self.pick_victim_from(plane, now_ns, NO_PAGE, None)
+    }
+
+    /// Chooses a victim for `plane` by the victim policy whether or not the plane needs
+    /// GC (a design that must free room now: `designs/scrub`); false if none is worth
+    /// cleaning.
+    pub fn ensure_victim_forced(&mut self, plane: u32, now_ns: u64) -> bool {
+        if self.planes[plane as usize].victim != NO_PAGE {
+            return true;
+        }
+        let kinds = (self.has_normal(plane), self.slc_blocks[plane as usize] > 0);
+        let Some(victim) = self.pick_victim_from(plane, now_ns, NO_PAGE, Some(kinds)) else { return false };
+        let p = &mut self.planes[plane as usize];
+        p.victim = victim;
+        p.victim_cursor = 0;
+        self.counters.gc_victims += 1;
+        true
     }
 
     /// `pick_victim`, or with `current` set, a further victim of the same kind (SLC or
     /// normal) to fill a one-shot page set, whatever the need: one with pages to move.
-    fn pick_victim_from(&mut self, plane: u32, now_ns: u64, current: u32) -> Option<u32> {
+    /// `kinds`: the (normal, SLC) kinds to consider instead of the plane's need.
+    fn pick_victim_from(&mut self, plane: u32, now_ns: u64, current: u32, kinds: Option<(bool, bool)>) -> Option<u32> {
         let gathering = current != NO_PAGE;
-        let (normal_need, slc_need) = if gathering {
+        let (normal_need, slc_need) = if let Some(kinds) = kinds {
+            kinds
+        } else if gathering {
             let slc = self.blocks[current as usize].slc;
             (!slc, slc)
         } else {
@@ -331,7 +350,9 @@ impl Ftl {
             // unprogrammed pages are free already).
             // A block summary is rewritten wherever the valid pages go, so it is no gain:
             // a block whose only invalid pages are its summary is not worth cleaning.
-            let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 };
+            // (Companion pages, `companion.rs`, are no gain either.)
+            let summary = if info.write_ptr == capacity { self.summary_pages_in(b) } else { 0 }
+                + self.companions_below(b, info.write_ptr);
             // Counted in mapping units, so that a unit map's partly valid pages are a gain
             // (compacting GC packs them); with a page map a unit is a page. Without packing
             // across pages (`compact_across_pages`) only pages with no valid unit are.
@@ -395,7 +416,7 @@ impl Ftl {
 
     /// Pages GC can still program in `plane` without an erase: what its write points
     /// have left plus every free normal block's data pages.
-    fn gc_room(&self, plane: u32) -> u32 {
+    pub(crate) fn gc_room(&self, plane: u32) -> u32 {
         let p = &self.planes[plane as usize];
         let open: u32 = match self.relaxed.as_ref() {
             Some(r) => {
@@ -404,7 +425,7 @@ impl Ftl {
             None if self.gc_through_user => self.user_active_room(plane),
             None => self.active_room(plane, super::Stream::GC),
         };
-        let data_pages = self.layout.pages() - self.summary_pages;
+        let data_pages = self.layout.pages() - self.summary_pages - self.companions_per_block();
         open + p.free.len() as u32 * data_pages
     }
 

@@ -5,6 +5,7 @@
 //! decides *where*.
 
 pub mod allocation;
+pub mod companion;
 pub mod gc;
 mod invariants;
 pub mod mapping;
@@ -266,8 +267,9 @@ pub struct Ftl {
     /// Pages at the end of a normal-mode block holding its summary (0 = no summaries);
     /// SLC-mode blocks use one page.
     pub summary_pages: u32,
-    /// Page type and mode of the last summary programmed (the engine charges its time).
-    pub last_summary: (u8, bool),
+    /// Pages programmed along with data pages holding no logical page (a design's,
+    /// `companion.rs`); `None` without.
+    pub companions: Option<Box<companion::Companions>>,
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
@@ -292,6 +294,11 @@ pub struct FtlCounters {
     pub unprogrammed_reclaimed: u64,
     /// Block summaries programmed (`power.block_summary`).
     pub summary_programs: u64,
+    /// Companion pages programmed (`companion.rs`).
+    pub companion_programs: u64,
+    /// Programs of pages taken along with a data page (summaries, companions) by page
+    /// type (index 4: SLC mode); the engine charges the difference over an allocation.
+    pub along_programs: [u64; 5],
     /// GC moves that recovered a logical page from the two pages of an interleaved pair
     /// into one page (DIR's GC, `Ftl::deinterleave`).
     pub deinterleaved: u64,
@@ -430,7 +437,7 @@ impl Ftl {
             oob: None,
             pinned: Vec::new(),
             summary_pages: config.summary_pages_per_block(),
-            last_summary: (0, false),
+            companions: None,
         }
     }
 
@@ -763,8 +770,11 @@ impl Ftl {
                 self.normal_page_taken(block);
             }
         }
-        if self.blocks[block as usize].write_ptr == self.pages_in_block(block) {
+        let next = self.blocks[block as usize].write_ptr;
+        if next == self.pages_in_block(block) {
             self.close_block(block);
+        } else if self.companions.is_some() && self.is_companion(block, next) {
+            self.take_companion(block, now_ns);
         } else if self.summary_pages > 0 {
             self.maybe_write_summary(block, now_ns);
         }
@@ -792,7 +802,7 @@ impl Ftl {
             last = Some(self.take_page(block, now_ns));
         }
         let last = last.expect("at least one summary page");
-        self.last_summary = (last.page_type, last.slc);
+        self.count_along(last.page_type, last.slc);
         self.counters.summary_programs += 1;
     }
 

@@ -274,7 +274,7 @@ impl Ftl {
         // Rewrites per valid page so that the fill ends at the background threshold.
         // (Blocks already open — a cached mapping table's translation pages — are not
         // the fill's.)
-        let data_pages = (self.addr.pages_per_block - self.summary_pages) as u64;
+        let data_pages = (self.addr.pages_per_block - self.summary_pages - self.companions_per_block()) as u64;
         let writable: u64 = (0..plane_count)
             .filter(|&p| self.has_normal(p))
             .map(|p| self.free_blocks(p).saturating_sub(self.background_free_blocks + 1) as u64 * data_pages)
@@ -449,7 +449,7 @@ impl Ftl {
         if valid.is_empty() {
             return (0.0, 0.0);
         }
-        let pages = (self.addr.pages_per_block - self.summary_pages).max(1) as f64;
+        let pages = (self.addr.pages_per_block - self.summary_pages - self.companions_per_block()).max(1) as f64;
         let mean = valid.iter().map(|&v| v as f64).sum::<f64>() / valid.len() as f64 / pages;
         let tenth = valid.len().div_ceil(10);
         valid.select_nth_unstable(tenth - 1);

@@ -139,6 +139,47 @@ impl Ftl {
         }
     }
 
+    /// A stale page was programmed to all zeros in place (a scrub): its data and its
+    /// out-of-band area are gone, so neither a scan nor a recovery finds a copy there.
+    pub fn zero_page(&mut self, ppn: Ppn) {
+        debug_assert_eq!(self.page_valid_units(ppn), 0, "zeroing page {ppn}, which holds valid data");
+        let (shift, units) = (self.unit_shift, 1usize << self.unit_shift);
+        let first = (ppn << shift) as usize;
+        if let Some(o) = self.oob.as_mut() {
+            o.lpn[first..first + units].fill(NO_PAGE);
+            o.seq[first..first + units].fill(0);
+        }
+        if let Some(v) = self.versions.as_mut() {
+            v.page_version[first..first + units].fill(0);
+        }
+        self.wear_reprogrammed(ppn);
+    }
+
+    /// The logical unit whose data physical unit `pu` holds, valid or stale, and the
+    /// sequence number of the write that created it (from its out-of-band area; `None`
+    /// without OOB tracking, or when it holds none: unprogrammed, zeroed, a summary).
+    pub fn oob_content(&self, pu: u32) -> Option<(u32, u64)> {
+        let o = self.oob.as_ref()?;
+        let (lu, seq) = (o.lpn[pu as usize], o.seq[pu as usize]);
+        (lu != NO_PAGE && seq != 0).then_some((lu, seq))
+    }
+
+    /// The sequence number the next write or trim will get (0 without OOB tracking): data
+    /// with a smaller one was written before now.
+    pub fn oob_next_seq(&self) -> u64 {
+        self.oob.as_ref().map_or(0, |o| o.next_seq)
+    }
+
+    /// Closes an open block before its last page: its unprogrammed pages are given up
+    /// until the erase (counted as wasted), so it can be cleaned like any closed block.
+    /// Returns the pages given up.
+    pub fn close_early(&mut self, block: u32) -> u64 {
+        debug_assert_eq!(self.blocks[block as usize].state, BlockState::Open);
+        let skipped = self.abandon_rest(block);
+        self.counters.wasted_pages += skipped;
+        skipped
+    }
+
     pub(super) fn oob_trim(&mut self, lpn: u32) {
         if let Some(o) = self.oob.as_mut() {
             o.trim_seq[lpn as usize] = o.next_seq;

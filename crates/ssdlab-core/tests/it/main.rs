@@ -20,9 +20,11 @@ mod power;
 mod preconditioning;
 mod read_your_writes;
 mod schemes;
+mod scrub;
 mod swarm;
 mod theory;
 mod timing;
+mod wom;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -19,6 +19,8 @@ const FIXED: &[u64] = &[
     115, 177, 178, 195, 197, 227, 231, 259, 344, 387, 407, 408, 431, 511, 594, 981, 1255, 1313, 1543, 1567, 1611, 1624,
     2751, 2996, // Host flows beside the SPA hybrid's idle check (the single host had no record).
     4, 374, 470, 1968, // Counting free pages: emergency GC of the conventional FTL's write points.
+    201,  // Scrubbing: a trim's and a write's old copy handed over after GC could erase it.
+    1138, // WOM codes: the capacity check counted a block's summary page as data.
 ];
 
 #[test]
@@ -83,11 +85,11 @@ fn bounded_swarm_with_power_losses_in_every_case() {
 
 /// Power-loss seeds that once failed: 1255 stalled when a loss forgot a half-cleaned
 /// victim and the random policy then picked one whose valid pages did not fit in the
-/// room GC had left.
+/// room GC had left; 40528 (WOM codes) as 1138 above.
 #[test]
 fn power_loss_seeds_that_once_failed_pass() {
     use ssdlab_core::swarm::{case_with, PowerLosses};
-    for seed in [1255] {
+    for seed in [1255, 40528] {
         if let Err(e) = run_case(&case_with(seed, PowerLosses::Always)) {
             panic!("seed {seed} (--power-loss always): {e}");
         }
@@ -201,4 +203,36 @@ fn the_swarm_draws_host_flows_some_confined() {
         assert_eq!(per_flow, report.all.requests, "seed {seed}");
     }
     assert!(with_flows >= 5 && confined >= 2, "{with_flows} cases with flows, {confined} confined");
+}
+
+#[test]
+fn the_swarm_draws_scrubbing_and_wom_codes() {
+    // Some cases scrub (each mode, budgets down to erase-only, sanitise commands from the
+    // config or the trace), some write WOM codes; their reports show the work done.
+    let (mut scrubbing, mut sanitising, mut wom) = (0, 0, 0);
+    for seed in 0..300 {
+        let case = case(seed);
+        let c = &case.config;
+        let sanitise = c.scrub.sanitize_bytes > 0 || case.records.iter().any(|r| r.op == ssdlab_trace::Op::Sanitize);
+        if !c.scrub.enabled() && !c.wom.enabled {
+            continue;
+        }
+        let report = run_case(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        if c.wom.enabled {
+            wom += 1;
+            assert!(report.wom.is_some(), "seed {seed}");
+        } else {
+            scrubbing += 1;
+            let s = report.scrub.as_ref().expect("scrub section");
+            assert!(s.max_scrubs_per_block <= s.budget_pages, "seed {seed}: {s:?}");
+            if sanitise {
+                sanitising += 1;
+                assert!(!s.sanitize.is_empty(), "seed {seed}");
+            }
+        }
+    }
+    assert!(
+        scrubbing >= 20 && sanitising >= 5 && wom >= 10,
+        "{scrubbing} scrubbing, {sanitising} sanitising, {wom} WOM"
+    );
 }

@@ -6,7 +6,8 @@ pub(super) fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
         Op::Write => 1,
-        Op::Trim => 2,
+        // (A sanitise discards its range as a trim does.)
+        Op::Trim | Op::Sanitize => 2,
     }
 }
 

@@ -1,0 +1,79 @@
+//! The WOM-code design's config section `[wom]` (thesis §6.1, Table 6.1).
+
+use crate::config::{err, Config, ConfigError, Mapping, ProgramScheme};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WomConfig {
+    /// Writes the two-generation 2-bits-in-3-cells code of Table 6.1 on WOM-safe pages
+    /// (every SLC page; an MLC/TLC block's LSB pages, thesis §2.3.3 / §6.1): docs/wom-scrub.md.
+    pub enabled: bool,
+}
+
+impl WomConfig {
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Checks the section against the rest of the config: the designs and features it is
+    /// not modelled with, and that the logical capacity fits the code's (a WOM-safe page
+    /// holds 2/3 of a page per generation).
+    pub(crate) fn validate(&self, config: &Config, errors: &mut Vec<ConfigError>) {
+        if !self.enabled {
+            return;
+        }
+        let refuse = [
+            (config.pa.enabled(), "PA-SSD (pa.scheme)"),
+            (config.ipu.enabled(), "IPU (ipu.scheme)"),
+            (config.dir.scheme != crate::config::DirScheme::Off, "DIR (dir.scheme)"),
+            (config.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
+            (config.scrub.enabled() || config.scrub.sanitize_bytes > 0, "scrubbing ([scrub])"),
+            (config.uses_slc(), "SLC-mode blocks (ftl.slc_blocks_per_plane, hybrid.layout)"),
+            (config.cache.enabled(), "the DRAM data cache ([cache])"),
+            (config.cmt.enabled(), "a cached mapping table ([cmt])"),
+            (
+                config.power.write_acknowledge == crate::config::WriteAcknowledge::Buffer,
+                "DRAM acknowledgement (power.write_acknowledge = \"buffer\")",
+            ),
+            (config.super_page_pages() > 1, "super-pages"),
+            (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
+            (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
+            (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
+        ];
+        let mut refused = false;
+        for (on, what) in refuse {
+            if on {
+                refused = true;
+                errors.push(err("wom.enabled", format!("WOM codes are not modelled with {what}")));
+            }
+        }
+        if refused || !errors.is_empty() {
+            return;
+        }
+        let g = &config.geometry;
+        let layout = crate::flash::PageLayout::from_config(&config.flash, g.pages_per_block);
+        let summary = config.summary_pages_per_block();
+        let data_pages = g.pages_per_block - summary;
+        let roles = super::roles(&layout.types, false, data_pages);
+        // (Pages holding data: neither code pages nor the summary at the block's end.)
+        let data = roles[..data_pages as usize].iter().filter(|r| r.0 != super::Role::Code).count() as f64;
+        let blocks = g.blocks_per_plane as f64;
+        let t = &config.ftl;
+        let logical_per_plane = blocks * (g.pages_per_block - summary) as f64 * (1.0 - t.over_provisioning);
+        let reserve = (blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
+        let spare = (blocks * data - logical_per_plane) / data.max(1.0);
+        if spare < reserve + 2.0 {
+            let needed = 1.0 - (blocks - reserve - 2.0) * data / (blocks * (g.pages_per_block - summary) as f64);
+            errors.push(err(
+                "wom.enabled",
+                format!(
+                    "a block holds {data:.0} of its {} pages of data under the code (a third of its WOM-safe pages \
+                     carry the code's redundancy), which leaves {spare:.1} spare blocks per plane for the {reserve:.0} \
+                     emergency GC keeps plus two write points: raise ftl.over_provisioning to at least {needed:.3}",
+                    g.pages_per_block
+                ),
+            ));
+        }
+    }
+}
