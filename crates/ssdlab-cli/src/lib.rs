@@ -15,6 +15,8 @@ pub mod report_html;
 pub mod reproduce;
 pub mod reproduce_cdc;
 pub mod reproduce_dir;
+pub mod reproduce_gordon;
+pub mod reproduce_gordon_jobs;
 pub mod reproduce_ipu;
 pub mod reproduce_pa;
 pub mod reproduce_pa_long;

@@ -31,11 +31,12 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "ipu" => crate::reproduce_ipu::ipu(&args),
         "ssd-cdc" => crate::reproduce_cdc::ssd_cdc(&args),
         "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
+        "gordon" => crate::reproduce_gordon::gordon(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon"] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -54,7 +55,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Ok(())
         }
         other => {
-            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, all")
+            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, all")
         }
     }
 }
@@ -80,6 +81,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "ipu" => include_str!("../../../docs/reproductions/ipu.discussion.md"),
         "ssd-cdc" => include_str!("../../../docs/reproductions/ssd-cdc.discussion.md"),
         "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
+        "gordon" => include_str!("../../../docs/reproductions/gordon.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

@@ -151,7 +151,11 @@ impl Workload {
             Workload::Synthetic(s) => format!(
                 "synthetic: {} x {} B {:?}, {:.0}% reads",
                 s.count,
-                s.block_size_bytes,
+                if s.block_size_max_bytes > s.block_size_bytes {
+                    format!("{}-{}", s.block_size_bytes, s.block_size_max_bytes)
+                } else {
+                    s.block_size_bytes.to_string()
+                },
                 s.pattern,
                 s.read_fraction * 100.0
             )

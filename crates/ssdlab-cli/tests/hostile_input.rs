@@ -1301,6 +1301,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("seed", "u"),
             ("interarrival_ns", "u"),
             ("align_bytes", "u"),
+            ("block_size_max_bytes", "u"),
         ],
     ),
 ];

@@ -43,8 +43,14 @@ pub use crate::distribution::{AddressDistribution, Zone};
 pub struct SyntheticSpec {
     /// Fraction of requests that are reads, in [0, 1]. The rest are writes. Default 0.5.
     pub read_fraction: f64,
-    /// Size of every request in bytes. Default 4096.
+    /// Size of every request in bytes, or the smallest size with `block_size_max_bytes`.
+    /// Default 4096.
     pub block_size_bytes: u64,
+    /// fio's `bsrange`: `0` (the default) = every request is `block_size_bytes`; otherwise
+    /// each request's size is drawn uniformly from `block_size_bytes`,
+    /// `block_size_bytes + align`, …, `block_size_max_bytes` (align = the alignment of
+    /// random offsets), drawn after the op and before the offset.
+    pub block_size_max_bytes: u64,
     /// Default random.
     pub pattern: Pattern,
     /// Distribution of random offsets (ignored for sequential), in fio's spelling:
@@ -76,6 +82,7 @@ impl Default for SyntheticSpec {
         SyntheticSpec {
             read_fraction: 0.5,
             block_size_bytes: 4096,
+            block_size_max_bytes: 0,
             pattern: Pattern::Random,
             distribution: AddressDistribution::Uniform,
             address_space_bytes: 0,
@@ -118,6 +125,11 @@ impl SyntheticSpec {
         }
     }
 
+    /// The largest request size: `block_size_max_bytes`, or `block_size_bytes` if that is 0.
+    pub fn largest_block_bytes(&self) -> u64 {
+        self.block_size_max_bytes.max(self.block_size_bytes)
+    }
+
     /// This spec with `address_space_bytes = 0` replaced by the device's logical capacity
     /// from `start_offset_bytes` on. Specs with an explicit address space are unchanged.
     pub fn resolve_address_space(&self, capacity_bytes: u64) -> SyntheticSpec {
@@ -139,6 +151,22 @@ impl SyntheticSpec {
             errors.push(spec_err("block_size_bytes", "must be at least 1"));
         }
         let align = self.effective_align_bytes();
+        if self.block_size_max_bytes != 0 {
+            if self.block_size_max_bytes < self.block_size_bytes {
+                errors.push(spec_err(
+                    "block_size_max_bytes",
+                    format!("{} is below block_size_bytes ({})", self.block_size_max_bytes, self.block_size_bytes),
+                ));
+            } else if align > 0 && !(self.block_size_max_bytes - self.block_size_bytes).is_multiple_of(align) {
+                errors.push(spec_err(
+                    "block_size_max_bytes",
+                    format!(
+                        "sizes step by the alignment ({align} bytes) from block_size_bytes ({}); {} is not on a step",
+                        self.block_size_bytes, self.block_size_max_bytes
+                    ),
+                ));
+            }
+        }
         if align > 0 {
             if !self.start_offset_bytes.is_multiple_of(align) {
                 errors.push(spec_err(
@@ -158,10 +186,14 @@ impl SyntheticSpec {
             }
         }
         if self.address_space_bytes != 0 {
-            if self.address_space_bytes < self.block_size_bytes {
+            if self.address_space_bytes < self.largest_block_bytes() {
                 errors.push(spec_err(
                     "address_space_bytes",
-                    format!("{} is smaller than one block ({} bytes)", self.address_space_bytes, self.block_size_bytes),
+                    format!(
+                        "{} is smaller than the largest block ({} bytes)",
+                        self.address_space_bytes,
+                        self.largest_block_bytes()
+                    ),
                 ));
             }
             if self.start_offset_bytes.checked_add(self.address_space_bytes).is_none() {
@@ -233,7 +265,8 @@ enum AddressState {
 impl AddressStream {
     /// The stream for a validated spec with a non-zero address space.
     fn new(spec: &SyntheticSpec) -> Self {
-        let (base, span, block) = (spec.start_offset_bytes, spec.address_space_bytes, spec.block_size_bytes);
+        // (`block` is the largest size: every request must fit wherever it starts.)
+        let (base, span, block) = (spec.start_offset_bytes, spec.address_space_bytes, spec.largest_block_bytes());
         let align = spec.effective_align_bytes();
         let slots = (span - block) / align + 1;
         let state = match (spec.pattern, &spec.distribution) {
@@ -246,12 +279,13 @@ impl AddressStream {
         AddressStream { base, span, block, align, state }
     }
 
-    /// The next offset in bytes. A block starting there ends inside the region.
-    pub fn next<G: Rng + ?Sized>(&mut self, rng: &mut G) -> u64 {
+    /// The next offset in bytes for a request of `size` bytes (at most the spec's largest
+    /// block). A block starting there ends inside the region.
+    pub fn next<G: Rng + ?Sized>(&mut self, rng: &mut G, size: u64) -> u64 {
         match &mut self.state {
             AddressState::Sequential { next } => {
                 let offset = *next;
-                *next += self.block;
+                *next += size;
                 if *next > self.span - self.block {
                     *next = 0;
                 }
@@ -270,6 +304,9 @@ pub struct SyntheticSource {
     rng: Pcg64Mcg,
     ops: OpMix,
     addresses: AddressStream,
+    /// Size steps above `block_size_bytes` (0 = one size: no draw, so fixed-size streams
+    /// are those of a spec without `block_size_max_bytes`).
+    sizes: u64,
     issued: u64,
 }
 
@@ -288,6 +325,7 @@ impl SyntheticSource {
             rng: Pcg64Mcg::seed_from_u64(spec.seed),
             ops: OpMix::new(spec.read_fraction),
             addresses: AddressStream::new(&spec),
+            sizes: (spec.largest_block_bytes() - spec.block_size_bytes) / spec.effective_align_bytes().max(1),
             issued: 0,
             spec,
         })
@@ -306,10 +344,14 @@ impl Iterator for SyntheticSource {
             return None;
         }
         let op = self.ops.next(&mut self.rng);
-        let offset_bytes = self.addresses.next(&mut self.rng);
+        let size_bytes = match self.sizes {
+            0 => self.spec.block_size_bytes,
+            steps => self.spec.block_size_bytes + self.rng.random_range(0..=steps) * self.spec.effective_align_bytes(),
+        };
+        let offset_bytes = self.addresses.next(&mut self.rng, size_bytes);
         let arrival_ns = self.issued * self.spec.interarrival_ns;
         self.issued += 1;
-        Some(Ok(Record { arrival_ns, device: 0, offset_bytes, size_bytes: self.spec.block_size_bytes, op, hint: None }))
+        Some(Ok(Record { arrival_ns, device: 0, offset_bytes, size_bytes, op, hint: None }))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -491,10 +533,46 @@ mod tests {
         assert_eq!(src.skipped(), 0);
     }
 
+    #[test]
+    fn a_size_range_draws_every_step_uniformly_and_fixed_sizes_keep_their_stream() {
+        // Thesis §5.3's "random accesses ... of between 2KB and 256KB".
+        let range = SyntheticSpec {
+            block_size_bytes: 2048,
+            block_size_max_bytes: 256 << 10,
+            count: 128_000,
+            seed: 3,
+            ..spec()
+        };
+        let recs = records(range.clone());
+        let mut seen = [0u32; 128];
+        for r in &recs {
+            assert_eq!(r.size_bytes % 2048, 0, "{r:?}");
+            assert!(r.offset_bytes + r.size_bytes <= GIB, "{r:?}");
+            seen[(r.size_bytes / 2048 - 1) as usize] += 1;
+        }
+        // 1000 expected per size; a 5-sigma band.
+        assert!(seen.iter().all(|&n| (840..=1160).contains(&n)), "{seen:?}");
+        let mean = recs.iter().map(|r| r.size_bytes as f64).sum::<f64>() / recs.len() as f64;
+        assert!((mean / 1024.0 - 129.0).abs() < 1.0, "{mean}");
+        // Sequential steps by each request's own size.
+        let seq = records(SyntheticSpec { pattern: Pattern::Sequential, count: 50, ..range.clone() });
+        for w in seq.windows(2) {
+            assert_eq!(w[1].offset_bytes, w[0].offset_bytes + w[0].size_bytes);
+        }
+        // With max = min (or 0) nothing is drawn for the size.
+        let fixed = SyntheticSpec { block_size_bytes: 8192, count: 1000, ..spec() };
+        let same = SyntheticSpec { block_size_max_bytes: 8192, ..fixed.clone() };
+        assert_eq!(records(fixed), records(same));
+        assert_eq!(fields(&SyntheticSpec { block_size_max_bytes: 1024, ..range.clone() }), ["block_size_max_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { block_size_max_bytes: 5000, ..range.clone() }), ["block_size_max_bytes"]);
+        assert_eq!(fields(&SyntheticSpec { address_space_bytes: 128 << 10, ..range }), ["address_space_bytes"]);
+    }
+
     proptest! {
         #[test]
         fn any_valid_spec_stays_inside_and_aligned(
             block_units in 1u64..64,
+            range_units in 0u64..8,
             align_shift in 0u32..4,
             start_units in 0u64..1000,
             extra in 0u64..100_000,
@@ -503,11 +581,13 @@ mod tests {
         ) {
             let align = 512u64 << align_shift;
             let block = block_units * align;
+            let max = if range_units == 0 { 0 } else { block + range_units * align };
             let s = SyntheticSpec {
                 block_size_bytes: block,
+                block_size_max_bytes: max,
                 align_bytes: align,
                 start_offset_bytes: start_units * align,
-                address_space_bytes: block + extra,
+                address_space_bytes: block.max(max) + extra,
                 pattern: if sequential { Pattern::Sequential } else { Pattern::Random },
                 count: 200,
                 seed,
@@ -516,7 +596,9 @@ mod tests {
             let (lo, hi) = (s.start_offset_bytes, s.start_offset_bytes + s.address_space_bytes);
             for r in records(s) {
                 prop_assert_eq!(r.offset_bytes % align, 0);
-                prop_assert!(r.offset_bytes >= lo && r.offset_bytes + block <= hi);
+                prop_assert!(r.offset_bytes >= lo && r.offset_bytes + r.size_bytes <= hi);
+                prop_assert!(r.size_bytes >= block && r.size_bytes <= block.max(max));
+                prop_assert_eq!(r.size_bytes % align, 0);
             }
         }
     }
