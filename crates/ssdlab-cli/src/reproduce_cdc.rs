@@ -675,14 +675,7 @@ pub fn ssd_cdc(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {}", args.out.display());
-    for c in claims.iter().filter(|c| c.required) {
-        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);
-    }
-    let failed = claims.iter().filter(|c| c.required && c.verdict != "holds").count();
-    if failed > 0 {
-        bail!("{failed} required check(s) of reproduce ssd-cdc failed");
-    }
-    Ok(())
+    crate::reproduce_dir::gate(&claims, "ssd-cdc")
 }
 
 #[cfg(test)]

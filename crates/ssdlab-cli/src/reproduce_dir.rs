@@ -277,6 +277,19 @@ pub(crate) fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
+/// Prints each required check's outcome and fails the command when one did not hold
+/// (REPRODUCING.md: required checks gate the exit code).
+pub(crate) fn gate(claims: &[Claim], name: &str) -> Result<()> {
+    for c in claims.iter().filter(|c| c.required) {
+        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);
+    }
+    let failed = claims.iter().filter(|c| c.required && c.verdict != "holds").count();
+    if failed > 0 {
+        bail!("{failed} required check(s) of reproduce {name} failed");
+    }
+    Ok(())
+}
+
 /// The line that opens a report: its verdict counts, then how many required checks pass
 /// (of those that could be evaluated; `extra` follows before the full stop).
 pub(crate) fn verdict_counts(claims: &[Claim], extra: &str) -> String {

@@ -11,7 +11,7 @@ use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claim
 use crate::reproduce_gordon_jobs::{
     run_job, sets, stripe, traces, Drive, Job, Load, Measured, ACCESSES, PAIRS, QUEUE_DEPTH, SWEEP_WRITE_POINTS,
 };
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use rayon::prelude::*;
 use ssdlab_core::config::apply_overrides;
 use ssdlab_core::presets::preset;
@@ -165,14 +165,7 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    for c in claims.iter().filter(|c| c.required) {
-        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);
-    }
-    let failed = claims.iter().filter(|c| c.required && c.verdict != "holds").count();
-    if failed > 0 {
-        bail!("{failed} required check(s) failed");
-    }
-    Ok(())
+    crate::reproduce_dir::gate(&claims, "gordon")
 }
 
 /// Every run, by its job.

@@ -9,7 +9,7 @@ use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
 use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_wom_jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, SYNTHETIC, UNLIMITED};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -289,14 +289,7 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    for c in claims.iter().filter(|c| c.required) {
-        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);
-    }
-    let failed = claims.iter().filter(|c| c.required && c.verdict != "holds").count();
-    if failed > 0 {
-        bail!("{failed} required check(s) of reproduce wom-scrub failed");
-    }
-    Ok(())
+    crate::reproduce_dir::gate(&claims, "wom-scrub")
 }
 
 /// What the claims are computed from.
