@@ -18,6 +18,17 @@ pub struct ReproduceArgs {
     pub only: Vec<String>,
 }
 
+impl ReproduceArgs {
+    /// The `--scale` flag as the command that wrote a report was given it (none at 1).
+    pub(crate) fn scale_flag(&self) -> String {
+        if self.scale != 1.0 {
+            format!(" --scale {}", self.scale)
+        } else {
+            String::new()
+        }
+    }
+}
+
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     // A zero, negative or NaN scale would run empty or nonsensical workloads and still
     // overwrite the report.

@@ -552,11 +552,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     let mut md = String::new();
     writeln!(md, "# DIR (JCST 2024) reproduced\n")?;
     writeln!(md, "{}", verdict_counts(&claims, ""))?;
-    writeln!(
-        md,
-        "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
-    )?;
+    writeln!(md, "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n", args.scale_flag())?;
     write_claims(&mut md, &claims, "A claim of \"no significant change\" holds within ±10%.")?;
 
     writeln!(md, "## Setup\n")?;

@@ -9,7 +9,8 @@ use crate::plot::{BarChart, Line, LineChart};
 use crate::reproduce::ReproduceArgs;
 use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_gordon_jobs::{
-    run_job, sets, stripe, traces, Drive, Job, Load, Measured, ACCESSES, PAIRS, QUEUE_DEPTH, SWEEP_WRITE_POINTS,
+    fold_sets, run_job, sets, traces, Drive, Job, Load, Measured, ACCESSES, MIX_WRITES, PAIRS, QUEUE_DEPTH,
+    SWEEP_WRITE_POINTS,
 };
 use anyhow::{anyhow, Result};
 use rayon::prelude::*;
@@ -50,40 +51,39 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     apps.extend(traces.iter().enumerate().map(|(i, t)| (t.entry.name.clone(), Load::Trace(i))));
     // The synthetic experiments run unless --only names only traces.
     let synthetic = args.only.is_empty() || args.only.iter().any(|o| PAIRS.iter().any(|p| p.0 == o));
-    let job = |drive, page_kb, write_points, bypass, load| Job { drive, page_kb, write_points, bypass, load };
     let mut jobs = Vec::new();
     if synthetic {
         for wp in WRITE_POINTS {
-            jobs.push(job(Drive::Slc133, 2, wp, false, Load::Random { kb: 0, read: false }));
+            jobs.push(Job::write_points(2, wp));
         }
         for size in SIZES {
             // (The ablation: no write-point limit, every gang its own write point.)
-            jobs.push(job(Drive::Slc133, size, 0, false, Load::Random { kb: 0, read: false }));
+            jobs.push(Job::write_points(size, 0));
             for read in [false, true] {
                 for kb in TRANSFERS {
-                    jobs.push(job(Drive::Slc133, size, SWEEP_WRITE_POINTS, false, Load::Random { kb, read }));
+                    jobs.push(Job::sweep(size, false, Load::Random { kb, read }));
                 }
-                jobs.push(job(Drive::Slc133, size, SWEEP_WRITE_POINTS, true, Load::Random { kb: 8, read }));
+                jobs.push(Job::sweep(size, true, Load::Random { kb: 8, read }));
                 for kb in [8, 128] {
                     for bypass in [false, true] {
-                        jobs.push(job(Drive::Slc133, size, SWEEP_WRITE_POINTS, bypass, Load::Sequential { kb, read }));
+                        jobs.push(Job::sweep(size, bypass, Load::Sequential { kb, read }));
                     }
                 }
             }
         }
         for (_, drive) in DRIVES {
             for read in [false, true] {
-                jobs.push(job(drive, 64, SWEEP_WRITE_POINTS, true, Load::Sequential { kb: 128, read }));
+                jobs.push(Job::on(drive, Load::Sequential { kb: 128, read }));
             }
             for (_, load) in apps.iter().filter(|a| matches!(a.1, Load::Pairs { .. })) {
-                jobs.push(job(drive, 64, SWEEP_WRITE_POINTS, true, *load));
+                jobs.push(Job::on(drive, *load));
             }
         }
     }
     for (_, load) in &apps {
         for size in APP_SIZES {
             for bypass in [false, true] {
-                jobs.push(job(Drive::Slc133, size, SWEEP_WRITE_POINTS, bypass, *load));
+                jobs.push(Job::sweep(size, bypass, *load));
             }
         }
     }
@@ -93,16 +93,15 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     let runs = Runs(jobs.iter().copied().zip(results).collect());
     let by = &runs.0;
     let get = |j: Job| runs.get(j);
-    let sweep = |size, bypass, load| job(Drive::Slc133, size, SWEEP_WRITE_POINTS, bypass, load);
 
     // Figs. 5.3–5.4: application throughput over 8 KiB pages, without and with bypassing.
     let mut speedup: Vec<[Vec<f64>; 2]> = Vec::new();
     for (_, load) in &apps {
         let mut rows = [Vec::new(), Vec::new()];
         for (b, bypass) in [false, true].into_iter().enumerate() {
-            let base = get(sweep(8, bypass, *load))?.mb_s;
+            let base = get(Job::sweep(8, bypass, *load))?.mb_s;
             for size in APP_SIZES {
-                rows[b].push(get(sweep(size, bypass, *load))?.mb_s / base.max(1e-9));
+                rows[b].push(get(Job::sweep(size, bypass, *load))?.mb_s / base.max(1e-9));
             }
         }
         speedup.push(rows);
@@ -122,7 +121,7 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
         md,
         "Command: `ssdlab reproduce gordon{}`. Workloads: {source}, the thesis' synthetic traces of {} \
          random accesses, sequential streams and two mixes of the applications' access pattern.\n",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() },
+        args.scale_flag(),
         ((ACCESSES as f64 * args.scale).round() as u64).max(200)
     )?;
     write_claims(
@@ -150,12 +149,12 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     }
     writeln!(md, "## Commands\n\nEvery cell is one `ssdlab run`; for example:\n\n```")?;
     let shown: Vec<Job> = [
-        job(Drive::Slc133, 2, 4, false, Load::Random { kb: 0, read: false }),
-        sweep(64, true, Load::Sequential { kb: 8, read: false }),
-        job(Drive::Slc400, 64, SWEEP_WRITE_POINTS, true, Load::Sequential { kb: 128, read: true }),
+        Job::write_points(2, 4),
+        Job::sweep(64, true, Load::Sequential { kb: 8, read: false }),
+        Job::on(Drive::Slc400, Load::Sequential { kb: 128, read: true }),
     ]
     .into_iter()
-    .chain(apps.first().map(|a| sweep(64, true, a.1)))
+    .chain(apps.first().map(|a| Job::sweep(64, true, a.1)))
     .collect();
     for j in shown {
         if let Some(m) = by.get(&j) {
@@ -259,17 +258,7 @@ fn synthetic_claims(
     values: &mut BTreeMap<&str, String>,
 ) -> Result<Vec<Claim>> {
     let mut claims = Vec::new();
-    let wp = |k| -> Result<f64> {
-        Ok(runs
-            .get(Job {
-                drive: Drive::Slc133,
-                page_kb: 2,
-                write_points: k,
-                bypass: false,
-                load: Load::Random { kb: 0, read: false },
-            })?
-            .write_mb_s)
-    };
+    let wp = |k| -> Result<f64> { Ok(runs.get(Job::write_points(2, k))?.write_mb_s) };
     let (w1, w2, w4, w0) = (wp(1)?, wp(2)?, wp(4)?, wp(0)?);
     let rising = w2 > 1.05 * w1 && w4 > 1.05 * w2;
     claims.push(Claim {
@@ -303,14 +292,14 @@ fn synthetic_claims(
     ));
 
     // Fig. 5.2: the super-page sweep.
-    let sw = |size, bypass, load| -> Result<&Measured> {
-        runs.get(Job { drive: Drive::Slc133, page_kb: size, write_points: SWEEP_WRITE_POINTS, bypass, load })
+    let sw = |size, bypass, load| runs.get(Job::sweep(size, bypass, load));
+    let over_sizes = |job: &dyn Fn(u32) -> Job| -> Result<Vec<f64>> {
+        SIZES.iter().map(|&s| Ok(runs.get(job(s))?.write_mb_s)).collect()
     };
-    let mix_w: Vec<f64> = SIZES
-        .iter()
-        .map(|&s| Ok(sw(s, false, Load::Random { kb: 0, read: false })?.write_mb_s))
-        .collect::<Result<_>>()?;
-    let best = SIZES[mix_w.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i).unwrap_or(0)];
+    let best_of = |v: &[f64]| SIZES[v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i)];
+    let at = |kb: u32| SIZES.iter().position(|&s| s == kb).expect("a swept size");
+    let mix_w = over_sizes(&|s| Job::sweep(s, false, MIX_WRITES))?;
+    let best = best_of(&mix_w);
     claims.push(claim(
         "The best super-page size for random 2–256 KiB writes",
         "Fig. 5.2",
@@ -319,26 +308,12 @@ fn synthetic_claims(
         rule(best == 64, best == 32 || best == 128),
     ));
     values.insert("best_size", format!("{best} KiB"));
-    let free: Vec<f64> = SIZES
-        .iter()
-        .map(|&s| {
-            Ok(runs
-                .get(Job {
-                    drive: Drive::Slc133,
-                    page_kb: s,
-                    write_points: 0,
-                    bypass: false,
-                    load: Load::Random { kb: 0, read: false },
-                })?
-                .write_mb_s)
-        })
-        .collect::<Result<_>>()?;
-    let free_best = SIZES[free.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i).unwrap_or(0)];
-    values.insert("free_4", mbs(free[0]));
-    values.insert("free_64", mbs(free[4]));
-    values.insert("free_best", format!("{free_best} KiB"));
-    values.insert("wp_4", mbs(mix_w[0]));
-    values.insert("wp_64", mbs(mix_w[4]));
+    let free = over_sizes(&|s| Job::write_points(s, 0))?;
+    values.insert("free_4", mbs(free[at(4)]));
+    values.insert("free_64", mbs(free[at(64)]));
+    values.insert("free_best", format!("{} KiB", best_of(&free)));
+    values.insert("wp_4", mbs(mix_w[at(4)]));
+    values.insert("wp_64", mbs(mix_w[at(64)]));
     let small = |size| -> Result<f64> { Ok(sw(size, false, Load::Random { kb: 8, read: false })?.write_mb_s) };
     let drop = small(256)? / small(8)? - 1.0;
     claims.push(claim(
@@ -361,7 +336,7 @@ fn synthetic_claims(
         .unzip();
     let gap = |i: usize| t32[i] / t128[i] - 1.0;
     let upto32 = (0..SIZES.len()).filter(|&i| SIZES[i] <= 32).map(gap).fold(0.0f64, |a, g| a.max(g.abs()));
-    let beyond = gap(SIZES.iter().position(|&s| s == 128).expect("swept"));
+    let beyond = gap(at(128));
     claims.push(claim(
         "32 KiB and 128 KiB random writes have the same bandwidth until pages exceed 32 KiB, then 32 KiB falls behind",
         "Fig. 5.2",
@@ -400,15 +375,7 @@ fn synthetic_claims(
         values.insert(if read { "seq_read_64_bp" } else { "seq_write_64_bp" }, mbs(large_bp));
         values.insert(if read { "seq_read_8" } else { "seq_write_8" }, mbs(small));
     }
-    let bp = |read| {
-        runs.get(Job {
-            drive: Drive::Slc133,
-            page_kb: 64,
-            write_points: SWEEP_WRITE_POINTS,
-            bypass: true,
-            load: Load::Sequential { kb: 8, read },
-        })
-    };
+    let bp = |read| sw(64, true, Load::Sequential { kb: 8, read });
     values.insert("buffer_reads", bp(true)?.buffer_reads.to_string());
     values.insert("merged_reads", bp(true)?.merged_reads.to_string());
     values.insert("combined_writes", bp(false)?.combined_writes.to_string());
@@ -443,13 +410,7 @@ fn synthetic_claims(
 
     // Bus speeds and MLC.
     let drive = |d, read| -> Result<f64> {
-        let m = runs.get(Job {
-            drive: d,
-            page_kb: 64,
-            write_points: SWEEP_WRITE_POINTS,
-            bypass: true,
-            load: Load::Sequential { kb: 128, read },
-        })?;
+        let m = runs.get(Job::on(d, Load::Sequential { kb: 128, read }))?;
         Ok(if read { m.read_mb_s } else { m.write_mb_s })
     };
     let (r133, w133) = (drive(Drive::Slc133, true)?, drive(Drive::Slc133, false)?);
@@ -482,17 +443,7 @@ fn synthetic_claims(
         mbs(w400),
         verdict(1100.0, w400).into(),
     ));
-    let pair = |d, pct_read| -> Result<f64> {
-        Ok(runs
-            .get(Job {
-                drive: d,
-                page_kb: 64,
-                write_points: SWEEP_WRITE_POINTS,
-                bypass: true,
-                load: Load::Pairs { read_pct: pct_read },
-            })?
-            .mb_s)
-    };
+    let pair = |d, pct_read| -> Result<f64> { Ok(runs.get(Job::on(d, Load::Pairs { read_pct: pct_read }))?.mb_s) };
     let have_pairs = apps.iter().filter(|a| matches!(a.1, Load::Pairs { .. })).count() == PAIRS.len();
     if have_pairs {
         let (read_pct, write_pct) = (PAIRS[0].1, PAIRS[1].1);
@@ -554,18 +505,7 @@ fn synthetic_claims(
     let entry = gordon.ftl.mapping_entry_bytes as f64;
     let mib = |unit: f64| raw / unit * entry / (1u64 << 20) as f64;
     let logical = |kb: u32| -> Result<f64> {
-        let folded = if kb >= 4 {
-            let (buses, dies) = stripe(kb);
-            vec![
-                "geometry.planes_per_die=1".to_string(),
-                "geometry.page_size_bytes=4096".to_string(),
-                format!("ftl.super_page_channels={buses}"),
-                format!("ftl.super_page_dies={dies}"),
-            ]
-        } else {
-            Vec::new()
-        };
-        let c = apply_overrides(&gordon, &folded).map_err(|e| anyhow!("{e}"))?;
+        let c = apply_overrides(&gordon, &fold_sets(kb)).map_err(|e| anyhow!("{e}"))?;
         Ok(c.device_view().0.logical_pages() as f64 * entry / (1u64 << 20) as f64)
     };
     for (kb, paper) in [(2u32, 512.0), (64, 16.0), (4, 256.0)] {
@@ -590,13 +530,7 @@ fn synthetic_claims(
 }
 
 fn setup(md: &mut String, traces: &[crate::reproduce_workloads::Trace], erases: f64) -> Result<()> {
-    let example = sets(&Job {
-        drive: Drive::Slc133,
-        page_kb: 64,
-        write_points: SWEEP_WRITE_POINTS,
-        bypass: true,
-        load: Load::Random { kb: 0, read: false },
-    });
+    let example = sets(&Job::sweep(64, true, MIX_WRITES));
     writeln!(md, "## Setup\n")?;
     writeln!(
         md,
@@ -636,9 +570,7 @@ fn setup(md: &mut String, traces: &[crate::reproduce_workloads::Trace], erases: 
 }
 
 fn sweep_tables(md: &mut String, figures: &mut Figures, runs: &Runs) -> Result<()> {
-    let sw = |size, bypass, load| {
-        runs.get(Job { drive: Drive::Slc133, page_kb: size, write_points: SWEEP_WRITE_POINTS, bypass, load })
-    };
+    let sw = |size, bypass, load| runs.get(Job::sweep(size, bypass, load));
     for (read, what) in [(false, "write"), (true, "read")] {
         writeln!(md, "### Fig. 5.2: {what} bandwidth (MB/s) against super-page size\n")?;
         let head: Vec<String> = SIZES.iter().map(|s| format!("{s} KiB")).collect();
@@ -672,16 +604,7 @@ fn sweep_tables(md: &mut String, figures: &mut Figures, runs: &Runs) -> Result<(
             // The ablation of the write-point limit.
             let v: Vec<f64> = SIZES
                 .iter()
-                .map(|&s| {
-                    runs.get(Job {
-                        drive: Drive::Slc133,
-                        page_kb: s,
-                        write_points: 0,
-                        bypass: false,
-                        load: Load::Random { kb: 0, read: false },
-                    })
-                    .map(|m| m.write_mb_s)
-                })
+                .map(|&s| runs.get(Job::write_points(s, 0)).map(|m| m.write_mb_s))
                 .collect::<Result<_>>()?;
             writeln!(
                 md,
@@ -706,13 +629,7 @@ fn sweep_tables(md: &mut String, figures: &mut Figures, runs: &Runs) -> Result<(
     writeln!(md, "### Write points (random 2–256 KiB writes, 2 KiB pages)\n")?;
     writeln!(md, "| write points per bus | write MB/s |\n|---|---:|")?;
     for wp in WRITE_POINTS {
-        let m = runs.get(Job {
-            drive: Drive::Slc133,
-            page_kb: 2,
-            write_points: wp,
-            bypass: false,
-            load: Load::Random { kb: 0, read: false },
-        })?;
+        let m = runs.get(Job::write_points(2, wp))?;
         let label = if wp == 0 { "off (every plane its own)".to_string() } else { wp.to_string() };
         writeln!(md, "| {label} | {:.0} |", m.write_mb_s)?;
     }
@@ -730,7 +647,7 @@ fn drive_table(md: &mut String, runs: &Runs, apps: &[(String, Load)]) -> Result<
         "---:|".repeat(pairs.len())
     )?;
     for (label, d) in DRIVES {
-        let j = |load| Job { drive: d, page_kb: 64, write_points: SWEEP_WRITE_POINTS, bypass: true, load };
+        let j = |load| Job::on(d, load);
         let r = runs.get(j(Load::Sequential { kb: 128, read: true }))?.read_mb_s;
         let w = runs.get(j(Load::Sequential { kb: 128, read: false }))?.write_mb_s;
         let p: Vec<String> =

@@ -73,6 +73,41 @@ pub(crate) struct Job {
     pub load: Load,
 }
 
+/// §5.3's synthetic trace: random writes of sizes drawn from 2–256 KiB.
+pub(crate) const MIX_WRITES: Load = Load::Random { kb: 0, read: false };
+
+impl Job {
+    /// A run of the super-page sweep: the 133 MHz SLC drive, `SWEEP_WRITE_POINTS` per bus.
+    pub(crate) fn sweep(page_kb: u32, bypass: bool, load: Load) -> Job {
+        Job { drive: Drive::Slc133, page_kb, write_points: SWEEP_WRITE_POINTS, bypass, load }
+    }
+
+    /// Random 2–256 KiB writes with `k` write points per bus (0 = off), no bypassing.
+    pub(crate) fn write_points(page_kb: u32, k: u32) -> Job {
+        Job { drive: Drive::Slc133, page_kb, write_points: k, bypass: false, load: MIX_WRITES }
+    }
+
+    /// A run of the bus-speed and MLC comparison: 64 KiB pages with bypassing.
+    pub(crate) fn on(drive: Drive, load: Load) -> Job {
+        Job { drive, page_kb: 64, write_points: SWEEP_WRITE_POINTS, bypass: true, load }
+    }
+}
+
+/// The overrides that fold a die's two 2 KiB planes into one 4 KiB page and gang super-pages
+/// of `kb` KiB (none below 4 KiB: the preset's own pages).
+pub(crate) fn fold_sets(kb: u32) -> Vec<String> {
+    if kb < 4 {
+        return Vec::new();
+    }
+    let (buses, dies) = stripe(kb);
+    vec![
+        "geometry.planes_per_die=1".to_string(),
+        "geometry.page_size_bytes=4096".to_string(),
+        format!("ftl.super_page_channels={buses}"),
+        format!("ftl.super_page_dies={dies}"),
+    ]
+}
+
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Measured {
@@ -105,18 +140,9 @@ pub(crate) fn sets(job: &Job) -> Vec<String> {
     // (MLC blocks hold twice the pages: half the blocks for the same capacity.)
     let blocks = if mlc { 2048 } else { 4096 };
     s.push(format!("geometry.blocks_per_plane={blocks}"));
-    let view_dies = if job.page_kb >= 4 {
-        let (buses, dies) = stripe(job.page_kb);
-        s.extend([
-            "geometry.planes_per_die=1".to_string(),
-            "geometry.page_size_bytes=4096".to_string(),
-            format!("ftl.super_page_channels={buses}"),
-            format!("ftl.super_page_dies={dies}"),
-        ]);
-        16 / dies
-    } else {
-        16
-    };
+    s.extend(fold_sets(job.page_kb));
+    // (Gangs per bus group: a write point per gang at most.)
+    let view_dies = if job.page_kb >= 4 { 16 / stripe(job.page_kb).1 } else { 16 };
     if job.write_points > 0 {
         s.push(format!("gordon.write_points_per_channel={}", job.write_points.min(view_dies)));
     }

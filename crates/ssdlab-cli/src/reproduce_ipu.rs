@@ -232,11 +232,7 @@ fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
         let records = synthetic(row, args.scale);
         let (write_share, update_share, mean_write_kib) = shares(&records);
         out.push(Load {
-            rerun: format!(
-                "reproduce ipu --only {}{}",
-                r.0,
-                if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
-            ),
+            rerun: format!("reproduce ipu --only {}{}", r.0, args.scale_flag()),
             name: r.0.into(),
             source: format!("synthetic, {} requests", records.len()),
             role: format!(
@@ -588,7 +584,7 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     writeln!(
         md,
         "Command: `ssdlab reproduce ipu{}`. Trace workloads: {source}; synthetic workloads from IPU Table 3.\n",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
+        args.scale_flag()
     )?;
     let rules = format!(
         "Claims without a paper value use a nominal effect (±20%, or +50% for the error rate's rise) only \

@@ -416,7 +416,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     writeln!(
         md,
         "Command: `ssdlab reproduce pa-ssd{}{}`.\n",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() },
+        args.scale_flag(),
         if args.only.is_empty() { String::new() } else { format!(" --only {}", args.only.join(",")) }
     )?;
     write_claims(

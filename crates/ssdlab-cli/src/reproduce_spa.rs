@@ -97,7 +97,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     };
     let command = format!(
         "ssdlab reproduce spa-ssd{}{}",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() },
+        args.scale_flag(),
         if args.only.is_empty() { String::new() } else { format!(" --only {}", args.only.join(",")) }
     );
     writeln!(md, "# SPA-SSD reproduction (seed 001)\n")?;

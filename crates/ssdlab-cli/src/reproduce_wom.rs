@@ -173,7 +173,7 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     writeln!(
         md,
         "Command: `ssdlab reproduce wom-scrub{}`. Workloads: {source}, and two synthetic ones.\n",
-        if args.scale != 1.0 { format!(" --scale {}", args.scale) } else { String::new() }
+        args.scale_flag()
     )?;
     write_claims(
         &mut md,

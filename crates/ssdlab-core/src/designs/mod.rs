@@ -127,6 +127,24 @@ impl Design {
     }
 }
 
+/// What scrubbing and WOM codes, the two designs that reprogram written pages in place,
+/// are not modelled with: the other designs, and the maps and programming schemes whose
+/// pages are not one logical page programmed whole. Each design adds its own.
+pub(crate) fn reprogram_conflicts(config: &Config) -> [(bool, &'static str); 9] {
+    use crate::config::{DirScheme, Mapping, ProgramScheme};
+    [
+        (config.pa.enabled(), "PA-SSD (pa.scheme)"),
+        (config.ipu.enabled(), "IPU (ipu.scheme)"),
+        (config.dir.scheme != DirScheme::Off, "DIR (dir.scheme)"),
+        (config.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
+        (config.cmt.enabled(), "a cached mapping table ([cmt])"),
+        (config.super_page_pages() > 1, "super-pages"),
+        (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
+        (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
+        (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
+    ]
+}
+
 /// The hooks: one method per decision point, each a `match` on the active design.
 impl Simulator<'_> {
     pub(crate) fn run_starting(&mut self) {

@@ -33,6 +33,20 @@ use ssdlab_core::source::VecSource;
 use ssdlab_core::{Observers, Report, Simulator};
 use ssdlab_trace::{Op, Record, RecordSource};
 
+/// Runs with invariant checks (every 97 completions) and data verification and keeps the
+/// simulator, to look at flash afterwards.
+pub fn run_keep(config: &Config, records: Vec<Record>) -> (Report, Simulator<'static>) {
+    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+    let mut config = config.clone();
+    config.output.check_every = 97;
+    let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
+    sim.set_check(true);
+    sim.set_verify(true);
+    sim.set_event_budget(50_000_000);
+    let (report, _) = sim.run_to_end().expect("run succeeds");
+    (report, sim)
+}
+
 /// A one-plane-per-die SLC-latency device with the given shape; no preconditioning.
 pub fn tiny(channels: u32, chips: u32, dies: u32, planes: u32) -> Config {
     let mut c = Config {

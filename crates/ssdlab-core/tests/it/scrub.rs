@@ -39,19 +39,6 @@ fn overwrites(c: &Config, rewrites: usize, seed: u64) -> Vec<Record> {
     records
 }
 
-/// Runs with checks and data verification and keeps the simulator, to look at flash.
-fn run_keep(config: &Config, records: Vec<Record>) -> (Report, Simulator<'static>) {
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
-    let mut config = config.clone();
-    config.output.check_every = 97;
-    let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    sim.set_event_budget(50_000_000);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
-    (report, sim)
-}
-
 fn scrub(report: &Report) -> &ssdlab_core::stats::ScrubSummary {
     report.scrub.as_ref().expect("scrub section")
 }

@@ -31,31 +31,20 @@ fn wom(report: &Report) -> &ssdlab_core::stats::WomSummary {
     report.wom.as_ref().expect("wom section")
 }
 
-fn keep(config: &Config, records: Vec<Record>) -> (Report, Simulator<'static>) {
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
-    let mut config = config.clone();
-    config.output.check_every = 97;
-    let mut sim = Simulator::new(config, factory, Observers::default()).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
-    (report, sim)
-}
-
 #[test]
 fn a_second_generation_write_reprograms_without_an_erase_and_a_third_relocates() {
     let mut c = drive(false, 16);
     c.wom.enabled = true;
     // Logical page 0 lands on the first page of a trio (first generation).
     let first = vec![rec(0, Op::Write, 0, 1, 4096)];
-    let (one, sim) = keep(&c, first.clone());
+    let (one, sim) = run_keep(&c, first.clone());
     let page = sim.ftl.lookup(0).expect("written");
     assert_eq!(wom(&one).second_generation_writes, 0);
     let reads_before = one.flash.page_reads;
 
     let mut twice = first.clone();
     twice.push(rec(0, Op::Write, 0, 1, 4096));
-    let (two, sim) = keep(&c, twice.clone());
+    let (two, sim) = run_keep(&c, twice.clone());
     assert_eq!(sim.ftl.lookup(0), Some(page), "the second generation stays in its page");
     assert_eq!(wom(&two).second_generation_writes, 1);
     assert_eq!(two.gc.erases, 0, "no erase");
@@ -65,7 +54,7 @@ fn a_second_generation_write_reprograms_without_an_erase_and_a_third_relocates()
 
     let mut thrice = twice;
     thrice.push(rec(0, Op::Write, 0, 1, 4096));
-    let (three, sim) = keep(&c, thrice);
+    let (three, sim) = run_keep(&c, thrice);
     assert_ne!(sim.ftl.lookup(0), Some(page), "a third write relocates");
     assert_eq!((wom(&three).second_generation_writes, wom(&three).third_writes), (1, 1));
     assert_eq!(three.gc.erases, 0);

@@ -2,7 +2,7 @@
 //! overwritten data are destroyed, the per-block scrub budget, and an optional sanitise
 //! command issued by the host.
 
-use crate::config::{err, Config, ConfigError, Mapping, ProgramScheme};
+use crate::config::{err, Config, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// When the FTL destroys the copy a write (or trim) leaves behind (thesis §6.2.2).
@@ -99,23 +99,15 @@ impl ScrubConfig {
         if !self.enabled() && self.sanitize_bytes == 0 {
             return;
         }
-        let refuse = [
-            (config.pa.enabled(), "PA-SSD (pa.scheme)"),
-            (config.ipu.enabled(), "IPU (ipu.scheme)"),
-            (config.dir.scheme != crate::config::DirScheme::Off, "DIR (dir.scheme)"),
-            (config.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
+        let own = [
             (config.wom.enabled(), "WOM codes (wom.enabled)"),
             (
                 config.uses_slc() && config.hybrid.allocation != crate::config::HybridAllocation::Pf,
                 "a hybrid allocation",
             ),
             (config.hybrid.layout != crate::config::SlcLayout::Plane, "planes wholly in SLC mode (hybrid.layout)"),
-            (config.cmt.enabled(), "a cached mapping table ([cmt])"),
-            (config.super_page_pages() > 1, "super-pages"),
-            (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
-            (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
-            (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
         ];
+        let refuse = crate::designs::reprogram_conflicts(config).into_iter().chain(own);
         for (on, what) in refuse {
             if on {
                 errors.push(err("scrub.mode", format!("scrubbing is not modelled with {what}")));

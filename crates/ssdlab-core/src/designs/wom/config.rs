@@ -1,6 +1,6 @@
 //! The WOM-code design's config section `[wom]` (thesis §6.1, Table 6.1).
 
-use crate::config::{err, Config, ConfigError, Mapping, ProgramScheme};
+use crate::config::{err, Config, ConfigError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -23,24 +23,16 @@ impl WomConfig {
         if !self.enabled {
             return;
         }
-        let refuse = [
-            (config.pa.enabled(), "PA-SSD (pa.scheme)"),
-            (config.ipu.enabled(), "IPU (ipu.scheme)"),
-            (config.dir.scheme != crate::config::DirScheme::Off, "DIR (dir.scheme)"),
-            (config.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
+        let own = [
             (config.scrub.enabled() || config.scrub.sanitize_bytes > 0, "scrubbing ([scrub])"),
             (config.uses_slc(), "SLC-mode blocks (ftl.slc_blocks_per_plane, hybrid.layout)"),
             (config.cache.enabled(), "the DRAM data cache ([cache])"),
-            (config.cmt.enabled(), "a cached mapping table ([cmt])"),
             (
                 config.power.write_acknowledge == crate::config::WriteAcknowledge::Buffer,
                 "DRAM acknowledgement (power.write_acknowledge = \"buffer\")",
             ),
-            (config.super_page_pages() > 1, "super-pages"),
-            (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
-            (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
-            (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
         ];
+        let refuse = crate::designs::reprogram_conflicts(config).into_iter().chain(own);
         let mut refused = false;
         for (on, what) in refuse {
             if on {
