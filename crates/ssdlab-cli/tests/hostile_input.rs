@@ -854,6 +854,18 @@ fn geometry_too_large() {
     );
 }
 
+/// All four plane-count fields at u32::MAX: their product overflows 64 bits, which the
+/// SLC layout's plane count once did before the range checks (found by the fuzz test).
+#[test]
+fn plane_count_beyond_64_bits() {
+    let text = "[geometry]\nchannels = 4294967295\nchips_per_channel = 4294967295\ndies_per_chip = 4294967295\n\
+                planes_per_die = 4294967295\n";
+    let lab = Lab::new();
+    lab.write("planes.toml", text);
+    let err = lab.fails(&["check-config", "planes.toml"]);
+    assert!(err.contains("planes.toml: geometry: ") && err.contains("exceed the 2^32-1"), "{err}");
+}
+
 #[test]
 fn over_provisioning_too_small_for_gc() {
     check(

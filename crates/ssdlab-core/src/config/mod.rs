@@ -182,8 +182,7 @@ impl Config {
     /// the first blocks of a plane with some, every block of a plane in SLC mode.
     pub fn slc_blocks_by_plane(&self) -> Vec<u32> {
         let g = &self.geometry;
-        let planes = (g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64)
-            .min(1 << 24) as u32;
+        let planes = g.planes_saturating().min(1 << 24) as u32;
         let h = &self.hybrid;
         let whole = |units: u32| -> u32 { ((units as f64 * h.slc_share).round() as u32).clamp(1, units.max(2) - 1) };
         (0..planes)

@@ -79,6 +79,14 @@ impl Geometry {
             .iter()
             .fold(self.channels as u128, |n, &k| n.saturating_mul(k as u128))
     }
+
+    /// Planes of the drive, saturating: validation runs on any parsed numbers, so four
+    /// u32 fields near their limit must not overflow before the range checks reject them.
+    pub fn planes_saturating(&self) -> u64 {
+        [self.chips_per_channel, self.dies_per_chip, self.planes_per_die]
+            .iter()
+            .fold(self.channels as u64, |n, &k| n.saturating_mul(k as u64))
+    }
 }
 
 impl Default for Geometry {
