@@ -755,10 +755,11 @@ pub fn summary_text(o: &Outcome) -> String {
     if let Some(b) = &r.burst {
         out!(
         w,
-            "bursts: {} (gap threshold {} us), burst bandwidth mean {:.2} MiB/s, aggregate {:.2} MiB/s, mean duration {} us, idle enforced {:.3} s",
+            "bursts: {} (gap threshold {} us), burst write bandwidth mean {:.2} MiB/s (read {:.2}), aggregate {:.2} MiB/s, mean duration {} us, idle enforced {:.3} s",
             b.bursts,
             us(b.gap_threshold_ns as f64),
             b.mean_bandwidth_mib_s,
+            b.mean_read_bandwidth_mib_s,
             b.aggregate_bandwidth_mib_s,
             us(b.mean_duration_ns),
             b.idle_ns as f64 / 1e9

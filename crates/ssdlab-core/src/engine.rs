@@ -475,8 +475,14 @@ pub(crate) struct BurstState {
     /// The next burst waits for this burst to complete, then this idle gap.
     pub(crate) pending_gap_ns: Option<u64>,
     pub(crate) start_ns: Option<u64>,
+    /// Bytes written / read by this burst's requests.
     pub(crate) bytes: u64,
+    pub(crate) read_bytes: u64,
     pub(crate) count: u64,
+    /// Bursts that wrote / read anything, and the sums of their bandwidths.
+    pub(crate) write_bursts: u64,
+    pub(crate) read_bursts: u64,
+    pub(crate) read_bandwidth_sum: f64,
     pub(crate) total_bytes: u64,
     pub(crate) total_ns: u64,
     pub(crate) bandwidth_sum: f64,

@@ -240,10 +240,15 @@ pub struct PaSummary {
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct BurstSummary {
     pub bursts: u64,
+    /// Bursts that wrote data.
+    pub write_bursts: u64,
     pub gap_threshold_ns: u64,
-    /// Mean over bursts of (bytes of the burst / its duration).
+    /// Mean over the bursts that wrote of (bytes written by the burst / its duration):
+    /// the thesis' burst write bandwidth (§7.3.4).
     pub mean_bandwidth_mib_s: f64,
-    /// All burst bytes over all burst time.
+    /// The same for the bytes read, over the bursts that read.
+    pub mean_read_bandwidth_mib_s: f64,
+    /// All bytes written by bursts over all burst time.
     pub aggregate_bandwidth_mib_s: f64,
     pub mean_duration_ns: f64,
     /// Idle time enforced between bursts.

@@ -164,7 +164,13 @@ impl Simulator<'_> {
     pub(crate) fn on_burst_arrival(&mut self) -> Result<(), SimError> {
         let record = self.pending_record.take().expect("arrival without record");
         self.burst.start_ns.get_or_insert(self.now);
-        self.burst.bytes += record.size_bytes;
+        // Thesis §7.3.4: a burst's bandwidth is the data it *wrote* over its duration;
+        // its reads are kept apart (RTF "gains less than 0.1% in read bandwidth").
+        match record.op {
+            Op::Write => self.burst.bytes += record.size_bytes,
+            Op::Read => self.burst.read_bytes += record.size_bytes,
+            _ => {}
+        }
         self.burst.previous_trace_ns = Some(record.arrival_ns);
         let run = self.run;
         let depth = self.config.host.queue_depth as u64;
@@ -205,13 +211,21 @@ impl Simulator<'_> {
         // (A burst whose requests all completed instantly may already have been closed.)
         if let Some(start) = self.burst.start_ns.take() {
             let duration = self.now - start;
-            self.burst.count += 1;
-            self.burst.total_bytes += self.burst.bytes;
-            self.burst.total_ns += duration;
-            if duration > 0 {
-                self.burst.bandwidth_sum += self.burst.bytes as f64 / (duration as f64 / 1e9) / 1048576.0;
+            let b = &mut self.burst;
+            b.count += 1;
+            b.total_bytes += b.bytes;
+            b.total_ns += duration;
+            let mib_s =
+                |bytes: u64| if duration > 0 { bytes as f64 / (duration as f64 / 1e9) / 1048576.0 } else { 0.0 };
+            if b.bytes > 0 {
+                b.write_bursts += 1;
+                b.bandwidth_sum += mib_s(b.bytes);
             }
-            self.burst.bytes = 0;
+            if b.read_bytes > 0 {
+                b.read_bursts += 1;
+                b.read_bandwidth_sum += mib_s(b.read_bytes);
+            }
+            (b.bytes, b.read_bytes) = (0, 0);
         }
         if let Some(gap) = self.burst.pending_gap_ns.take() {
             self.burst.idle_ns += gap;

@@ -252,7 +252,7 @@ impl Simulator<'_> {
         self.power_lost();
         self.moves_in.iter_mut().for_each(|q| q.clear());
         self.burst.start_ns = None;
-        self.burst.bytes = 0;
+        (self.burst.bytes, self.burst.read_bytes) = (0, 0);
     }
 
     /// Programs one buffered write on capacitor power; returns the program time, or

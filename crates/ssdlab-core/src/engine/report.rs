@@ -139,8 +139,10 @@ impl Simulator<'_> {
                 let b = &self.burst;
                 BurstSummary {
                     bursts: b.count,
+                    write_bursts: b.write_bursts,
                     gap_threshold_ns: self.config.host.burst_gap_ns,
-                    mean_bandwidth_mib_s: b.bandwidth_sum / b.count.max(1) as f64,
+                    mean_bandwidth_mib_s: b.bandwidth_sum / b.write_bursts.max(1) as f64,
+                    mean_read_bandwidth_mib_s: b.read_bandwidth_sum / b.read_bursts.max(1) as f64,
                     aggregate_bandwidth_mib_s: if b.total_ns == 0 {
                         0.0
                     } else {

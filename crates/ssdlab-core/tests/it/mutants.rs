@@ -196,16 +196,20 @@ fn idle_energy_is_power_times_idle_chip_time() {
 
 /// Kills `replace / with % in finish` (burst aggregate bandwidth): with one burst the
 /// aggregate bandwidth (all bytes over all burst time) equals the burst's own bandwidth,
-/// bytes over its duration in seconds, in MiB/s.
+/// bytes written over its duration in seconds, in MiB/s (reads counted apart).
 #[test]
 fn aggregate_burst_bandwidth_is_bytes_over_burst_seconds() {
     let mut c = tiny(1, 1, 1, 1);
     c.host.replay = ReplayMode::Burst;
     c.host.burst_gap_ns = 1_000_000;
-    let report = run(&c, vec![rec(0, Op::Write, 0, 1, 4096), rec(10_000, Op::Write, 1, 1, 4096)]);
+    // The read belongs to the burst's duration but not to its (write) bandwidth.
+    let records =
+        vec![rec(0, Op::Write, 0, 1, 4096), rec(10_000, Op::Write, 1, 1, 4096), rec(20_000, Op::Read, 0, 1, 4096)];
+    let report = run(&c, records);
     let b = report.burst.expect("burst summary");
-    assert_eq!(b.bursts, 1);
+    assert_eq!((b.bursts, b.write_bursts), (1, 1));
     let expected = 8192.0 / (b.mean_duration_ns / 1e9) / 1048576.0;
+    assert!((b.mean_read_bandwidth_mib_s - expected / 2.0).abs() < 1e-9 * expected, "{b:?}");
     assert!(b.mean_duration_ns > 0.0 && b.mean_duration_ns < 1e9);
     assert!((b.aggregate_bandwidth_mib_s - expected).abs() < 1e-9 * expected, "{b:?}");
     assert!((b.mean_bandwidth_mib_s - expected).abs() < 1e-9 * expected, "{b:?}");
