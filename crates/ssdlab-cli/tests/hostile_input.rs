@@ -1238,6 +1238,16 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ("ipu", &[("scheme", "s"), ("levels", "u"), ("cache_gc", "s")]),
     ("gordon", &[("write_points_per_channel", "u")]),
     (
+        "harey",
+        &[
+            ("rtf", "s"),
+            ("preemptive_gc", "b"),
+            ("page_preference", "s"),
+            ("rate_matching", "b"),
+            ("rate_window_ns", "u"),
+        ],
+    ),
+    (
         "scrub",
         &[
             ("mode", "s"),
@@ -1340,7 +1350,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
             "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"", "\"round-robin\"", "\"weighted\"", "\"urgent\"",
-            "\"immediate\"", "\"background\"", "\"scan\"",
+            "\"immediate\"", "\"background\"", "\"scan\"", "\"weak\"", "\"strong\"", "\"fgc\"", "\"sgc\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

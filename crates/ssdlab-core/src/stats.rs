@@ -464,6 +464,9 @@ pub struct Report {
     /// Present with Gordon's write points (`gordon.write_points_per_channel`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gordon: Option<GordonSummary>,
+    /// Present with a Harey Tortoise policy (`[harey]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harey: Option<HareySummary>,
     /// Present with `scrub.mode` other than `off` or a sanitise command (`scrub.sanitize_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrub: Option<ScrubSummary>,
@@ -692,6 +695,35 @@ pub struct GordonSummary {
     pub write_point_moves: u64,
     /// Queued writes a write point took along to its next die.
     pub carried_writes: u64,
+}
+
+/// The Harey Tortoise's policies (thesis §7.3). Fast pages are type 0, slow the others.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct HareySummary {
+    pub rtf: String,
+    pub page_preference: String,
+    pub rate_matching: bool,
+    pub write_points_per_plane: u32,
+    /// User and GC page programs by speed.
+    pub user_fast_pages: u64,
+    pub user_slow_pages: u64,
+    pub gc_fast_pages: u64,
+    pub gc_slow_pages: u64,
+    pub user_fast_share: f64,
+    pub gc_fast_share: f64,
+    /// Programs that got the page speed their kind of write prefers (Fig. 7.8).
+    pub user_preferred_pages: u64,
+    pub gc_preferred_pages: u64,
+    /// RTF's pre-emptive GC steps (moves or erases on an idle device).
+    pub preemptive_gc_steps: u64,
+    /// Rate matching: decisions taken and how many started a GC step.
+    pub rate_decisions: u64,
+    pub rate_gc_steps: u64,
+    /// Mean target ratio (GC time per user-write time, Eq. 7.1 / Eq. 7.2) over decisions.
+    pub mean_target_ratio: f64,
+    /// Mean over dies of the decayed GC / user-write busy time at the end of the run.
+    pub mean_chip_use_ratio: f64,
+    pub gc_pages_moved_per_erase: f64,
 }
 
 /// What a half-page or subpage map did (issue 12 §2).

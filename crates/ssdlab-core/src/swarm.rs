@@ -81,6 +81,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_flows(seed, &mut config);
             draw_gordon(seed, &mut config);
             draw_scrub_wom(seed, &mut config, &mut records);
+            draw_harey(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -337,6 +338,46 @@ fn draw_gordon(seed: u64, c: &mut Config) {
     }
     // Combining needs program acknowledgement and no cache: keep the rest.
     drawn.ftl.write_combining = false;
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
+/// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
+/// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
+/// or a page preference, with or without rate matching, where the drive allows them.
+fn draw_harey(seed: u64, c: &mut Config) {
+    use crate::config::{PagePreference, Rtf};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
+    let designs = c.pa.enabled()
+        || c.ipu.enabled()
+        || c.dir.scheme != crate::config::DirScheme::Off
+        || c.gordon.enabled()
+        || c.wom.enabled()
+        || c.scrub.enabled()
+        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
+    if designs || !rng.random_bool(0.5) {
+        return;
+    }
+    // One design at a time: the drive's own features that the policies are not modelled
+    // with give way (the other draws keep them on the other half of the drives).
+    let mut drawn = c.clone();
+    drawn.ftl.mapping = crate::config::Mapping::Page;
+    drawn.cmt.capacity_bytes = 0;
+    drawn.ftl.slc_blocks_per_plane = 0;
+    drawn.ftl.slc_levels = 1;
+    drawn.ftl.partial_program_updates = false;
+    drawn.hybrid = crate::config::Hybrid::default();
+    drawn.ftl.user_write_points = rng.random_range(1..=8);
+    drawn.ftl.gc_through_user_write_points = true;
+    if rng.random_bool(0.5) {
+        drawn.harey.rtf = pick(rng, &[Rtf::Weak, Rtf::Strong]);
+        drawn.harey.preemptive_gc = rng.random_bool(0.8);
+    } else {
+        drawn.harey.page_preference = pick(rng, &[PagePreference::None, PagePreference::Fgc, PagePreference::Sgc]);
+    }
+    drawn.harey.rate_matching = rng.random_bool(0.5);
+    drawn.harey.rate_window_ns = rng.random_range(1_000_000..=200_000_000);
     if drawn.validate().is_ok() {
         *c = drawn;
     }

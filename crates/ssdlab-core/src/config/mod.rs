@@ -17,6 +17,7 @@ mod sections;
 
 pub use crate::designs::dir::config::{DirConfig, DirScheme};
 pub use crate::designs::gordon::config::GordonConfig;
+pub use crate::designs::harey::config::{HareyConfig, PagePreference, Rtf};
 pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::scrub::config::{ScrubConfig, ScrubMode};
@@ -61,6 +62,8 @@ pub struct Config {
     pub ipu: IpuConfig,
     /// Gordon's FTL: write points per channel (thesis §5.1).
     pub gordon: GordonConfig,
+    /// The Harey Tortoise: RTF, page preference, rate matching (thesis §7.3).
+    pub harey: HareyConfig,
     /// Scrubbing and sanitisation (thesis §6.2).
     pub scrub: ScrubConfig,
     /// WOM codes on WOM-safe pages (thesis §6.1).
@@ -104,6 +107,7 @@ impl Default for Config {
             dir: DirConfig::default(),
             ipu: IpuConfig::default(),
             gordon: GordonConfig::default(),
+            harey: HareyConfig::default(),
             scrub: ScrubConfig::default(),
             wom: WomConfig::default(),
             cache: Cache::default(),
@@ -517,6 +521,7 @@ impl Config {
         errors.extend(self.validate_slc_levels());
         errors.extend(self.validate_super_pages());
         errors.extend(GordonConfig::validate(self));
+        errors.extend(HareyConfig::validate(self));
         errors.extend(sections::validate_bypass(self));
         let mut reliability = Vec::new();
         crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);

@@ -27,6 +27,8 @@
 //! | `prepare_ftl` | before preconditioning: FTL state the design needs from the first write (OOB) | nothing |
 //! | `copy_released` | a user write's superseded copy is no longer needed (the write is programmed), or a trim unmapped a page | nothing |
 //! | `block_erased` / `erase_done` | GC erased a block (the command starts / ends) | nothing |
+//! | `gc_page_elsewhere` | a GC move out of another plane needs its destination page | the destination's GC write point |
+//! | `command_started` / `command_ended` | a die's command starts / completes | nothing |
 //! | `die_work` | a die is free, after emergency GC, before the user queues | nothing started |
 //! | `idle_work` | a die is free and its queues and background GC started nothing | nothing started |
 //! | `maintenance_done` | a scrub or scan command the design started ended | — |
@@ -45,6 +47,7 @@
 mod baseline;
 pub mod dir;
 pub mod gordon;
+pub mod harey;
 pub mod ipu;
 pub mod pa_ssd;
 pub mod scrub;
@@ -69,6 +72,7 @@ pub(crate) enum Design {
     Gordon(Box<gordon::Gordon>),
     Scrub(Box<scrub::Scrub>),
     Wom(Box<wom::Wom>),
+    Harey(Box<harey::Harey>),
 }
 
 /// Where a GC step's moved pages go.
@@ -95,6 +99,9 @@ impl Design {
         if config.gordon.enabled() {
             let (per_channel, logical) = (config.gordon.write_points_per_channel, ftl.logical_pages);
             return Design::Gordon(Box::new(gordon::Gordon::new(per_channel, &ftl.addr, logical)));
+        }
+        if config.harey.enabled() {
+            return Design::Harey(Box::new(harey::Harey::new(config, ftl.addr.planes(), ftl.addr.dies())));
         }
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
@@ -250,6 +257,8 @@ impl Simulator<'_> {
             // multi-plane programs, so none of its three schemes forms them.
             Design::Ipu(_) => false,
             Design::Gordon(_) => true,
+            // A write's page is the design's choice of write point, one write at a time.
+            Design::Harey(_) => false,
         }
     }
 
@@ -265,6 +274,7 @@ impl Simulator<'_> {
             Design::PaSsd(_) => Some(self.pa_user_page(txn)),
             Design::Dir(_) => Some(self.dir_user_page(txn)),
             Design::Ipu(_) => self.ipu_user_page(txn),
+            Design::Harey(_) => self.harey_user_page(txn),
             _ => None,
         }
     }
@@ -293,7 +303,9 @@ impl Simulator<'_> {
 
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
-            Design::Baseline | Design::Scrub(_) | Design::Wom(_) => self.baseline_gc_move_target(plane),
+            Design::Baseline | Design::Scrub(_) | Design::Wom(_) | Design::Harey(_) => {
+                self.baseline_gc_move_target(plane)
+            }
             Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) | Design::Gordon(_) => MoveTarget::SamePlane,
             Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
         }
@@ -308,11 +320,24 @@ impl Simulator<'_> {
                 Some(page) => page,
                 None => self.baseline_gc_page(plane, from),
             },
+            Design::Harey(_) => match self.harey_gc_page(plane) {
+                Some(page) => Some(page),
+                None => self.baseline_gc_page(plane, from),
+            },
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
             Design::Baseline | Design::SpaHybrid(_) | Design::Scrub(_) | Design::Wom(_) | Design::Gordon(_) => {
                 self.baseline_gc_page(plane, from)
             }
         }
+    }
+
+    /// The destination page in `to` of a GC move out of another plane (`MoveTarget::Plane`).
+    pub(crate) fn gc_page_elsewhere(&mut self, to: u32) -> Option<Allocated> {
+        match self.design {
+            Design::Harey(_) => self.harey_gc_page(to),
+            _ => None,
+        }
+        .or_else(|| self.ftl.allocate_gc(to, self.now))
     }
 
     /// The block GC cleans next in `plane` when it has none, or `None` for the FTL's
@@ -329,6 +354,7 @@ impl Simulator<'_> {
         match &mut self.design {
             Design::SpaHybrid(h) => h.gc_moved(pages, out_of_slc, cross_plane),
             Design::Ipu(d) => d.gc_moved(pages, out_of_slc),
+            Design::Harey(_) => self.harey_gc_moved(pages),
             _ => {}
         }
     }
@@ -338,6 +364,7 @@ impl Simulator<'_> {
             Design::SpaHybrid(_) if slc => self.spa_slc_reclaimed(plane),
             Design::Scrub(_) => self.scrub_block_erased(block),
             Design::Wom(_) => self.wom_block_erased(block),
+            Design::Harey(_) => self.harey_block_erased(),
             _ => {}
         }
     }
@@ -354,6 +381,7 @@ impl Simulator<'_> {
         match self.design {
             Design::SpaHybrid(_) => self.spa_die_work(die),
             Design::Scrub(_) => self.scrub_die_work(die),
+            Design::Harey(_) => self.harey_die_work(die),
             _ => Ok(false),
         }
     }
@@ -362,6 +390,7 @@ impl Simulator<'_> {
     pub(crate) fn idle_work(&mut self, die: u32) -> Result<bool, SimError> {
         match self.design {
             Design::Scrub(_) => self.scrub_idle_work(die),
+            Design::Harey(_) => self.harey_idle_work(die),
             _ => Ok(false),
         }
     }
@@ -403,9 +432,26 @@ impl Simulator<'_> {
         }
     }
 
-    pub(crate) fn device_idle(&mut self) {
-        if let Design::SpaHybrid(_) = self.design {
-            self.spa_device_idle();
+    pub(crate) fn device_idle(&mut self) -> Result<(), SimError> {
+        match self.design {
+            Design::SpaHybrid(_) => self.spa_device_idle(),
+            Design::Harey(_) => return self.harey_device_idle(),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A command starts on `die` (after `mark_busy`).
+    pub(crate) fn command_started(&mut self, die: u32) {
+        if let Design::Harey(_) = self.design {
+            self.harey_command_started(die);
+        }
+    }
+
+    /// `die`'s command completes (its transactions are still in `dies[die].command`).
+    pub(crate) fn command_ended(&mut self, die: u32) {
+        if let Design::Harey(_) = self.design {
+            self.harey_command_ended(die);
         }
     }
 
@@ -426,6 +472,7 @@ impl Simulator<'_> {
             Design::Dir(_) => self.dir_power_lost(),
             Design::Ipu(d) => d.power_lost(),
             Design::Scrub(d) => d.power_lost(),
+            Design::Harey(d) => d.power_lost(),
             _ => {}
         }
     }
@@ -438,6 +485,7 @@ impl Simulator<'_> {
             Design::Wom(_) => report.wom = Some(self.wom_summary()),
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
             Design::Gordon(_) => report.gordon = self.gordon_summary(),
+            Design::Harey(_) => report.harey = self.harey_summary(),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
             Design::Ipu(_) => {
                 report.ipu = self.ipu_summary();

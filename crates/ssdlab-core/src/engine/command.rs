@@ -105,6 +105,7 @@ impl Simulator<'_> {
             chip.since_ns = self.now;
         }
         chip.dies_busy += 1;
+        self.command_started(die);
     }
 
     pub(crate) fn mark_idle(&mut self, die: u32) {
@@ -162,6 +163,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
+        self.command_ended(die);
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
         self.mark_idle(die);
         // (Decided before completing: a completion can start commands that reuse the slots.)

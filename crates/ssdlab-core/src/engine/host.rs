@@ -569,7 +569,7 @@ impl Simulator<'_> {
         self.note_queue_length();
         self.outstanding -= 1;
         if self.outstanding == 0 {
-            self.device_idle();
+            self.device_idle()?;
         }
         let link = self.config.link.enabled();
         let delivered = if link { self.link_completion(r.op, r.size_bytes) } else { self.now };

@@ -167,6 +167,7 @@ impl Simulator<'_> {
             dir: self.dir_summary(),
             ipu: None,
             gordon: None,
+            harey: None,
             bypass: self.bypass.as_ref().map(|b| crate::stats::BypassSummary {
                 merged_reads: b.merged_reads,
                 buffer_reads: b.buffer_reads,

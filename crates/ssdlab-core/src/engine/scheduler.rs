@@ -928,7 +928,7 @@ impl Simulator<'_> {
         ppn: Ppn,
         lpn: u32,
     ) -> Result<bool, SimError> {
-        let dest = self.ftl.allocate_gc(to, self.now).expect("the design picks a target with free blocks to spare");
+        let dest = self.gc_page_elsewhere(to).expect("the design picks a target with free blocks to spare");
         let (src_type, src_slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
         let mut sense = self.timing.read_ns(src_type, src_slc);
         self.ftl.move_page(ppn, dest.ppn);

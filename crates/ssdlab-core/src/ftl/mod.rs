@@ -696,6 +696,26 @@ impl Ftl {
         self.allocate_in(plane, Stream::user(k), now_ns, 1)
     }
 
+    /// The page user write point `k` of `plane` programs next (0: the first page of a
+    /// block it would open), or `None` if it cannot take one: its block is full and no
+    /// more than `reserve` free blocks remain. A design choosing write points by the type
+    /// of their next page asks (Harey Tortoise, thesis §7.3.1).
+    pub fn user_point_next_page(&self, plane: u32, k: u32, reserve: usize) -> Option<u32> {
+        let stream = Stream::user(k);
+        if self.active_room(plane, stream) > 0 {
+            let block = self.planes[plane as usize].active[stream.index()];
+            return Some(self.blocks[block as usize].write_ptr);
+        }
+        (self.planes[plane as usize].free.len() > reserve).then_some(0)
+    }
+
+    /// Takes the next page of user write point `k` for a GC move (which may open the
+    /// plane's last free block, as the GC write point may).
+    pub fn allocate_user_point_for_gc(&mut self, plane: u32, k: u32, now_ns: u64) -> Option<Allocated> {
+        debug_assert!(k < self.user_write_points);
+        self.allocate_in(plane, Stream::user(k), now_ns, 0)
+    }
+
     /// The write stream of SLC level `level` (0 = `Stream::SLC`).
     pub fn slc_stream(&self, level: u32) -> Stream {
         debug_assert!(level < self.slc_levels);

@@ -11,6 +11,7 @@ mod everyday;
 mod flows;
 mod gc;
 mod gordon;
+mod harey;
 mod hybrid;
 mod ipu;
 mod liveness;

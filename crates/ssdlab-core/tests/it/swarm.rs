@@ -1,6 +1,7 @@
 //! A bounded swarm: a fixed set of seeds, each a random device, policy mix and workload,
 //! run with invariant checks and data verification. `ssdlab swarm --seeds N` runs more.
 
+use ssdlab_core::config::{PagePreference, Rtf};
 use ssdlab_core::swarm::{case, run_case};
 
 /// Seeds that fail for a known, not yet fixed reason (each is an open bug, listed in the
@@ -125,6 +126,21 @@ fn the_swarm_draws_gordons_write_points_bypassing_and_combining() {
     assert!(
         points >= 20 && bypass >= 20 && combining >= 10,
         "write points {points}, bypass {bypass}, combining {combining} of 300"
+    );
+}
+
+/// Issue 20: the Harey Tortoise's policies are drawn.
+#[test]
+fn the_swarm_draws_the_harey_tortoise() {
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::config::Config) -> bool| cases.iter().filter(|c| f(&c.config)).count();
+    let rtf = count(&|c| c.harey.rtf != Rtf::Off);
+    let preference = count(&|c| c.harey.page_preference != PagePreference::None);
+    let matching = count(&|c| c.harey.rate_matching);
+    let points = count(&|c| c.harey.enabled() && c.ftl.user_write_points > 1);
+    assert!(
+        rtf >= 10 && preference >= 5 && matching >= 10 && points >= 10,
+        "RTF {rtf}, preference {preference}, rate matching {matching}, several write points {points} of 300"
     );
 }
 
