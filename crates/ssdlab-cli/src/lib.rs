@@ -17,6 +17,8 @@ pub mod reproduce_cdc;
 pub mod reproduce_dir;
 pub mod reproduce_gordon;
 pub mod reproduce_gordon_jobs;
+pub mod reproduce_harey;
+pub mod reproduce_harey_jobs;
 pub mod reproduce_ipu;
 pub mod reproduce_pa;
 pub mod reproduce_pa_long;

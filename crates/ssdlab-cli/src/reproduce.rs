@@ -43,11 +43,12 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "ssd-cdc" => crate::reproduce_cdc::ssd_cdc(&args),
         "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
         "gordon" => crate::reproduce_gordon::gordon(&args),
+        "harey-tortoise" => crate::reproduce_harey::harey_tortoise(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon", "harey-tortoise"] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -66,7 +67,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Ok(())
         }
         other => {
-            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, all")
+            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, all")
         }
     }
 }
@@ -93,6 +94,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "ssd-cdc" => include_str!("../../../docs/reproductions/ssd-cdc.discussion.md"),
         "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
         "gordon" => include_str!("../../../docs/reproductions/gordon.discussion.md"),
+        "harey-tortoise" => include_str!("../../../docs/reproductions/harey-tortoise.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

@@ -732,6 +732,13 @@ impl Ftl {
         self.allocate_in(plane, self.slc_stream(level), now_ns, reserve)
     }
 
+    /// Takes the next page of the plane's own GC write point, whatever
+    /// `ftl.gc_through_user_write_points` says (a design that keeps GC data out of the
+    /// user write points at times: RTF once every write point is on a fast page).
+    pub fn allocate_gc_point(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
+        self.allocate_in(plane, Stream::GC, now_ns, 0)
+    }
+
     /// Takes the next page for a GC move into normal blocks of `plane`.
     pub fn allocate_gc(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.gc_through_user {

@@ -275,9 +275,15 @@ impl Ftl {
         // (Blocks already open — a cached mapping table's translation pages — are not
         // the fill's.)
         let data_pages = (self.addr.pages_per_block - self.summary_pages - self.companions_per_block()) as u64;
+        // The fill writes through one user write point; the others open a block each on
+        // their first write, so they are left free blocks above the threshold too (else a
+        // drive with many write points starts below it and cleans a block per write point
+        // first).
+        let open_later = self.user_write_points.saturating_sub(1);
+        let limit = self.background_free_blocks + 1 + open_later;
         let writable: u64 = (0..plane_count)
             .filter(|&p| self.has_normal(p))
-            .map(|p| self.free_blocks(p).saturating_sub(self.background_free_blocks + 1) as u64 * data_pages)
+            .map(|p| self.free_blocks(p).saturating_sub(limit) as u64 * data_pages)
             .sum();
         // The fill: logical pages 0..n_valid, then the footprint pages above them.
         let total = n_valid + extra.len() as u64;
@@ -299,7 +305,6 @@ impl Ftl {
             0.0
         };
         let lpn_of = |k: u64| if k < n_valid { k as u32 } else { extra[(k - n_valid) as usize] };
-        let limit = self.background_free_blocks + 1;
         let mut credit = 0.0f64;
         let mut window_start = 0u64;
         while window_start < total {

@@ -98,7 +98,7 @@ fn preference_and_rate_matching_under_sustained_writes_verify_clean() {
         c.harey.page_preference = pref;
         c.harey.rate_matching = true;
         c.power.loss_at_ns = losses;
-        let logical = c.logical_pages() as u64;
+        let logical = c.logical_pages();
         let r = run(&c, random_requests(2 * logical as usize, 1, logical, Op::Write, 4096, 5));
         let h = r.harey.expect("harey section");
         assert!(h.rate_gc_steps > 0 && h.rate_decisions >= h.rate_gc_steps, "{h:?}");

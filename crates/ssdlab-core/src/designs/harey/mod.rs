@@ -13,7 +13,9 @@
 //!   points that are not *ready* — weak: whose next page is slow; strong: whose next page
 //!   does not start a run of fast pages. While the device is idle (no request
 //!   outstanding), pre-emptive GC moves one page at a time into a write point that is not
-//!   ready, on every die, until all are (or nothing can be moved).
+//!   ready, on every die, until all are (or nothing can be moved). A GC write when every
+//!   write point is ready goes to the plane's GC write point instead (ours: writing it
+//!   into a ready write point would undo RTF, and pre-emptive GC redo it, without end).
 //! - **Page preference** (§7.3.3): FGC sends GC writes to fast pages and user writes to
 //!   slow ones; SGC the reverse.
 //! - **Rate matching** (§7.3.3): on a die whose plane is below the background threshold
@@ -227,6 +229,14 @@ impl Simulator<'_> {
         let want = if gc { h.gc_want() } else { h.user_want() };
         let k = choose_point(&self.ftl.layout.types, &next, h.cursor[plane as usize], want)?;
         let fits = page_fits(&self.ftl.layout.types, next[k as usize].expect("usable"), want);
+        if gc && !fits && matches!(want, Want::NotReady { .. }) {
+            // RTF: every write point is ready; a GC write into one would undo that (and
+            // pre-emptive GC would then move more to redo it, round after round), so the
+            // data goes to the plane's GC write point.
+            let a = self.ftl.allocate_gc_point(plane, self.now)?;
+            harey!(self).gc_pages[usize::from(a.page_type != 0)] += 1;
+            return Some(a);
+        }
         let a = if gc {
             self.ftl.allocate_user_point_for_gc(plane, k, self.now)?
         } else {
