@@ -355,7 +355,9 @@ fn draw_harey(seed: u64, c: &mut Config) {
         || c.gordon.enabled()
         || c.wom.enabled()
         || c.scrub.enabled()
-        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
+        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
+        // (Cached mapping tables keep their drives: few cases draw one.)
+        || c.cmt.enabled();
     if designs || !rng.random_bool(0.5) {
         return;
     }
@@ -363,7 +365,6 @@ fn draw_harey(seed: u64, c: &mut Config) {
     // with give way (the other draws keep them on the other half of the drives).
     let mut drawn = c.clone();
     drawn.ftl.mapping = crate::config::Mapping::Page;
-    drawn.cmt.capacity_bytes = 0;
     drawn.ftl.slc_blocks_per_plane = 0;
     drawn.ftl.slc_levels = 1;
     drawn.ftl.partial_program_updates = false;
