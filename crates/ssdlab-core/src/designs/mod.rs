@@ -126,6 +126,10 @@ impl Design {
             // The code's third page of every trio of WOM-safe pages.
             wom::prepare_ftl(config, ftl);
         }
+        if config.harey.enabled() {
+            // The Harey Tortoise's many write points start above the GC threshold.
+            ftl.fill_reserves_write_points = true;
+        }
         if config.scrub.enabled() {
             // Scrubbing and sanitisation find copies by the logical page in each page's
             // out-of-band area (the block summaries recovery reads, thesis §6.2.2).

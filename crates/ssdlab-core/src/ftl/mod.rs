@@ -273,6 +273,9 @@ pub struct Ftl {
     /// Free pages of each page type over all planes (normal-mode blocks), kept exact so
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
+    /// Preconditioning leaves a free block above the GC threshold for every user write
+    /// point but the one it fills through (set by a design, `prepare_ftl`).
+    pub fill_reserves_write_points: bool,
     pub counters: FtlCounters,
 }
 
@@ -421,6 +424,7 @@ impl Ftl {
             closed_counter: 0,
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
+            fill_reserves_write_points: false,
             counters: FtlCounters::default(),
             subpages_programmed: if partial { vec![0; pages_total] } else { Vec::new() },
             page_programs: if partial { vec![0; pages_total] } else { Vec::new() },

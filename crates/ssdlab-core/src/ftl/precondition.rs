@@ -275,11 +275,11 @@ impl Ftl {
         // (Blocks already open — a cached mapping table's translation pages — are not
         // the fill's.)
         let data_pages = (self.addr.pages_per_block - self.summary_pages - self.companions_per_block()) as u64;
-        // The fill writes through one user write point; the others open a block each on
-        // their first write, so they are left free blocks above the threshold too (else a
-        // drive with many write points starts below it and cleans a block per write point
-        // first).
-        let open_later = self.user_write_points.saturating_sub(1);
+        // The fill writes through one user write point; with `fill_reserves_write_points`
+        // (the Harey Tortoise's runs) the others, which open a block each on their first
+        // write, are left free blocks above the threshold too (else a drive with many
+        // write points starts below it and cleans a block per write point first).
+        let open_later = if self.fill_reserves_write_points { self.user_write_points.saturating_sub(1) } else { 0 };
         let limit = self.background_free_blocks + 1 + open_later;
         let writable: u64 = (0..plane_count)
             .filter(|&p| self.has_normal(p))
