@@ -101,7 +101,7 @@ impl Design {
             return Design::Gordon(Box::new(gordon::Gordon::new(per_channel, &ftl.addr, logical)));
         }
         if config.harey.enabled() {
-            return Design::Harey(Box::new(harey::Harey::new(config, ftl.addr.planes(), ftl.addr.dies())));
+            return Design::Harey(Box::new(harey::Harey::new(config, ftl)));
         }
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
@@ -140,7 +140,8 @@ impl Design {
 
 /// What scrubbing and WOM codes, the two designs that reprogram written pages in place,
 /// are not modelled with: the other designs, and the maps and programming schemes whose
-/// pages are not one logical page programmed whole. Each design adds its own.
+/// pages are not one logical page programmed whole. Each design adds its own. (The Harey
+/// Tortoise, which picks pages by write point and type, refuses the same.)
 pub(crate) fn reprogram_conflicts(config: &Config) -> [(bool, &'static str); 9] {
     use crate::config::{DirScheme, Mapping, ProgramScheme};
     [

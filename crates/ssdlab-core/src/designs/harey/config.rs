@@ -1,7 +1,7 @@
 //! The Harey Tortoise's config section `[harey]` (thesis §7.3): Return-to-Fast, page
 //! preference (FGC / SGC) and rate-matched GC over the FTL's user write points.
 
-use crate::config::{err, Config, ConfigError, Mapping, ProgramScheme};
+use crate::config::{err, Config, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// Return to Fast (§7.3.2): user writes take fast pages, and idle time returns the write
@@ -85,20 +85,13 @@ impl HareyConfig {
         if h.rate_matching && h.rate_window_ns == 0 {
             errors.push(err("harey.rate_window_ns", "must be at least 1 with harey.rate_matching"));
         }
-        for (on, what) in [
-            (c.pa.enabled(), "PA-SSD (pa.scheme)"),
-            (c.ipu.enabled(), "IPU (ipu.scheme)"),
-            (c.dir.scheme != crate::config::DirScheme::Off, "DIR (dir.scheme)"),
-            (c.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
+        let own = [
             (c.wom.enabled(), "WOM codes (wom.enabled)"),
             (c.scrub.enabled(), "scrubbing (scrub.mode)"),
-            (c.cmt.enabled(), "a cached mapping table ([cmt])"),
-            (c.super_page_pages() > 1, "super-pages"),
-            (c.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
-            (c.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
             (c.uses_slc(), "SLC-mode blocks"),
             (c.hybrid.allocation != crate::config::HybridAllocation::Pf, "hybrid placement (hybrid.allocation)"),
-        ] {
+        ];
+        for (on, what) in crate::designs::reprogram_conflicts(c).into_iter().chain(own) {
             if on {
                 errors.push(err("harey", format!("the Harey Tortoise's policies are not modelled with {what}")));
             }

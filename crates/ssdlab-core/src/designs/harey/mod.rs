@@ -138,8 +138,55 @@ pub(crate) fn target_ratio(w_ns: f64, mv_ns: f64, e_ns: f64, moved: f64, freed: 
     external_bw / gc_bw
 }
 
+/// What Eq. 7.1 / 7.2 need of the flash, fixed for a run: program times of fast pages,
+/// of slow pages (their mean; an SLC drive has none, and its writes are all "fast") and
+/// of a block's pages on average, the mean sense, one page's transfer, the erase.
+struct Latencies {
+    fast: f64,
+    slow: f64,
+    mean_program: f64,
+    mean_read: f64,
+    transfer: f64,
+    erase: f64,
+    pages: f64,
+}
+
+impl Latencies {
+    fn new(timing: &crate::flash::Timing, types: &[u8]) -> Self {
+        fn mean(values: impl Iterator<Item = u64>) -> Option<f64> {
+            let (sum, n) = values.fold((0.0, 0u32), |(s, n), v| (s + v as f64, n + 1));
+            (n > 0).then(|| sum / n as f64)
+        }
+        let program = |t: &u8| timing.program_ns(*t, false);
+        let fast = timing.program_ns(0, false) as f64;
+        Latencies {
+            fast,
+            slow: mean(types.iter().filter(|&&t| t != 0).map(program)).unwrap_or(fast),
+            mean_program: mean(types.iter().map(program)).unwrap_or(fast),
+            mean_read: mean(types.iter().map(|t| timing.read_ns(*t, false))).unwrap_or(0.0),
+            transfer: timing.transfer_ns(1) as f64,
+            erase: timing.erase_ns as f64,
+            pages: types.len() as f64,
+        }
+    }
+
+    /// The program time a write wanting `want` gets.
+    fn program(&self, want: Want) -> f64 {
+        match want {
+            Want::Fast | Want::NotReady { .. } => self.fast,
+            Want::Slow => self.slow,
+            Want::Any => self.mean_program,
+        }
+    }
+}
+
+/// At most `ftl.user_write_points` (validated: 1-32), so a plane's write points are
+/// scanned on the stack for every write.
+const MAX_POINTS: usize = 32;
+
 pub(crate) struct Harey {
     rtf: Rtf,
+    latencies: Latencies,
     preference: PagePreference,
     /// Round-robin cursor of each plane's write points.
     cursor: Vec<u32>,
@@ -171,9 +218,11 @@ macro_rules! harey {
 }
 
 impl Harey {
-    pub(crate) fn new(config: &crate::config::Config, planes: u32, dies: u32) -> Self {
+    pub(crate) fn new(config: &crate::config::Config, ftl: &crate::ftl::Ftl) -> Self {
+        let (planes, dies) = (ftl.addr.planes(), ftl.addr.dies());
         Harey {
             rtf: config.harey.rtf,
+            latencies: Latencies::new(&crate::flash::Timing::new(config), &ftl.layout.types),
             preference: config.harey.page_preference,
             cursor: vec![0; planes as usize],
             windows: vec![RateWindow::default(); dies as usize],
@@ -215,9 +264,14 @@ impl Harey {
 }
 
 impl Simulator<'_> {
-    /// Each write point's next page in `plane` (`None`: it cannot take one).
-    fn harey_next_pages(&self, plane: u32, reserve: usize) -> Vec<Option<u32>> {
-        (0..self.ftl.user_write_points).map(|k| self.ftl.user_point_next_page(plane, k, reserve)).collect()
+    /// Each write point's next page in `plane` (`None`: it cannot take one), in the first
+    /// `ftl.user_write_points` slots.
+    fn harey_next_pages(&self, plane: u32, reserve: usize) -> [Option<u32>; MAX_POINTS] {
+        let mut next = [None; MAX_POINTS];
+        for (k, slot) in next[..self.ftl.user_write_points as usize].iter_mut().enumerate() {
+            *slot = self.ftl.user_point_next_page(plane, k as u32, reserve);
+        }
+        next
     }
 
     /// Takes a page in `plane` for a user (`gc` false) or GC write by the design's choice
@@ -227,7 +281,8 @@ impl Simulator<'_> {
         let next = self.harey_next_pages(plane, reserve);
         let h = harey!(self);
         let want = if gc { h.gc_want() } else { h.user_want() };
-        let k = choose_point(&self.ftl.layout.types, &next, h.cursor[plane as usize], want)?;
+        let points = &next[..self.ftl.user_write_points as usize];
+        let k = choose_point(&self.ftl.layout.types, points, h.cursor[plane as usize], want)?;
         let fits = page_fits(&self.ftl.layout.types, next[k as usize].expect("usable"), want);
         if gc && !fits && matches!(want, Want::NotReady { .. }) {
             // RTF: every write point is ready; a GC write into one would undo that (and
@@ -267,7 +322,8 @@ impl Simulator<'_> {
     /// Whether every usable write point of `plane` is ready (RTF).
     fn harey_all_ready(&self, plane: u32, strong: bool) -> bool {
         let types = &self.ftl.layout.types;
-        self.harey_next_pages(plane, 0).iter().flatten().all(|&page| ready(types, page, strong))
+        let next = self.harey_next_pages(plane, 0);
+        next[..self.ftl.user_write_points as usize].iter().flatten().all(|&page| ready(types, page, strong))
     }
 
     /// RTF's pre-emptive GC: on an idle device, a die whose write points are not all
@@ -337,24 +393,10 @@ impl Simulator<'_> {
     /// pages, else half a block).
     fn harey_target_ratio(&self, plane: u32) -> f64 {
         let super::Design::Harey(h) = &self.design else { unreachable!() };
-        let types = &self.ftl.layout.types;
-        let mean_program =
-            types.iter().map(|&t| self.timing.program_ns(t, false) as f64).sum::<f64>() / types.len() as f64;
-        let mean_read = types.iter().map(|&t| self.timing.read_ns(t, false) as f64).sum::<f64>() / types.len() as f64;
-        let fast = self.timing.program_ns(0, false) as f64;
-        // (The slow pages' mean; an SLC drive has none, and its writes are all "fast".)
-        let slow_pages: Vec<f64> =
-            types.iter().filter(|&&t| t != 0).map(|&t| self.timing.program_ns(t, false) as f64).collect();
-        let slow = if slow_pages.is_empty() { fast } else { slow_pages.iter().sum::<f64>() / slow_pages.len() as f64 };
-        let program = |want: Want| match want {
-            Want::Fast | Want::NotReady { .. } => fast,
-            Want::Slow => slow,
-            Want::Any => mean_program,
-        };
-        let xfer = self.timing.transfer_ns(1) as f64;
-        let w = program(h.user_want()) + xfer;
-        let mv = mean_read + 2.0 * xfer + program(h.gc_want());
-        let pages = types.len() as f64;
+        let l = &h.latencies;
+        let w = l.program(h.user_want()) + l.transfer;
+        let mv = l.mean_read + 2.0 * l.transfer + l.program(h.gc_want());
+        let pages = l.pages;
         let moved = if h.erased > 0 {
             h.moved as f64 / h.erased as f64
         } else {
@@ -365,7 +407,7 @@ impl Simulator<'_> {
                 self.ftl.blocks[victim as usize].valid_pages as f64
             }
         };
-        target_ratio(w, mv, self.timing.erase_ns as f64, moved, pages - moved)
+        target_ratio(w, mv, l.erase, moved, pages - moved)
     }
 
     pub(crate) fn harey_command_started(&mut self, die: u32) {
