@@ -15,6 +15,7 @@ use crate::reproduce_harey_jobs::{
 };
 use anyhow::Result;
 use rayon::prelude::*;
+use ssdlab_trace::Record;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -61,18 +62,17 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let (traces, source) = traces(args)?;
     let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
-    // (Stand-ins are sized on the workload drive's logical pages.)
-    let probe = Job { drive: Drive::Work, policy: Policy::Baseline, load: Load::Sustained };
-    let base = ssdlab_core::config::apply_overrides(
+    // Stand-ins address the pages of the smallest drive they run on: All-Fast's, half of
+    // the workload drive.
+    let all_fast = Job { drive: Drive::Work, policy: Policy::AllFast, load: Load::Sustained };
+    let logical = ssdlab_core::config::apply_overrides(
         &ssdlab_core::presets::preset("harey-tortoise-mlc").map_err(|e| anyhow::anyhow!("{e}"))?,
-        &crate::reproduce_harey_jobs::sets(&probe),
+        &crate::reproduce_harey_jobs::sets(&all_fast),
     )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    // All-Fast has half the capacity: stand-ins address the smaller drive's pages.
-    let logical = base.logical_pages() / 2;
-    let stand_ins: Vec<Vec<Record>> =
-        (0..STAND_INS.len()).filter(|&i| wanted(STAND_INS[i].0)).map(|i| stand_in(i, logical, args.scale)).collect();
+    .map_err(|e| anyhow::anyhow!("{e}"))?
+    .logical_pages();
     let kept: Vec<usize> = (0..STAND_INS.len()).filter(|&i| wanted(STAND_INS[i].0)).collect();
+    let stand_ins: Vec<(usize, Vec<Record>)> = kept.iter().map(|&i| (i, stand_in(i, logical, args.scale))).collect();
     let w = Workloads { traces, stand_ins };
     let synthetic = args.only.is_empty();
     let mut jobs = Vec::new();
@@ -483,5 +483,3 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
     crate::reproduce_dir::gate(&claims, "harey-tortoise")
 }
-
-use ssdlab_trace::Record;

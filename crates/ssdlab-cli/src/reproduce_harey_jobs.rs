@@ -201,7 +201,8 @@ pub(crate) fn mean_gap(records: &[Record]) -> u64 {
 /// The workloads a job can run on: the loaded traces, then the stand-ins.
 pub(crate) struct Workloads {
     pub traces: Vec<Trace>,
-    pub stand_ins: Vec<Vec<Record>>,
+    /// Each run stand-in's row of `STAND_INS` and its records.
+    pub stand_ins: Vec<(usize, Vec<Record>)>,
 }
 
 impl Workloads {
@@ -209,7 +210,7 @@ impl Workloads {
         if i < self.traces.len() {
             self.traces[i].entry.name.clone()
         } else {
-            format!("{} (stand-in)", STAND_INS[i - self.traces.len()].0)
+            format!("{} (stand-in)", STAND_INS[self.stand_ins[i - self.traces.len()].0].0)
         }
     }
 
@@ -222,8 +223,8 @@ impl Workloads {
             let r = &self.traces[i].records;
             (Arc::new(r.clone()), mean_gap(r))
         } else {
-            let j = i - self.traces.len();
-            (Arc::new(self.stand_ins[j].clone()), STAND_INS[j].1)
+            let (row, records) = &self.stand_ins[i - self.traces.len()];
+            (Arc::new(records.clone()), STAND_INS[*row].1)
         }
     }
 }
@@ -240,47 +241,42 @@ pub(crate) struct Measured {
     pub command: String,
 }
 
+/// `count` one-page writes to uniformly random logical pages, `per_burst` at a time, the
+/// bursts `gap_ns` apart in trace time (the microbenchmark's bursts, the sustained pulses).
+fn random_writes(count: u64, per_burst: u64, gap_ns: u64, logical_pages: u64) -> Vec<Record> {
+    let rng = &mut rand_pcg::Pcg64Mcg::seed_from_u64(3);
+    (0..count)
+        .map(|i| Record {
+            arrival_ns: (i / per_burst) * gap_ns,
+            device: 0,
+            offset_bytes: rng.random_range(0..logical_pages) * PAGE,
+            size_bytes: PAGE,
+            op: Op::Write,
+            hint: None,
+        })
+        .collect()
+}
+
 pub(crate) fn run_job(job: &Job, w: &Workloads, scale: f64) -> Result<Measured> {
     let base = preset("harey-tortoise-mlc").map_err(|e| anyhow!("{e}"))?;
     let sets = sets(job);
     let mut config: Config = apply_overrides(&base, &sets).map_err(|e| anyhow!("{e}"))?;
     config.host.replay = ReplayMode::Burst;
     let logical = config.logical_pages();
-    let rng = &mut rand_pcg::Pcg64Mcg::seed_from_u64(3);
     let mut command = "ssdlab run --preset harey-tortoise-mlc".to_string();
     let (records, name) = match job.load {
         Load::Micro(b) => {
             config.host.burst_gap_ns = 1_000_000;
             let pages = ((MICRO_PAGES as f64 * scale).round() as u64).max(b);
-            let records = (0..pages)
-                .map(|i| Record {
-                    arrival_ns: (i / b) * MICRO_GAP_NS,
-                    device: 0,
-                    offset_bytes: rng.random_range(0..logical) * PAGE,
-                    size_bytes: PAGE,
-                    op: Op::Write,
-                    hint: None,
-                })
-                .collect();
             command = format!("ssdlab reproduce harey-tortoise  # Fig. 7.6, burst {b}, as: {command} --burst");
-            (Arc::new(records), format!("micro-{b}"))
+            (Arc::new(random_writes(pages, b, MICRO_GAP_NS, logical)), format!("micro-{b}"))
         }
         Load::Sustained => {
             config.host.burst_gap_ns = 1_000_000;
             config.host.queue_depth = PULSE_DEPTH;
             let per = ((PULSE_WRITES as f64 * scale).round() as u64).max(1000);
-            let records = (0..per * PULSES)
-                .map(|i| Record {
-                    arrival_ns: (i / per) * PULSE_IDLE_NS,
-                    device: 0,
-                    offset_bytes: rng.random_range(0..logical) * PAGE,
-                    size_bytes: PAGE,
-                    op: Op::Write,
-                    hint: None,
-                })
-                .collect();
             command = format!("ssdlab reproduce harey-tortoise  # Fig. 7.9, as: {command} --burst");
-            (Arc::new(records), "sustained".to_string())
+            (Arc::new(random_writes(per * PULSES, per, PULSE_IDLE_NS, logical)), "sustained".to_string())
         }
         Load::Trace(i) => {
             let (records, gap) = w.records(i);
