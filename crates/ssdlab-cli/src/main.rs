@@ -56,7 +56,7 @@ enum Command {
         #[arg(long)]
         show: Option<String>,
     },
-    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, all).
+    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, all).
     Reproduce {
         /// Which paper: pa-ssd, spa-ssd, dir, ipu, or all of them.
         name: String,

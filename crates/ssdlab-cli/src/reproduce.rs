@@ -44,11 +44,13 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
         "gordon" => crate::reproduce_gordon::gordon(&args),
         "harey-tortoise" => crate::reproduce_harey::harey_tortoise(&args),
+        "mango" => crate::reproduce_mango::mango(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut failed = Vec::new();
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon", "harey-tortoise"] {
+            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon", "harey-tortoise", "mango"]
+            {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -67,7 +69,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
             Ok(())
         }
         other => {
-            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, all")
+            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, all")
         }
     }
 }
@@ -95,6 +97,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
         "gordon" => include_str!("../../../docs/reproductions/gordon.discussion.md"),
         "harey-tortoise" => include_str!("../../../docs/reproductions/harey-tortoise.discussion.md"),
+        "mango" => include_str!("../../../docs/reproductions/mango.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

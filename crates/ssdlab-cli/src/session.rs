@@ -113,7 +113,7 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
         }
         setup::Workload::Synthetic(spec) => total_requests = Some(spec.count * runs),
         setup::Workload::Records { records, .. } => total_requests = Some(records.len() as u64 * runs),
-        setup::Workload::Fio { .. } | setup::Workload::Flows(_) => {}
+        setup::Workload::Fio { .. } | setup::Workload::Flows(_) | setup::Workload::Mixed { .. } => {}
     }
     Ok(Plan { prepared, warnings, total_requests, sort_window: setup.sort_window })
 }

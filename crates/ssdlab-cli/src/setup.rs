@@ -42,6 +42,12 @@ pub enum Workload {
     },
     /// The config's `[[flows]]`: one workload per flow (a trace or a synthetic one).
     Flows(Vec<FlowWorkload>),
+    /// A workload with a second trace interleaved into it (`[mix]`).
+    Mixed {
+        main: Box<Workload>,
+        mixed: Box<Workload>,
+        spec: ssdlab_trace::MixSpec,
+    },
 }
 
 /// One `[[flows]]` entry's workload.
@@ -143,6 +149,13 @@ impl Workload {
             }
             Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
             Workload::Records { name, records } => format!("{name} ({} requests)", records.len()),
+            Workload::Mixed { main, mixed, spec } => format!(
+                "{} with {:.1}% of requests from {} (hint {:?})",
+                main.describe(),
+                spec.share * 100.0,
+                mixed.describe(),
+                spec.hint
+            ),
             Workload::Flows(flows) => {
                 let each: Vec<String> =
                     flows.iter().map(|f| format!("{}: {}", f.name, f.workload.describe())).collect();
@@ -173,6 +186,11 @@ impl Workload {
                 .map_err(|e| ssdlab_trace::TraceError::new(&path.display().to_string(), 0, "", e.to_string())),
             Workload::Records { records, .. } => {
                 Ok(Box::new(ssdlab_core::source::VecSource::new(records.as_ref().clone())) as Box<dyn RecordSource>)
+            }
+            Workload::Mixed { main, mixed, spec } => {
+                let again = mixed.as_ref().clone();
+                let reopen: ssdlab_trace::Reopen = Box::new(move || again.open());
+                Ok(Box::new(ssdlab_trace::MixSource::new(main.open()?, mixed.open()?, Some(reopen), *spec)))
             }
             // Every flow's records one after the other, each placed in its flow's range:
             // the pre-pass of preconditioning.
@@ -419,11 +437,9 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         }
         validate(&config, &origin)?;
         let capacity_bytes = working_set_bytes(&config);
-        return Ok(Prepared {
-            config,
-            workload: Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes },
-            import,
-        });
+        let workload = Workload::Fio { path: path.clone(), job: Box::new(job), capacity_bytes };
+        let workload = mixed_in(workload, &config, &options, args.quiet)?;
+        return Ok(Prepared { config, workload, import });
     }
     if !config.flows.is_empty() {
         if args.trace.is_some() || trace_flow.is_some() {
@@ -505,7 +521,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                     config.host.burst_gap_ns = (span / summary.requests.saturating_sub(1).max(1)).max(1);
                 }
             }
-            Workload::Trace { path: path.clone(), format, note, options }
+            Workload::Trace { path: path.clone(), format, note, options: options.clone() }
         }
         None => {
             let mut spec = config.workload.clone().unwrap_or_else(|| {
@@ -534,11 +550,42 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             config.precondition.working_set_fraction
         );
     }
-    if let Workload::Synthetic(spec) = &workload {
-        let resolved = resolve_synthetic(spec, &config, "workload")?;
-        return Ok(Prepared { config, workload: Workload::Synthetic(resolved), import });
-    }
+    let workload = match &workload {
+        Workload::Synthetic(spec) => Workload::Synthetic(resolve_synthetic(spec, &config, "workload")?),
+        _ => workload,
+    };
+    let workload = mixed_in(workload, &config, &options, args.quiet)?;
     Ok(Prepared { config, workload, import })
+}
+
+/// The workload with `[mix]`'s trace interleaved into it (unchanged without one).
+fn mixed_in(workload: Workload, config: &Config, options: &TraceOptions, quiet: bool) -> Result<Workload> {
+    let m = &config.mix;
+    if !m.enabled() {
+        return Ok(workload);
+    }
+    let path = readable_again(Path::new(&m.trace)).context("mix.trace")?;
+    let format = if m.format.is_empty() || m.format == "auto" {
+        let (format, reason) = detect_format(&path).map_err(|e| anyhow!("mix.trace: {}", user_paths(e.to_string())))?;
+        if !quiet {
+            eprintln!("format of mix.trace: {reason}");
+        }
+        format
+    } else {
+        m.format.parse::<Format>().map_err(|e| anyhow!("mix.format: {e}"))?
+    };
+    let mut options = options.clone();
+    if options.time_unit.is_none() && !m.time_unit.is_empty() {
+        options.time_unit = Some(m.time_unit.parse().map_err(|e| anyhow!("mix.time_unit: {e}"))?);
+    }
+    let spec = ssdlab_trace::MixSpec {
+        share: m.percent / 100.0,
+        hint: Some(m.hint),
+        offset_bytes: m.offset_bytes,
+        size_bytes: m.size_bytes,
+    };
+    let mixed = Workload::Trace { path, format, note: String::new(), options };
+    Ok(Workload::Mixed { main: Box::new(workload), mixed: Box::new(mixed), spec })
 }
 
 /// A synthetic workload's address range on this device (`key`: where the spec came from,

@@ -1260,6 +1260,20 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("wom", &[("enabled", "b")]),
+    ("mango", &[("enabled", "b"), ("gc", "s"), ("reserve_blocks", "u"), ("max_skipped_spare_fraction", "f")]),
+    ("priority", &[("high_hint_max", "u"), ("power_segment_requests", "u"), ("report", "b")]),
+    (
+        "mix",
+        &[
+            ("trace", "s"),
+            ("format", "s"),
+            ("time_unit", "s"),
+            ("percent", "f"),
+            ("hint", "u"),
+            ("offset_bytes", "u"),
+            ("size_bytes", "u"),
+        ],
+    ),
     (
         "cache",
         &[
@@ -1350,7 +1364,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"sampled\"", "\"expected\"", "\"fixed\"", "\"bch\"", "\"ldpc\"", "\"count\"", "\"fail\"",
             "\"off\"", "\"noac\"", "\"ac\"", "\"interleaving\"", "\"dir\"", "\"baseline\"", "\"mga\"", "\"ipu\"", "\"levels\"", "\"evict\"",
             "\"write\"", "\"read-write\"", "\"cold-eager\"", "\"independent\"", "\"chip-serial\"", "\"program\"", "\"mqsim\"", "\"round-robin\"", "\"weighted\"", "\"urgent\"",
-            "\"immediate\"", "\"background\"", "\"scan\"", "\"weak\"", "\"strong\"", "\"fgc\"", "\"sgc\"",
+            "\"immediate\"", "\"background\"", "\"scan\"", "\"weak\"", "\"strong\"", "\"fgc\"", "\"sgc\"", "\"slow\"", "\"fast\"", "\"priority\"",
         ],
         "[u]" => &["[]", "[0]", "[1, 2, 3]", "[0, 1, 2, 0, 1, 2]", "[60000, 90000, 120000]", "[4294967295, 4294967296]",
                    "[9, 9, 9, 9]"],

@@ -25,6 +25,7 @@ pub mod occupancy;
 mod partial;
 mod pending;
 mod power;
+pub(crate) mod priority;
 mod reads;
 mod report;
 mod reprogram;
@@ -267,6 +268,9 @@ pub(crate) struct Request {
     pub(crate) want: u8,
     /// The host flow it came from (`flows::NO_FLOW` for the single workload).
     pub(crate) flow: u16,
+    /// High priority (the thesis' priority bit), and whether it arrived on battery power.
+    pub(crate) high: bool,
+    pub(crate) battery: bool,
 }
 
 /// One run of a multi-run replay: its accumulators (latency histograms, about 1.2 MB)
@@ -439,6 +443,8 @@ pub struct Simulator<'a> {
     pub(crate) chip_busy: Vec<ChipBusy>,
     /// Energy of GC work (its reads, programs, transfers and all erases), nJ.
     pub(crate) energy_gc: f64,
+    /// Requests' priority classes and power modes (`[priority]`).
+    pub(crate) host_priority: priority::Priority,
     /// The DRAM data cache (`[cache]`; `cache.rs`) and the DRAM channel.
     pub(crate) cache: Option<Box<cache::DataCache>>,
     pub(crate) dram: cache::Dram,
@@ -691,6 +697,7 @@ impl<'a> Simulator<'a> {
             errors: None,
             chip_busy: vec![ChipBusy::default(); chips],
             energy_gc: 0.0,
+            host_priority: priority::Priority::new(&config),
             cache: config.cache.enabled().then(|| Box::new(cache::DataCache::new(&config, planes))),
             dram: cache::Dram::default(),
             flushing: false,

@@ -13,6 +13,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("dir-tlc-fresh", include_str!("../presets/dir-tlc-fresh.toml")),
     ("ipu-slc-mlc", include_str!("../presets/ipu-slc-mlc.toml")),
     ("harey-tortoise-mlc", include_str!("../presets/harey-tortoise-mlc.toml")),
+    ("mango-mlc", include_str!("../presets/mango-mlc.toml")),
     ("gordon", include_str!("../presets/gordon.toml")),
     ("gordon-mlc", include_str!("../presets/gordon-mlc.toml")),
     ("gordon-40mhz", include_str!("../presets/gordon-40mhz.toml")),

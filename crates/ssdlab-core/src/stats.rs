@@ -467,6 +467,13 @@ pub struct Report {
     /// Present with a Harey Tortoise policy (`[harey]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub harey: Option<HareySummary>,
+    /// Present with Mango on (`mango.enabled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mango: Option<crate::designs::mango::MangoSummary>,
+    /// Latency per priority class and per power mode: present with power modes, a mixed
+    /// trace, Mango, a flow with a hint, or `priority.report`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<PrioritySummary>,
     /// Present with `scrub.mode` other than `off` or a sanitise command (`scrub.sanitize_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrub: Option<ScrubSummary>,
@@ -576,6 +583,41 @@ pub struct FlowSummary {
     pub last_completion_ns: u64,
     /// Records its reader skipped (lenient parsing).
     pub skipped_records: u64,
+}
+
+/// Requests by priority class (the thesis' priority bit, §7.2) and by power mode (its
+/// Netbook scenario).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PrioritySummary {
+    pub high_hint_max: u8,
+    /// `high` then `low`.
+    pub classes: Vec<PriorityClassSummary>,
+    /// `battery` then `wall`; empty without power modes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub power_modes: Vec<PowerModeSummary>,
+    pub power_switches: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PriorityClassSummary {
+    pub name: String,
+    pub read: OpSummary,
+    pub write: OpSummary,
+    pub all: OpSummary,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PowerModeSummary {
+    pub name: String,
+    /// Requests that arrived in this mode, and the simulated time spent in it.
+    pub requests: u64,
+    pub time_ns: u64,
+    /// Reads, programs, erases and transfers (GC's included) while in this mode, nJ; idle
+    /// power is not split by mode.
+    pub work_energy_nj: f64,
+    pub read: OpSummary,
+    pub write: OpSummary,
+    pub all: OpSummary,
 }
 
 /// Interference among host flows (MQSim's multi-flow experiments): each flow's mean

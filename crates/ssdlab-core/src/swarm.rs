@@ -82,6 +82,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_gordon(seed, &mut config);
             draw_scrub_wom(seed, &mut config, &mut records);
             draw_harey(seed, &mut config);
+            draw_mango(seed, &mut config, &mut records);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -381,6 +382,54 @@ fn draw_harey(seed: u64, c: &mut Config) {
     drawn.harey.rate_window_ns = rng.random_range(1_000_000..=200_000_000);
     if drawn.validate().is_ok() {
         *c = drawn;
+    }
+}
+
+/// Mango (thesis §7.2) and the host's priority bit, from a stream of their own: on drives
+/// with no other design, Mango with a random GC mode and capacity limit, its priority from
+/// Netbook power modes or from hints on a random share of the requests; on some other
+/// drives the power modes alone (statistics only).
+fn draw_mango(seed: u64, c: &mut Config, records: &mut [Record]) {
+    use crate::config::MangoGc;
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
+    let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
+    let other = c.pa.enabled()
+        || c.ipu.enabled()
+        || c.dir.scheme != crate::config::DirScheme::Off
+        || c.gordon.enabled()
+        || c.wom.enabled()
+        || c.scrub.enabled()
+        || c.harey.enabled()
+        || c.cmt.enabled()
+        || c.ftl.user_write_points > 1;
+    if other || !rng.random_bool(0.6) {
+        if rng.random_bool(0.15) {
+            c.priority.power_segment_requests = segment;
+        }
+        return;
+    }
+    let mut drawn = c.clone();
+    drawn.ftl.mapping = crate::config::Mapping::Page;
+    drawn.ftl.slc_blocks_per_plane = 0;
+    drawn.ftl.slc_levels = 1;
+    drawn.ftl.partial_program_updates = false;
+    drawn.hybrid = crate::config::Hybrid::default();
+    drawn.ftl.super_page_channels = 1;
+    drawn.ftl.super_page_dies = 1;
+    drawn.mango.enabled = true;
+    drawn.mango.gc = pick(rng, &[MangoGc::Priority, MangoGc::Slow, MangoGc::Fast]);
+    drawn.mango.max_skipped_spare_fraction = pick(rng, &[0.05, 0.5, 1.0]);
+    drawn.mango.reserve_blocks = rng.random_range(0..=2);
+    if drawn.validate().is_err() {
+        return;
+    }
+    *c = drawn;
+    if modes {
+        c.priority.power_segment_requests = segment;
+    } else {
+        for r in records.iter_mut() {
+            r.hint = rng.random_bool(share).then_some(0).or(r.hint.map(|h| h.max(1)));
+        }
     }
 }
 
@@ -726,7 +775,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -816,6 +865,13 @@ fn describe(c: &Config, records: usize) -> String {
         c.scrub.sanitize_bytes,
         c.scrub.sanitize_at_ns,
         c.wom.enabled,
+        c.harey.rtf,
+        c.harey.page_preference,
+        c.harey.rate_matching,
+        c.mango.enabled,
+        c.mango.gc,
+        c.mango.max_skipped_spare_fraction,
+        c.priority.power_segment_requests,
     )
 }
 

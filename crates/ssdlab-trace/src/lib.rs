@@ -20,6 +20,7 @@
 pub mod detect;
 pub mod distribution;
 pub mod fio;
+pub mod mix;
 pub mod open;
 pub mod options;
 pub mod readers;
@@ -32,6 +33,7 @@ pub mod units;
 pub use detect::detect_format;
 pub use distribution::{AddressDistribution, SlotSampler, Zone};
 pub use fio::{FioError, FioJob, FioSource, RwMode};
+pub use mix::{MixSource, MixSpec, Reopen};
 pub use open::{
     detect_compression, open_decompressed, open_trace, open_trace_with, scan_span, scan_span_with, scan_stats,
     validate_options_for, Compression, Format,

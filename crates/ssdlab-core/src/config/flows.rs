@@ -62,6 +62,10 @@ pub struct Flow {
     /// Replay the trace this many times, each replay one mean inter-arrival gap after the
     /// previous one's last record (MQSim's `Relay_Count`).
     pub runs: u32,
+    /// A hint every record of the flow carries, replacing the trace's own (the thesis'
+    /// priority bit: a hint of at most `priority.high_hint_max` is high priority).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<u8>,
     /// The channels, chips (of a channel), dies (of a chip) and planes (of a die) the
     /// flow's data is placed on (empty = all); needs `size_bytes`. MQSim's `Channel_IDs`,
     /// `Chip_IDs`, `Die_IDs` and `Plane_IDs`.
@@ -94,6 +98,9 @@ impl Flow {
             };
         }
         record.offset_bytes = record.offset_bytes.saturating_add(self.offset_bytes);
+        if self.hint.is_some() {
+            record.hint = self.hint;
+        }
     }
 
     /// Whether the flow's data is confined to part of the drive.
@@ -117,6 +124,7 @@ impl Default for Flow {
             time_unit: String::new(),
             replay_percent: 100,
             runs: 1,
+            hint: None,
             channels: Vec::new(),
             chips: Vec::new(),
             dies: Vec::new(),

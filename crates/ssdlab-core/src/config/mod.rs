@@ -13,12 +13,14 @@
 mod controller;
 mod flows;
 mod parse;
+mod priority;
 mod sections;
 
 pub use crate::designs::dir::config::{DirConfig, DirScheme};
 pub use crate::designs::gordon::config::GordonConfig;
 pub use crate::designs::harey::config::{HareyConfig, PagePreference, Rtf};
 pub use crate::designs::ipu::config::{IpuCacheGc, IpuConfig, IpuScheme};
+pub use crate::designs::mango::config::{MangoConfig, MangoGc};
 pub use crate::designs::pa_ssd::config::{PaConfig, PaScheme};
 pub use crate::designs::scrub::config::{ScrubConfig, ScrubMode};
 pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout, SlcMigration};
@@ -27,6 +29,7 @@ pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Unco
 pub use controller::{Cache, CacheFlush, CacheMode, Cmt, CmtWriteBack, DieScheduling, Link};
 pub use flows::{Arbitration, ArbitrationScheme, Flow, FlowPriority};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
+pub use priority::{MixConfig, PriorityConfig};
 pub use sections::*;
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +67,9 @@ pub struct Config {
     pub gordon: GordonConfig,
     /// The Harey Tortoise: RTF, page preference, rate matching (thesis §7.3).
     pub harey: HareyConfig,
+    /// Mango: high-priority writes on fast pages (thesis §7.2).
+    #[serde(skip_serializing_if = "MangoConfig::is_default")]
+    pub mango: MangoConfig,
     /// Scrubbing and sanitisation (thesis §6.2).
     pub scrub: ScrubConfig,
     /// WOM codes on WOM-safe pages (thesis §6.1).
@@ -80,6 +86,12 @@ pub struct Config {
     /// How dies choose among the flows' transactions.
     #[serde(skip_serializing_if = "Arbitration::is_default")]
     pub arbitration: Arbitration,
+    /// Which requests are high priority; the Netbook scenario's power modes.
+    #[serde(skip_serializing_if = "PriorityConfig::is_default")]
+    pub priority: PriorityConfig,
+    /// A second trace mixed into the workload (the Swap scenario).
+    #[serde(skip_serializing_if = "MixConfig::is_default")]
+    pub mix: MixConfig,
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
@@ -108,6 +120,7 @@ impl Default for Config {
             ipu: IpuConfig::default(),
             gordon: GordonConfig::default(),
             harey: HareyConfig::default(),
+            mango: MangoConfig::default(),
             scrub: ScrubConfig::default(),
             wom: WomConfig::default(),
             cache: Cache::default(),
@@ -115,6 +128,8 @@ impl Default for Config {
             link: Link::default(),
             flows: Vec::new(),
             arbitration: Arbitration::default(),
+            priority: PriorityConfig::default(),
+            mix: MixConfig::default(),
             workload: None,
         }
     }
@@ -522,6 +537,7 @@ impl Config {
         errors.extend(self.validate_super_pages());
         errors.extend(GordonConfig::validate(self));
         errors.extend(HareyConfig::validate(self));
+        errors.extend(MangoConfig::validate(self));
         errors.extend(sections::validate_bypass(self));
         let mut reliability = Vec::new();
         crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);
@@ -563,6 +579,8 @@ impl Config {
         // (The capacity only of a valid device: an invalid geometry may not compute.)
         let logical = (errors.is_empty() && self.flows.iter().any(|f| f.size_bytes > 0)).then(|| self.logical_bytes());
         flows::validate(&self.flows, &self.arbitration, &self.geometry, logical, &mut errors);
+        let logical = (errors.is_empty() && self.mix.enabled()).then(|| self.logical_bytes());
+        errors.extend(self.mix.validate(logical, !self.flows.is_empty()));
         if self.super_page_pages() > 1 {
             if let Some(k) = self.flows.iter().position(|f| f.is_partitioned()) {
                 errors.push(err(

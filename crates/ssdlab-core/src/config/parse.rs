@@ -23,6 +23,9 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
             .unwrap_or_else(|| toml::Value::String(raw.to_string()));
         let mut cursor = &mut value;
         let parts: Vec<&str> = key.split('.').collect();
+        if let (Some(table), Some(section)) = (cursor.as_table_mut(), parts.first().and_then(|p| hidden_section(p))) {
+            table.entry(parts[0]).or_insert(section);
+        }
         for (i, part) in parts.iter().enumerate() {
             let table = cursor
                 .as_table_mut()
@@ -48,6 +51,19 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
         let key = error_offset(&e, &text).and_then(|at| key_at(&text, at)).unwrap_or_default();
         err(&key, e.message())
     })
+}
+
+/// The default of a section the config leaves out of its serialised form while it is
+/// the default (so that `--set` can reach its keys).
+fn hidden_section(name: &str) -> Option<toml::Value> {
+    use super::{Arbitration, MangoConfig, MixConfig, PriorityConfig};
+    match name {
+        "mango" => toml::Value::try_from(MangoConfig::default()).ok(),
+        "priority" => toml::Value::try_from(PriorityConfig::default()).ok(),
+        "mix" => toml::Value::try_from(MixConfig::default()).ok(),
+        "arbitration" => toml::Value::try_from(Arbitration::default()).ok(),
+        _ => None,
+    }
 }
 
 fn unknown_key_message(key: &str, valid: &[&str]) -> String {

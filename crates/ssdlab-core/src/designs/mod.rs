@@ -16,6 +16,7 @@
 //! | `partial_target_ok` | a queued partial program is about to run: whether its page is still where the design wants it | yes |
 //! | `packs_small_writes` | a write of part of a page is programmed: whether other queued small writes may share its page | yes |
 //! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
+//! | `joins_multi_plane` | a queued user write could share a multi-plane program | yes |
 //! | `write_partner` | a user write is about to be programmed: the queued write that must share its command (its index in the die's queue) | `None` |
 //! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
 //! | `pair_pages` | two writes are interleaved over one multi-plane program: their two pages | `None`: each write's own page |
@@ -49,6 +50,7 @@ pub mod dir;
 pub mod gordon;
 pub mod harey;
 pub mod ipu;
+pub mod mango;
 pub mod pa_ssd;
 pub mod scrub;
 pub mod spa_hybrid;
@@ -73,6 +75,7 @@ pub(crate) enum Design {
     Scrub(Box<scrub::Scrub>),
     Wom(Box<wom::Wom>),
     Harey(Box<harey::Harey>),
+    Mango(Box<mango::Mango>),
 }
 
 /// Where a GC step's moved pages go.
@@ -102,6 +105,9 @@ impl Design {
         }
         if config.harey.enabled() {
             return Design::Harey(Box::new(harey::Harey::new(config, ftl)));
+        }
+        if config.mango.enabled() {
+            return Design::Mango(Box::new(mango::Mango::new(config, ftl)));
         }
         if config.dir.scheme == crate::config::DirScheme::Dir {
             return Design::Dir(Box::new(dir::Dir::new(config)));
@@ -252,6 +258,8 @@ impl Simulator<'_> {
     pub(crate) fn pairs_user_writes(&self) -> bool {
         match self.design {
             Design::Baseline | Design::Scrub(_) | Design::Wom(_) => true,
+            // Low-priority writes only (`joins_multi_plane`).
+            Design::Mango(_) => true,
             // Type-specified writes are programmed alone.
             Design::PaSsd(_) => false,
             // Writes placed by a hybrid policy carry a mode of their own.
@@ -264,6 +272,17 @@ impl Simulator<'_> {
             Design::Gordon(_) => true,
             // A write's page is the design's choice of write point, one write at a time.
             Design::Harey(_) => false,
+        }
+    }
+
+    /// Whether queued user write `txn` may share a multi-plane program (when the design
+    /// pairs user writes at all).
+    pub(crate) fn joins_multi_plane(&self, txn: u32) -> bool {
+        match self.design {
+            // A high-priority write may skip pages in its plane: a multi-plane program's
+            // pages must share their address.
+            Design::Mango(_) => !self.mango_is_high(txn),
+            _ => true,
         }
     }
 
@@ -280,6 +299,7 @@ impl Simulator<'_> {
             Design::Dir(_) => Some(self.dir_user_page(txn)),
             Design::Ipu(_) => self.ipu_user_page(txn),
             Design::Harey(_) => self.harey_user_page(txn),
+            Design::Mango(_) => self.mango_user_page(txn),
             _ => None,
         }
     }
@@ -308,7 +328,7 @@ impl Simulator<'_> {
 
     pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
         match self.design {
-            Design::Baseline | Design::Scrub(_) | Design::Wom(_) | Design::Harey(_) => {
+            Design::Baseline | Design::Scrub(_) | Design::Wom(_) | Design::Harey(_) | Design::Mango(_) => {
                 self.baseline_gc_move_target(plane)
             }
             Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) | Design::Gordon(_) => MoveTarget::SamePlane,
@@ -329,6 +349,10 @@ impl Simulator<'_> {
                 Some(page) => Some(page),
                 None => self.baseline_gc_page(plane, from),
             },
+            Design::Mango(_) => {
+                self.mango_gc_page(plane, from);
+                self.baseline_gc_page(plane, from)
+            }
             // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
             Design::Baseline | Design::SpaHybrid(_) | Design::Scrub(_) | Design::Wom(_) | Design::Gordon(_) => {
                 self.baseline_gc_page(plane, from)
@@ -370,6 +394,7 @@ impl Simulator<'_> {
             Design::Scrub(_) => self.scrub_block_erased(block),
             Design::Wom(_) => self.wom_block_erased(block),
             Design::Harey(_) => self.harey_block_erased(),
+            Design::Mango(_) => self.mango_block_erased(plane, block),
             _ => {}
         }
     }
@@ -491,6 +516,7 @@ impl Simulator<'_> {
             Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
             Design::Gordon(_) => report.gordon = self.gordon_summary(),
             Design::Harey(_) => report.harey = self.harey_summary(),
+            Design::Mango(_) => self.mango_report(report),
             Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
             Design::Ipu(_) => {
                 report.ipu = self.ipu_summary();

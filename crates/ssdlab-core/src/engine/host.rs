@@ -257,6 +257,7 @@ impl Simulator<'_> {
         let first = offset / page;
         let last = (offset + size - 1) / page;
         let pages = (last - first + 1) as u32;
+        let (high, battery) = self.request_priority(record.hint);
         let slot = self.alloc_request(Request {
             id,
             arrival_ns,
@@ -270,6 +271,8 @@ impl Simulator<'_> {
             want: NO_TYPE,
             retries: 0,
             flow: self.submitting_flow,
+            high,
+            battery,
         });
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.request_submitted(slot, id, pages);
@@ -587,6 +590,7 @@ impl Simulator<'_> {
         for stats in [&mut self.total, &mut **run_stats] {
             record_request(stats, &r, latency, completion);
         }
+        self.priority_request_done(&r, latency, completion);
         if run_done {
             self.close_run_if_done(r.run);
         }

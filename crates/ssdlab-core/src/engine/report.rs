@@ -168,6 +168,8 @@ impl Simulator<'_> {
             ipu: None,
             gordon: None,
             harey: None,
+            mango: None,
+            priority: self.priority_summary(),
             bypass: self.bypass.as_ref().map(|b| crate::stats::BypassSummary {
                 merged_reads: b.merged_reads,
                 buffer_reads: b.buffer_reads,

@@ -609,6 +609,7 @@ impl Simulator<'_> {
             && self.config.flash.multi_plane
             && self.ftl.addr.planes_per_die > 1
             && self.pairs_user_writes()
+            && self.joins_multi_plane(first)
         {
             let key = self.ftl.peek_user(first_plane);
             let any_address = self.config.flash.multi_plane_any_address;
@@ -628,7 +629,7 @@ impl Simulator<'_> {
                 } else {
                     self.ftl.peek_user(plane).map(|k| k.1) == key.map(|k| k.1)
                 };
-                if is_write && used_planes & plane_bit == 0 && pairs {
+                if is_write && used_planes & plane_bit == 0 && pairs && self.joins_multi_plane(t) {
                     used_planes |= plane_bit;
                     cmd.txns.push(t);
                     self.dies[die as usize].writes.remove(i);

@@ -12,6 +12,7 @@ pub mod mapping;
 pub mod precondition;
 pub mod recovery;
 pub mod relaxed;
+mod skip;
 pub mod verify;
 pub mod wear;
 
@@ -860,26 +861,6 @@ impl Ftl {
         }
         let page = self.addr.page_in_block(last) as usize;
         self.layout.wordlines.get(info.write_ptr as usize) == Some(&self.layout.wordlines[page])
-    }
-
-    /// One-shot programming: skips the rest of the wordline that `last` belongs to, so
-    /// the next allocation starts a new page set. The skipped pages are lost until erase.
-    pub fn skip_rest_of_wordline(&mut self, last: Ppn) {
-        let block = self.addr.block_of(last);
-        if self.blocks[block as usize].slc {
-            return;
-        }
-        let page = self.addr.page_in_block(last);
-        let wordline = self.layout.wordlines[page as usize];
-        while self.blocks[block as usize].state == BlockState::Open {
-            let next = self.blocks[block as usize].write_ptr;
-            if self.layout.wordlines[next as usize] != wordline {
-                break;
-            }
-            let skipped = self.take_page(block, self.blocks[block as usize].last_write_ns);
-            let _ = skipped;
-            self.counters.wasted_pages += 1;
-        }
     }
 
     /// Erases a block and returns it to its plane's free pool.

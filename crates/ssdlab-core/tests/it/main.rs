@@ -15,6 +15,7 @@ mod harey;
 mod hybrid;
 mod ipu;
 mod liveness;
+mod mango;
 mod mapping;
 mod mutants;
 mod power;

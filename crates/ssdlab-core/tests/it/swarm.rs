@@ -1,7 +1,7 @@
 //! A bounded swarm: a fixed set of seeds, each a random device, policy mix and workload,
 //! run with invariant checks and data verification. `ssdlab swarm --seeds N` runs more.
 
-use ssdlab_core::config::{PagePreference, Rtf};
+use ssdlab_core::config::{MangoGc, PagePreference, Rtf};
 use ssdlab_core::swarm::{case, run_case};
 
 /// Seeds that fail for a known, not yet fixed reason (each is an open bug, listed in the
@@ -251,4 +251,22 @@ fn the_swarm_draws_scrubbing_and_wom_codes() {
         scrubbing >= 20 && sanitising >= 5 && wom >= 10,
         "{scrubbing} scrubbing, {sanitising} sanitising, {wom} WOM"
     );
+}
+
+/// The swarm draws Mango with each GC mode and both priority sources, and power modes on
+/// drives without it.
+#[test]
+fn the_swarm_draws_mango_and_power_modes() {
+    let cases: Vec<_> = (0..200).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::swarm::SwarmCase) -> bool| cases.iter().filter(|c| f(c)).count();
+    let mango = count(&|c| c.config.mango.enabled);
+    let hinted = count(&|c| {
+        c.config.mango.enabled && !c.config.priority.power_modes() && c.records.iter().any(|r| r.hint == Some(0))
+    });
+    let modes = count(&|c| c.config.mango.enabled && c.config.priority.power_modes());
+    let plain_modes = count(&|c| !c.config.mango.enabled && c.config.priority.power_modes());
+    let gc = [MangoGc::Priority, MangoGc::Slow, MangoGc::Fast]
+        .map(|g| count(&|c| c.config.mango.enabled && c.config.mango.gc == g));
+    assert!(mango >= 6 && hinted >= 2 && modes >= 2 && plain_modes >= 5, "{mango} {hinted} {modes} {plain_modes}");
+    assert!(gc.iter().all(|&n| n >= 1), "{gc:?}");
 }

@@ -1,0 +1,471 @@
+//! `ssdlab reproduce mango`: Mango, the variation-aware FTL of the thesis (§7.2, Figs.
+//! 7.4-7.5), following REPRODUCING.md. The Swap scenario: a swap stream (the SwapSpace
+//! stand-in, Table 7.1's statistics) mixed into each workload at 5, 10 and 20% of the
+//! requests, tagged high priority, with `[mix]`'s mixer; swap and other requests'
+//! latencies, energy and erases, Mango against the baseline FTL. The Netbook scenario:
+//! battery and wall power alternating in irregular segments (`priority.
+//! power_segment_requests`), half the requests in each; energy by power mode, erases,
+//! latency. Both on the `mango-mlc` chip, aged to its GC threshold and half full.
+
+use crate::figures::Figures;
+use crate::output::execute;
+use crate::plot::BarChart;
+use crate::reproduce::ReproduceArgs;
+use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_harey_jobs::{stand_in, STAND_INS};
+use crate::reproduce_workloads::{load_traces, Entry, Trace};
+use crate::setup::{Prepared, Workload};
+use anyhow::{anyhow, Result};
+use rayon::prelude::*;
+use ssdlab_core::config::{apply_overrides, Config};
+use ssdlab_core::presets::preset;
+use ssdlab_core::source::VecSource;
+use ssdlab_trace::{MixSource, MixSpec, Record, RecordSource};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// §7.2: "swap requests accounted for between 5 and 20% of the total requests".
+const SHARES: [u32; 3] = [5, 10, 20];
+/// Table 7.2 stand-in rows (`STAND_INS`) used here: Build, Swap (the swap stream and a
+/// Netbook workload), DeskDev.
+const BUILD: usize = 0;
+const SWAP: usize = 1;
+const DESKDEV: usize = 2;
+/// Netbook power segments: a workload's requests over this many (battery, wall) pairs.
+const POWER_PAIRS: u64 = 12;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Drive {
+    /// The preset: every logical page written, invalid pages up to the background GC
+    /// threshold (rapid warm-up).
+    Aged,
+    /// Half the logical pages written, no invalid pages.
+    HalfFull,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Scenario {
+    Swap(u32),
+    Netbook,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Job {
+    drive: Drive,
+    scenario: Scenario,
+    workload: usize,
+    mango: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Measured {
+    high_write_us: f64,
+    low_us: f64,
+    all_us: f64,
+    erases: f64,
+    work_j: f64,
+    battery_j: f64,
+    wall_j: f64,
+    skipped_fraction: f64,
+    high_fast_share: f64,
+    command: String,
+}
+
+fn built_in() -> Vec<Entry> {
+    vec![
+        Entry::new("Financial", "umass_spc/fin1.trace", "flashsim", "UMass Financial1 (Table 7.1)"),
+        Entry::new("hm_1", "msr_cambridge/hm_1_short.csv", "msr", "MSR Cambridge hm_1 (not in §7.2)"),
+        Entry::new("TPC-C", "ms_production/tpcc-small.trace", "mqsim", "MS enterprise TPC-C (not in §7.2)"),
+    ]
+}
+
+struct Workloads {
+    traces: Vec<Trace>,
+    /// (`STAND_INS` row, records) of Build and DeskDev, then the swap stream.
+    stand_ins: Vec<(usize, Vec<Record>)>,
+    swap: Vec<Record>,
+}
+
+impl Workloads {
+    fn count(&self) -> usize {
+        self.traces.len() + self.stand_ins.len()
+    }
+    fn name(&self, i: usize) -> String {
+        if i < self.traces.len() {
+            self.traces[i].entry.name.clone()
+        } else {
+            format!("{} (stand-in)", STAND_INS[self.stand_ins[i - self.traces.len()].0].0)
+        }
+    }
+    fn records(&self, i: usize) -> &[Record] {
+        if i < self.traces.len() {
+            &self.traces[i].records
+        } else {
+            &self.stand_ins[i - self.traces.len()].1
+        }
+    }
+}
+
+fn config(job: &Job) -> Result<(Config, Vec<String>)> {
+    let mut sets = Vec::new();
+    if job.drive == Drive::HalfFull {
+        sets.push("precondition.used_fraction=0.5".to_string());
+        sets.push("precondition.fill_invalid_to_gc_threshold=false".to_string());
+    }
+    if job.mango {
+        sets.push("mango.enabled=true".to_string());
+    }
+    let base = preset("mango-mlc").map_err(|e| anyhow!("{e}"))?;
+    let mut c = apply_overrides(&base, &sets).map_err(|e| anyhow!("{e}"))?;
+    c.priority.report = true;
+    Ok((c, sets))
+}
+
+/// Moves each record into `[0, region)` (as a flow's range does).
+fn confine(records: &[Record], region: u64) -> Vec<Record> {
+    let spec = MixSpec { share: 0.5, hint: None, offset_bytes: 0, size_bytes: region };
+    records
+        .iter()
+        .map(|r| {
+            let mut r = *r;
+            r.size_bytes = r.size_bytes.min(region);
+            spec.place(&mut r);
+            r
+        })
+        .collect()
+}
+
+fn run_job(job: &Job, w: &Workloads) -> Result<Measured> {
+    let (mut config, sets) = config(job)?;
+    let logical = config.logical_bytes();
+    let page = config.geometry.page_size_bytes as u64;
+    // The swap partition: the last eighth of the drive; the workload the rest.
+    let swap_at = logical / 8 * 7 / page * page;
+    let main = confine(w.records(job.workload), swap_at);
+    let name = w.name(job.workload);
+    let mut command = format!("ssdlab run --preset mango-mlc  # {name}");
+    let records: Vec<Record> = match job.scenario {
+        Scenario::Swap(share) => {
+            let spec = MixSpec {
+                share: share as f64 / 100.0,
+                hint: Some(0),
+                offset_bytes: swap_at,
+                size_bytes: logical - swap_at,
+            };
+            let swap = w.swap.clone();
+            let reopen: ssdlab_trace::Reopen =
+                Box::new(move || Ok(Box::new(VecSource::new(swap.clone())) as Box<dyn RecordSource>));
+            let mix = MixSource::new(
+                Box::new(VecSource::new(main)),
+                Box::new(VecSource::new(w.swap.clone())),
+                Some(reopen),
+                spec,
+            );
+            write!(
+                command,
+                ", with [mix] percent = {share}, hint = 0, offset_bytes = {swap_at}, size_bytes = {}",
+                logical - swap_at
+            )?;
+            mix.collect::<Result<Vec<_>, _>>().map_err(|e| anyhow!("{e}"))?
+        }
+        Scenario::Netbook => {
+            let segment = (main.len() as u64 / (2 * POWER_PAIRS)).max(1);
+            config.priority.power_segment_requests = segment;
+            write!(command, ", --set priority.power_segment_requests={segment}")?;
+            main
+        }
+    };
+    for s in &sets {
+        write!(command, " --set '{s}'")?;
+    }
+    let workload = Workload::Records { name, records: Arc::new(records) };
+    let outcome = execute(Prepared { config, workload, import: None }, None, false, true)?;
+    let r = &outcome.report;
+    let p = r.priority.as_ref().ok_or_else(|| anyhow!("no priority section"))?;
+    let class = |n: &str| p.classes.iter().find(|c| c.name == n).cloned();
+    let (high, low) = (class("high").expect("high"), class("low").expect("low"));
+    let mode = |n: &str| p.power_modes.iter().find(|m| m.name == n).map_or(0.0, |m| m.work_energy_nj / 1e9);
+    let e = &r.energy_nj;
+    let m = r.mango.clone().unwrap_or_default();
+    Ok(Measured {
+        high_write_us: high.write.latency_ns.mean / 1e3,
+        low_us: low.all.latency_ns.mean / 1e3,
+        all_us: r.all.latency_ns.mean / 1e3,
+        erases: r.gc.erases as f64,
+        work_j: (e.read + e.program + e.erase + e.transfer) / 1e9,
+        battery_j: mode("battery"),
+        wall_j: mode("wall"),
+        skipped_fraction: m.skipped_fraction,
+        high_fast_share: if m.high_page_writes > 0 {
+            m.high_fast_pages as f64 / m.high_page_writes as f64
+        } else {
+            0.0
+        },
+        command,
+    })
+}
+
+pub fn mango(args: &ReproduceArgs) -> Result<()> {
+    let started = std::time::Instant::now();
+    let names: Vec<&str> = [BUILD, DESKDEV, SWAP].iter().map(|&i| STAND_INS[i].0).collect();
+    let (traces, source) = load_traces(args, built_in(), "mango", &names, |_, _| Ok(()))?;
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
+    let (c, _) = config(&Job { drive: Drive::Aged, scenario: Scenario::Netbook, workload: 0, mango: false })?;
+    // Stand-ins in 4 KiB units over the workload region (7/8 of the drive).
+    let units = c.logical_bytes() / 4096 * 7 / 8;
+    let stand_ins: Vec<(usize, Vec<Record>)> = [BUILD, DESKDEV]
+        .into_iter()
+        .filter(|&i| wanted(STAND_INS[i].0))
+        .map(|i| (i, stand_in(i, units, args.scale)))
+        .collect();
+    let swap = stand_in(SWAP, (c.logical_bytes() / 8) / 4096, args.scale);
+    let w = Workloads { traces, stand_ins, swap };
+    let n = w.count();
+    let mut jobs = Vec::new();
+    for drive in [Drive::Aged, Drive::HalfFull] {
+        for workload in 0..n {
+            for mango in [false, true] {
+                for share in SHARES {
+                    jobs.push(Job { drive, scenario: Scenario::Swap(share), workload, mango });
+                }
+                jobs.push(Job { drive, scenario: Scenario::Netbook, workload, mango });
+            }
+        }
+    }
+    let results: Vec<Result<Measured>> = jobs.par_iter().map(|j| run_job(j, &w)).collect();
+    let mut runs = BTreeMap::new();
+    for (job, r) in jobs.iter().zip(results) {
+        runs.insert(*job, r?);
+    }
+    let get = |drive, scenario, workload, mango| runs[&Job { drive, scenario, workload, mango }].clone();
+    // Mango over the baseline; no erases in either run is no change, not -100%; erases
+    // only with Mango have no ratio (NaN, left out of the means).
+    let ratio = |drive, scenario, i, f: fn(&Measured) -> f64| {
+        let (m, b) = (f(&get(drive, scenario, i, true)), f(&get(drive, scenario, i, false)));
+        match (m == 0.0, b == 0.0) {
+            (true, true) => 1.0,
+            (false, true) => f64::NAN,
+            _ => m / b,
+        }
+    };
+    let mean = |v: &[f64]| mean(&v.iter().copied().filter(|x| x.is_finite()).collect::<Vec<_>>());
+
+    let mut claims = Vec::new();
+    let mut values: BTreeMap<&str, String> = BTreeMap::new();
+    let mut md = String::new();
+    let mut figures = Figures::new(&args.out);
+    writeln!(md, "# Mango (Grupp thesis §7.2) reproduced\n")?;
+    let mut speedups = Vec::new();
+    let mut swap_wear = Vec::new();
+    let mut swap_energy = Vec::new();
+    for drive in [Drive::Aged, Drive::HalfFull] {
+        let (mut s, mut wr, mut en) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            for share in SHARES {
+                let sc = Scenario::Swap(share);
+                s.push(ratio(drive, sc, i, |m| m.high_write_us).recip());
+                wr.push(ratio(drive, sc, i, |m| m.erases) - 1.0);
+                en.push(ratio(drive, sc, i, |m| m.work_j) - 1.0);
+            }
+        }
+        speedups.push(s);
+        swap_wear.push(wr);
+        swap_energy.push(en);
+    }
+    let all_faster = speedups[0].iter().all(|&x| x > 1.0);
+    let fmt_range = |v: &[f64]| {
+        format!(
+            "{:.2}× mean ({:.2}…{:.2}×)",
+            mean(v),
+            v.iter().copied().fold(f64::MAX, f64::min),
+            v.iter().copied().fold(f64::MIN, f64::max)
+        )
+    };
+    claims.push(Claim {
+        what: "Mango's swap writes faster than the baseline's, on every workload and swap share (aged drive)".into(),
+        figure: "7.4",
+        paper: "faster".into(),
+        measured: fmt_range(&speedups[0]),
+        verdict: if all_faster { "holds" } else { "no" }.into(),
+        required: true,
+    });
+    for (k, drive) in ["aged", "half-full"].iter().enumerate() {
+        claims.push(Claim {
+            what: format!("Swap writes complete faster with Mango ({drive} drive)"),
+            figure: "7.4",
+            paper: "1.5×".into(),
+            measured: fmt_range(&speedups[k]),
+            verdict: verdict(0.5, mean(&speedups[k]) - 1.0).into(),
+            required: false,
+        });
+        claims.push(Claim {
+            what: format!("Wear (erases) in the Swap scenario ({drive} drive)"),
+            figure: "7.4",
+            paper: "+3%".into(),
+            measured: pct(mean(&swap_wear[k])),
+            verdict: verdict(0.03, mean(&swap_wear[k])).into(),
+            required: false,
+        });
+        claims.push(Claim {
+            what: format!("Energy only marginally higher in the Swap scenario ({drive} drive)"),
+            figure: "7.4",
+            paper: "marginal".into(),
+            measured: pct(mean(&swap_energy[k])),
+            verdict: if mean(&swap_energy[k]).abs() < 0.05 { "holds" } else { "no" }.into(),
+            required: false,
+        });
+    }
+    let mut net = BTreeMap::new();
+    for (k, drive) in [(0, Drive::Aged), (1, Drive::HalfFull)] {
+        let e: Vec<f64> = (0..n).map(|i| ratio(drive, Scenario::Netbook, i, |m| m.work_j) - 1.0).collect();
+        let b: Vec<f64> = (0..n).map(|i| ratio(drive, Scenario::Netbook, i, |m| m.battery_j) - 1.0).collect();
+        let wr: Vec<f64> = (0..n).map(|i| ratio(drive, Scenario::Netbook, i, |m| m.erases) - 1.0).collect();
+        let l: Vec<f64> = (0..n).map(|i| ratio(drive, Scenario::Netbook, i, |m| m.all_us).recip() - 1.0).collect();
+        net.insert(k, (e, b, wr, l));
+    }
+    for (k, drive) in ["aged", "half-full"].iter().enumerate() {
+        let (e, b, wr, l) = &net[&k];
+        claims.push(Claim {
+            what: format!("Netbook energy, battery + wall ({drive} drive)"),
+            figure: "7.5",
+            paper: "−3%".into(),
+            measured: pct(mean(e)),
+            verdict: verdict(-0.03, mean(e)).into(),
+            required: false,
+        });
+        claims.push(Claim {
+            what: format!("Netbook energy drawn on battery ({drive} drive)"),
+            figure: "7.5",
+            paper: "lower".into(),
+            measured: pct(mean(b)),
+            verdict: if mean(b) < 0.0 { "holds" } else { "no" }.into(),
+            required: false,
+        });
+        claims.push(Claim {
+            what: format!("Netbook wear (erases) ({drive} drive)"),
+            figure: "7.5",
+            paper: "+55%".into(),
+            measured: pct(mean(wr)),
+            verdict: verdict(0.55, mean(wr)).into(),
+            required: false,
+        });
+        claims.push(Claim {
+            what: format!("Netbook performance (mean latency, speed-up) ({drive} drive)"),
+            figure: "7.5",
+            paper: "slight increase".into(),
+            measured: pct(mean(l)),
+            verdict: if mean(l) > 0.0 { "holds" } else { "no" }.into(),
+            required: false,
+        });
+    }
+    values.insert("swap_speedup_aged", format!("{:.2}", mean(&speedups[0])));
+    values.insert("swap_speedup_half", format!("{:.2}", mean(&speedups[1])));
+    values.insert("swap_wear_aged", pct(mean(&swap_wear[0])));
+    values.insert("swap_wear_half", pct(mean(&swap_wear[1])));
+    values.insert("net_energy_aged", pct(mean(&net[&0].0)));
+    values.insert("net_energy_half", pct(mean(&net[&1].0)));
+    values.insert("net_battery_aged", pct(mean(&net[&0].1)));
+    values.insert("net_battery_half", pct(mean(&net[&1].1)));
+    values.insert("net_wear_aged", pct(mean(&net[&0].2)));
+    values.insert("net_wear_half", pct(mean(&net[&1].2)));
+
+    writeln!(md, "{}", verdict_counts(&claims, ""))?;
+    writeln!(md, "Command: `ssdlab reproduce mango{}`. Workloads: {source}.\n", args.scale_flag())?;
+    write_claims(
+        &mut md,
+        &claims,
+        "Ratios are Mango over the baseline FTL on the same drive, workload and swap share; \"mean\" is over \
+         every workload (and share). A speed-up is the baseline's mean latency over Mango's.",
+    )?;
+    writeln!(
+        md,
+        "## Setup\n\nPreset `mango-mlc`: one chip of two C-MLC32 dies (Table 2.2: 4096 blocks × 128 pages × 8 KiB, \
+         one plane; every other page fast), latencies from Table 2.3's energies and peak powers (fast / slow \
+         programs 327 / 1418 µs, reads 111 µs, erase 2851 µs), 30 ns/B bus, 20% spare (ours: §7.2 gives none). \
+         Open-loop replay at the traces' times. Aged: every logical page written, invalid pages up to the \
+         background GC threshold; half-full: half the logical pages written. The swap partition is the last \
+         eighth of the drive; workloads are wrapped into the rest. Swap stream: the SwapSpace stand-in (Table \
+         7.2 bursts, Table 7.1's 84% reads, one-page requests), mixed in by request count and restarted when \
+         it runs out. Netbook: {POWER_PAIRS} battery / wall pairs of irregular length (uniform 0.5-1.5 × the \
+         mean), half the requests in each mode; energy is the work energy (reads, programs, erases, \
+         transfers; idle power is not split by mode). Stand-ins: {}.\n",
+        if w.stand_ins.is_empty() {
+            "none".to_string()
+        } else {
+            w.stand_ins.iter().map(|(i, _)| STAND_INS[*i].0).collect::<Vec<_>>().join(", ")
+        }
+    )?;
+    for (drive, label) in [(Drive::Aged, "aged"), (Drive::HalfFull, "half-full")] {
+        writeln!(md, "## Fig. 7.4: Swap scenario ({label} drive)\n")?;
+        writeln!(md, "| workload | swap % | swap write µs (base / Mango) | other µs (base / Mango) | erases (base / Mango) | work J (base / Mango) | Mango skipped | high on fast |\n|---|---:|---:|---:|---:|---:|---:|---:|")?;
+        for i in 0..n {
+            for share in SHARES {
+                let (b, m) = (get(drive, Scenario::Swap(share), i, false), get(drive, Scenario::Swap(share), i, true));
+                writeln!(
+                    md,
+                    "| {} | {share} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.2} / {:.2} | {:.1}% | {:.1}% |",
+                    w.name(i),
+                    b.high_write_us,
+                    m.high_write_us,
+                    b.low_us,
+                    m.low_us,
+                    b.erases,
+                    m.erases,
+                    b.work_j,
+                    m.work_j,
+                    m.skipped_fraction * 100.0,
+                    m.high_fast_share * 100.0
+                )?;
+            }
+        }
+        writeln!(md)?;
+        let k = if drive == Drive::Aged { 0 } else { 1 };
+        figures.bars(
+            &mut md,
+            &format!("fig7-4-{label}"),
+            BarChart {
+                title: format!("Fig. 7.4: swap write speed-up with Mango ({label})"),
+                x_label: "workload".into(),
+                y_label: "× baseline".into(),
+                categories: (0..n).map(|i| w.name(i)).collect(),
+                groups: SHARES
+                    .iter()
+                    .enumerate()
+                    .map(|(s, share)| (format!("{share}% swap"), (0..n).map(|i| speedups[k][i * 3 + s]).collect()))
+                    .collect(),
+            },
+        );
+        writeln!(md, "## Fig. 7.5: Netbook scenario ({label} drive)\n")?;
+        writeln!(md, "| workload | battery J (base / Mango) | wall J (base / Mango) | erases (base / Mango) | mean µs (base / Mango) |\n|---|---:|---:|---:|---:|")?;
+        for i in 0..n {
+            let (b, m) = (get(drive, Scenario::Netbook, i, false), get(drive, Scenario::Netbook, i, true));
+            writeln!(
+                md,
+                "| {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} / {:.0} | {:.0} / {:.0} |",
+                w.name(i),
+                b.battery_j,
+                m.battery_j,
+                b.wall_j,
+                m.wall_j,
+                b.erases,
+                m.erases,
+                b.all_us,
+                m.all_us
+            )?;
+        }
+        writeln!(md)?;
+    }
+    let template = crate::reproduce::discussion(&args.out, "mango");
+    if args.only.is_empty() {
+        writeln!(md, "{}\n", fill(&template, &values)?.trim_end())?;
+    }
+    writeln!(md, "## Commands\n\nEvery cell is one `ssdlab run`; for example:\n\n```")?;
+    for (job, m) in runs.iter().filter(|(j, _)| j.workload == 0).take(8) {
+        writeln!(md, "{}{}", m.command, if job.mango { "" } else { "  (baseline)" })?;
+    }
+    writeln!(md, "```")?;
+    figures.write_report(&args.out, &md)?;
+    println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
+    crate::reproduce_dir::gate(&claims, "mango")
+}
