@@ -1488,9 +1488,13 @@ fn override_text() -> impl Strategy<Value = String> {
 fn fuzz_dictionary_names_every_key() {
     // The fuzz dictionary lists exactly the config's keys: a key added or renamed later
     // must be added here too, or it would silently stop being fuzzed.
-    // (`[arbitration]` is written only when it differs from its default.)
+    // (`[arbitration]`, `[mango]`, `[priority]` and `[mix]` are written only when they
+    // differ from their defaults.)
     let mut config = ssdlab_core::config::Config { workload: Some(Default::default()), ..Default::default() };
     config.arbitration.weight_low = 2;
+    config.mango.enabled = true;
+    config.priority.report = true;
+    config.mix.percent = 5.0;
     let table = toml::Table::try_from(config).unwrap();
     for (section, keys) in SECTIONS {
         let mut want: Vec<&str> = keys.iter().map(|k| k.0).collect();
