@@ -33,7 +33,7 @@ pub mod units;
 pub use detect::detect_format;
 pub use distribution::{AddressDistribution, SlotSampler, Zone};
 pub use fio::{FioError, FioJob, FioSource, RwMode};
-pub use mix::{MixSource, MixSpec, Reopen};
+pub use mix::{place_in_range, MixSource, MixSpec, Reopen};
 pub use open::{
     detect_compression, open_decompressed, open_trace, open_trace_with, scan_span, scan_span_with, scan_stats,
     validate_options_for, Compression, Format,

@@ -30,18 +30,22 @@ impl MixSpec {
     /// Places a mixed-in record in its range and tags it (as a flow's records are placed:
     /// the address modulo the range, a request crossing its end starting early enough).
     pub fn place(&self, record: &mut Record) {
-        if self.size_bytes > 0 {
-            let start = record.offset_bytes % self.size_bytes;
-            record.offset_bytes = if start + record.size_bytes > self.size_bytes {
-                self.size_bytes.saturating_sub(record.size_bytes)
-            } else {
-                start
-            };
-        }
-        record.offset_bytes = record.offset_bytes.saturating_add(self.offset_bytes);
-        if self.hint.is_some() {
-            record.hint = self.hint;
-        }
+        place_in_range(record, self.offset_bytes, self.size_bytes, self.hint);
+    }
+}
+
+/// Wraps a record's address into `size_bytes` (0: no wrapping; a request that would
+/// cross the end starts early enough to fit), adds `offset_bytes`, and sets `hint` if
+/// given: how a flow's and a mixed-in stream's records are placed (MQSim's flows).
+pub fn place_in_range(record: &mut Record, offset_bytes: u64, size_bytes: u64, hint: Option<u8>) {
+    if size_bytes > 0 {
+        let start = record.offset_bytes % size_bytes;
+        record.offset_bytes =
+            if start + record.size_bytes > size_bytes { size_bytes.saturating_sub(record.size_bytes) } else { start };
+    }
+    record.offset_bytes = record.offset_bytes.saturating_add(offset_bytes);
+    if hint.is_some() {
+        record.hint = hint;
     }
 }
 

@@ -89,18 +89,7 @@ impl Flow {
     /// (MQSim: the address modulo the flow's size; a request that would cross the end
     /// starts early enough to fit), then up by `offset_bytes`.
     pub fn place(&self, record: &mut ssdlab_trace::Record) {
-        if self.size_bytes > 0 {
-            let start = record.offset_bytes % self.size_bytes;
-            record.offset_bytes = if start + record.size_bytes > self.size_bytes {
-                self.size_bytes.saturating_sub(record.size_bytes)
-            } else {
-                start
-            };
-        }
-        record.offset_bytes = record.offset_bytes.saturating_add(self.offset_bytes);
-        if self.hint.is_some() {
-            record.hint = self.hint;
-        }
+        ssdlab_trace::place_in_range(record, self.offset_bytes, self.size_bytes, self.hint);
     }
 
     /// Whether the flow's data is confined to part of the drive.
