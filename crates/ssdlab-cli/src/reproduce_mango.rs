@@ -290,31 +290,40 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         verdict: if all_faster { "holds" } else { "no" }.into(),
         required: true,
     });
+    let claim = |what: String, figure: &'static str, paper: &str, measured: String, verdict: &str| Claim {
+        what,
+        figure,
+        paper: paper.into(),
+        measured,
+        verdict: verdict.into(),
+        required: false,
+    };
+    let holds = |ok: bool| if ok { "holds" } else { "no" };
     for (k, drive) in ["aged", "half-full"].iter().enumerate() {
-        claims.push(Claim {
-            what: format!("Swap writes complete faster with Mango ({drive} drive)"),
-            figure: "7.4",
-            paper: "1.5×".into(),
-            measured: fmt_range(&speedups[k]),
-            verdict: verdict(0.5, mean(&speedups[k]) - 1.0).into(),
-            required: false,
-        });
-        claims.push(Claim {
-            what: format!("Wear (erases) in the Swap scenario ({drive} drive)"),
-            figure: "7.4",
-            paper: "+3%".into(),
-            measured: pct(mean(&swap_wear[k])),
-            verdict: verdict(0.03, mean(&swap_wear[k])).into(),
-            required: false,
-        });
-        claims.push(Claim {
-            what: format!("Energy only marginally higher in the Swap scenario ({drive} drive)"),
-            figure: "7.4",
-            paper: "marginal".into(),
-            measured: pct(mean(&swap_energy[k])),
-            verdict: if mean(&swap_energy[k]).abs() < 0.05 { "holds" } else { "no" }.into(),
-            required: false,
-        });
+        let (s, w, e) = (mean(&speedups[k]), mean(&swap_wear[k]), mean(&swap_energy[k]));
+        claims.extend([
+            claim(
+                format!("Swap writes complete faster with Mango ({drive} drive)"),
+                "7.4",
+                "1.5×",
+                fmt_range(&speedups[k]),
+                verdict(0.5, s - 1.0),
+            ),
+            claim(
+                format!("Wear (erases) in the Swap scenario ({drive} drive)"),
+                "7.4",
+                "+3%",
+                pct(w),
+                verdict(0.03, w),
+            ),
+            claim(
+                format!("Energy only marginally higher in the Swap scenario ({drive} drive)"),
+                "7.4",
+                "marginal",
+                pct(e),
+                holds(e.abs() < 0.05),
+            ),
+        ]);
     }
     let mut net = BTreeMap::new();
     for (k, drive) in [(0, Drive::Aged), (1, Drive::HalfFull)] {
@@ -325,39 +334,19 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         net.insert(k, (e, b, wr, l));
     }
     for (k, drive) in ["aged", "half-full"].iter().enumerate() {
-        let (e, b, wr, l) = &net[&k];
-        claims.push(Claim {
-            what: format!("Netbook energy, battery + wall ({drive} drive)"),
-            figure: "7.5",
-            paper: "−3%".into(),
-            measured: pct(mean(e)),
-            verdict: verdict(-0.03, mean(e)).into(),
-            required: false,
-        });
-        claims.push(Claim {
-            what: format!("Netbook energy drawn on battery ({drive} drive)"),
-            figure: "7.5",
-            paper: "lower".into(),
-            measured: pct(mean(b)),
-            verdict: if mean(b) < 0.0 { "holds" } else { "no" }.into(),
-            required: false,
-        });
-        claims.push(Claim {
-            what: format!("Netbook wear (erases) ({drive} drive)"),
-            figure: "7.5",
-            paper: "+55%".into(),
-            measured: pct(mean(wr)),
-            verdict: verdict(0.55, mean(wr)).into(),
-            required: false,
-        });
-        claims.push(Claim {
-            what: format!("Netbook performance (mean latency, speed-up) ({drive} drive)"),
-            figure: "7.5",
-            paper: "slight increase".into(),
-            measured: pct(mean(l)),
-            verdict: if mean(l) > 0.0 { "holds" } else { "no" }.into(),
-            required: false,
-        });
+        let (e, b, w, l) = (mean(&net[&k].0), mean(&net[&k].1), mean(&net[&k].2), mean(&net[&k].3));
+        claims.extend([
+            claim(format!("Netbook energy, battery + wall ({drive} drive)"), "7.5", "−3%", pct(e), verdict(-0.03, e)),
+            claim(format!("Netbook energy drawn on battery ({drive} drive)"), "7.5", "lower", pct(b), holds(b < 0.0)),
+            claim(format!("Netbook wear (erases) ({drive} drive)"), "7.5", "+55%", pct(w), verdict(0.55, w)),
+            claim(
+                format!("Netbook performance (mean latency, speed-up) ({drive} drive)"),
+                "7.5",
+                "slight increase",
+                pct(l),
+                holds(l > 0.0),
+            ),
+        ]);
     }
     values.insert("swap_speedup_aged", format!("{:.2}", mean(&speedups[0])));
     values.insert("swap_speedup_half", format!("{:.2}", mean(&speedups[1])));

@@ -344,32 +344,43 @@ fn draw_gordon(seed: u64, c: &mut Config) {
     }
 }
 
-/// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
-/// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
-/// or a page preference, with or without rate matching, where the drive allows them.
-fn draw_harey(seed: u64, c: &mut Config) {
-    use crate::config::{PagePreference, Rtf};
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
-    let designs = c.pa.enabled()
+/// Whether an earlier draw gave the drive a design the write-point designs (the Harey
+/// Tortoise, Mango) are not combined with. (Cached mapping tables keep their drives: few
+/// cases draw one.)
+fn has_design(c: &Config) -> bool {
+    c.pa.enabled()
         || c.ipu.enabled()
         || c.dir.scheme != crate::config::DirScheme::Off
         || c.gordon.enabled()
         || c.wom.enabled()
         || c.scrub.enabled()
-        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
-        // (Cached mapping tables keep their drives: few cases draw one.)
-        || c.cmt.enabled();
-    if designs || !rng.random_bool(0.5) {
-        return;
-    }
-    // One design at a time: the drive's own features that the policies are not modelled
-    // with give way (the other draws keep them on the other half of the drives).
+        || c.cmt.enabled()
+}
+
+/// The drive with a plain page map: one design at a time, so the drive's own features the
+/// write-point designs are not modelled with give way (the other draws keep them on the
+/// other half of the drives).
+fn plain_page_map(c: &Config) -> Config {
     let mut drawn = c.clone();
     drawn.ftl.mapping = crate::config::Mapping::Page;
     drawn.ftl.slc_blocks_per_plane = 0;
     drawn.ftl.slc_levels = 1;
     drawn.ftl.partial_program_updates = false;
     drawn.hybrid = crate::config::Hybrid::default();
+    drawn
+}
+
+/// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
+/// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
+/// or a page preference, with or without rate matching, where the drive allows them.
+fn draw_harey(seed: u64, c: &mut Config) {
+    use crate::config::{PagePreference, Rtf};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
+    let designs = has_design(c) || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
+    if designs || !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = plain_page_map(c);
     drawn.ftl.user_write_points = rng.random_range(1..=8);
     drawn.ftl.gc_through_user_write_points = true;
     if rng.random_bool(0.5) {
@@ -393,27 +404,14 @@ fn draw_mango(seed: u64, c: &mut Config, records: &mut [Record]) {
     use crate::config::MangoGc;
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
     let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
-    let other = c.pa.enabled()
-        || c.ipu.enabled()
-        || c.dir.scheme != crate::config::DirScheme::Off
-        || c.gordon.enabled()
-        || c.wom.enabled()
-        || c.scrub.enabled()
-        || c.harey.enabled()
-        || c.cmt.enabled()
-        || c.ftl.user_write_points > 1;
+    let other = has_design(c) || c.harey.enabled() || c.ftl.user_write_points > 1;
     if other || !rng.random_bool(0.6) {
         if rng.random_bool(0.15) {
             c.priority.power_segment_requests = segment;
         }
         return;
     }
-    let mut drawn = c.clone();
-    drawn.ftl.mapping = crate::config::Mapping::Page;
-    drawn.ftl.slc_blocks_per_plane = 0;
-    drawn.ftl.slc_levels = 1;
-    drawn.ftl.partial_program_updates = false;
-    drawn.hybrid = crate::config::Hybrid::default();
+    let mut drawn = plain_page_map(c);
     drawn.ftl.super_page_channels = 1;
     drawn.ftl.super_page_dies = 1;
     drawn.mango.enabled = true;

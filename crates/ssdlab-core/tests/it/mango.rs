@@ -131,6 +131,9 @@ fn mango_refuses_what_it_is_not_modelled_with() {
     let e = c.validate().unwrap_err();
     assert!(e.iter().any(|e| e.key == "mango.enabled" && e.message.contains("user write points")), "{e:?}");
     let mut c = chip();
+    c.hybrid.allocation = HybridAllocation::Tpj;
+    assert!(c.validate().unwrap_err().iter().any(|e| e.message.contains("hybrid placement")));
+    let mut c = chip();
     c.flash.cell = CellType::Slc;
     c.flash.read_latency_ns = vec![27_000];
     c.flash.program_latency_ns = vec![253_000];

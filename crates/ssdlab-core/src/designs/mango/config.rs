@@ -69,6 +69,7 @@ impl MangoConfig {
             (c.wom.enabled(), "WOM codes ([wom])"),
             (c.harey.enabled(), "the Harey Tortoise ([harey])"),
             (c.uses_slc(), "SLC-mode blocks (ftl.slc_blocks_per_plane, [hybrid])"),
+            (c.hybrid.allocation != crate::config::HybridAllocation::Pf, "hybrid placement (hybrid.allocation)"),
             (c.ftl.user_write_points > 1, "several user write points (ftl.user_write_points)"),
         ]);
         for (on, what) in conflicts {

@@ -90,12 +90,7 @@ impl Mango {
                 .filter(|&&t| t == 0)
                 .count() as u32,
             c: MangoSummary {
-                gc_mode: match config.mango.gc {
-                    MangoGc::Priority => "priority",
-                    MangoGc::Slow => "slow",
-                    MangoGc::Fast => "fast",
-                }
-                .into(),
+                gc_mode: crate::engine::kebab(&config.mango.gc),
                 skip_limit_pages: limit,
                 ..MangoSummary::default()
             },
