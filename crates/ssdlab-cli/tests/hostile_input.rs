@@ -1175,6 +1175,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("steady_state", "b"),
             ("steady_state_max_rounds", "u"),
             ("steady_state_round_fraction", "f"),
+            ("write_points_random_start", "b"),
         ],
     ),
     (
@@ -1357,7 +1358,7 @@ fn values(kind: &str) -> &'static [&'static str] {
             "\"cwdp\"", "\"pwcd\"", "\"ccww\"", "\"ééé\"", "\"zipf:-1\"", "\"zipf:1.2\"", "\"pareto:1\"",
             "\"normal:0\"", "\"zoned:50/0:50/100\"", "\"zoned_abs:100/0\"", "\"zoned:\"", "\"random\"",
             "\"closed-loop\"", "\"burst\"", "\"scale\"", "\"error\"", "\"controller\"", "\"greedy\"",
-            "\"least-busy\"", "\"one-victim-per-block\"", "\"blocks\"", "\"pages\"", "\"overwrite\"", "\"program\"", "\"buffer\"",
+            "\"least-busy\"", "\"balanced\"", "\"one-victim-per-block\"", "\"blocks\"", "\"pages\"", "\"overwrite\"", "\"program\"", "\"buffer\"",
             "\"plane\"", "\"die\"", "\"chip\"", "\"channel\"", "\"tpj\"", "\"tw\"", "\"hc\"", "\"pf\"", "\"qpc\"",
             "\"bg\"", "\"gc\"", "\"same-plane\"", "\"other-chip\"", "\"round-robin\"", "\"fastest-page\"",
             "\"page\"", "\"half-pages\"", "\"subpages\"", "\"out-of-cache\"", "\"same-level\"", "\"next-level\"",

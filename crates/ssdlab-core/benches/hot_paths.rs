@@ -105,7 +105,7 @@ fn allocate_and_map(c: &mut Criterion) {
                 while done < iters {
                     now += 1;
                     let lpn = rng.random_range(0..logical);
-                    let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true);
+                    let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true, |_| 0);
                     let Some(page) = ftl.allocate_user(plane, now) else { break };
                     ftl.commit_write(lpn, page.ppn);
                     done += 1;
@@ -128,7 +128,7 @@ fn allocate_and_map(c: &mut Criterion) {
         b.iter(|| {
             now += 1;
             let lpn = rng.random_range(0..logical);
-            let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true);
+            let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true, |_| 0);
             if ftl.gc_need(plane) == GcNeed::Emergency {
                 clean_until_not_emergency(&mut ftl, plane, now);
             }
@@ -175,7 +175,7 @@ fn victim_selection(c: &mut Criterion) {
             let mut now = 1_000u64;
             while (0..plane_count).any(|p| ftl.gc_need(p) == GcNeed::None) {
                 let lpn = rng.random_range(0..logical);
-                let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true);
+                let plane = planes.choose(&ftl.addr, lpn, |_| 0, |_| true, |_| 0);
                 if let Some(page) = ftl.allocate_user(plane, now) {
                     ftl.commit_write(lpn, page.ppn);
                 }

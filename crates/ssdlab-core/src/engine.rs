@@ -591,6 +591,7 @@ impl<'a> Simulator<'a> {
         }
         Design::prepare_ftl(&config, &mut ftl);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
+        planes_alloc.balance_slack = ftl.addr.pages_per_block as u64 * ftl.units_per_page() as u64;
         for f in config.flows.iter().filter(|f| f.is_partitioned()) {
             let page = u64::from(config.geometry.page_size_bytes);
             let (first, end) = (f.offset_bytes / page, (f.offset_bytes + f.size_bytes) / page);
@@ -782,6 +783,11 @@ impl<'a> Simulator<'a> {
     /// The intervals recorded since `record_occupancy`, in the order they ended.
     pub fn occupancy_log(&self) -> Option<&[occupancy::Interval]> {
         self.occupancy.as_ref().and_then(|o| o.log())
+    }
+
+    /// What preconditioning did (also in the run's report).
+    pub fn precondition_report(&self) -> &PreconditionReport {
+        &self.precondition_report
     }
 
     pub fn now_ns(&self) -> u64 {

@@ -83,6 +83,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_scrub_wom(seed, &mut config, &mut records);
             draw_harey(seed, &mut config);
             draw_mango(seed, &mut config, &mut records);
+            draw_mongo(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -431,6 +432,20 @@ fn draw_mango(seed: u64, c: &mut Config, records: &mut [Record]) {
     }
 }
 
+/// Mongo's placement and rapid warm-up (thesis §4.2.2), from a stream of their own:
+/// balanced placement on some drives, write points started on random pages on others.
+fn draw_mongo(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mongo"));
+    let mut drawn = c.clone();
+    if rng.random_bool(0.25) {
+        drawn.ftl.plane_allocation = PlaneAllocation::Balanced;
+    }
+    drawn.precondition.write_points_random_start = rng.random_bool(0.3);
+    if drawn.validate().is_ok() {
+        *c = drawn;
+    }
+}
+
 /// The error model (issue 13), from a stream of its own: on a third of the drives, with
 /// a random ECC, wear, spread, age and wear-dependent latency, and RBERs high enough that
 /// LDPC reads retry (up to eight times) and some reads are uncorrectable (counted).
@@ -772,7 +787,7 @@ fn describe(c: &Config, records: usize) -> String {
     let g = &c.geometry;
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
-         gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
+         gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
          {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}",
         c.flash.cell,
         g.channels,
@@ -817,6 +832,7 @@ fn describe(c: &Config, records: usize) -> String {
         c.ftl.over_provisioning,
         c.precondition.used_fraction,
         if c.precondition.steady_state { " + steady state" } else { "" },
+        if c.precondition.write_points_random_start { " + random write point starts" } else { "" },
         c.host.replay,
         c.host.queue_depth,
         c.host.runs,

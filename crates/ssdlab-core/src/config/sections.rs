@@ -241,6 +241,12 @@ pub enum PlaneAllocation {
     RoundRobin,
     /// The plane whose die has the fewest queued transactions (ties: lowest index).
     LeastBusy,
+    /// Mongo's placement (thesis §4.2.2): round-robin in `order`, skipping planes whose
+    /// die is busy and planes holding more than a block's worth of valid data beyond the
+    /// emptiest plane, so that valid data stays even across chips (§7.3.3). Of the planes
+    /// within that, the first idle one in turn; when all are busy, the least busy (ties
+    /// in turn).
+    Balanced,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -523,6 +529,11 @@ pub struct Precondition {
     /// Pages written per steady-state round, as a fraction of the logical capacity (the
     /// workload's write stream is replayed as often as needed to write that many).
     pub steady_state_round_fraction: f64,
+    /// Rapid warm-up (thesis §4.2.2): after the fill, every user write point of every
+    /// plane starts on a random page of its block (drawn uniformly from the pages it has
+    /// left; the pages passed over hold invalid data), so that write points are not all
+    /// at the same page type when the run starts.
+    pub write_points_random_start: bool,
 }
 
 impl Default for Precondition {
@@ -539,6 +550,7 @@ impl Default for Precondition {
             steady_state: false,
             steady_state_max_rounds: 25,
             steady_state_round_fraction: 0.5,
+            write_points_random_start: false,
         }
     }
 }

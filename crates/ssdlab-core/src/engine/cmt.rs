@@ -325,12 +325,17 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn on_cmt_kick(&mut self) -> Result<(), SimError> {
-        let dies = std::mem::take(&mut self.cmt_kicks);
+        let mut dies = std::mem::take(&mut self.cmt_kicks);
         for &die in &dies {
             self.kick(die)?;
         }
-        self.cmt_kicks = dies;
-        self.cmt_kicks.clear();
+        // A kick can queue further translation reads, whose kicks (and their event) are
+        // in `cmt_kicks` now: keep them. (Overwriting them lost a die's kick and stalled
+        // the run: swarm seed 578.) Otherwise keep the buffer's allocation.
+        if self.cmt_kicks.is_empty() {
+            dies.clear();
+            self.cmt_kicks = dies;
+        }
         Ok(())
     }
 

@@ -464,7 +464,8 @@ impl Simulator<'_> {
         let (loads, ftl) = (&self.dies, &self.ftl);
         // (The allocator's state advances: call once per write.)
         let load = |d: u32| loads[d as usize].load();
-        self.planes_alloc.choose(&ftl.addr, lpn, load, |p| ftl.gc_need(p) != GcNeed::Emergency)
+        let valid = |p: u32| ftl.plane_valid_units[p as usize];
+        self.planes_alloc.choose(&ftl.addr, lpn, load, |p| ftl.gc_need(p) != GcNeed::Emergency, valid)
     }
 
     /// DRAM-buffer acknowledgement: the host is told the write is done; its program

@@ -17,6 +17,11 @@ pub struct PlaneAllocator {
     /// Rotating start for least-busy tie breaks, so equal loads spread evenly.
     rotate: u32,
     zones: Vec<Zone>,
+    /// Balanced placement: how far above the emptiest plane a plane's valid data may be
+    /// and the plane still be taken (the engine sets one block's worth of units: less
+    /// than that is nothing to GC, and without any slack busy dies could be skipped only
+    /// once a round).
+    pub balance_slack: u64,
 }
 
 /// Logical pages `first..end` live on the planes of the given channels, chips, dies and
@@ -35,7 +40,7 @@ impl PlaneAllocator {
     pub fn new(kind: PlaneAllocation, order: &str) -> Self {
         let mut letters = [0u8; 4];
         letters.copy_from_slice(&order.as_bytes()[..4]);
-        PlaneAllocator { kind, order: letters, counter: 0, rotate: 0, zones: Vec::new() }
+        PlaneAllocator { kind, order: letters, counter: 0, rotate: 0, zones: Vec::new(), balance_slack: 0 }
     }
 
     /// Confines logical pages `first..end` to the product of `lists` (channels, chips,
@@ -105,8 +110,9 @@ impl PlaneAllocator {
     }
 
     /// Chooses the plane for a user write of `lpn`. `die_load(die)` gives the number of
-    /// transactions queued at a die (only least-busy asks); `writable(plane)` says whether
-    /// a plane can take writes without emergency GC. The dynamic policies skip planes that
+    /// transactions queued at a die (least-busy and balanced ask); `writable(plane)` says
+    /// whether a plane can take writes without emergency GC; `valid(plane)` gives the
+    /// valid data a plane holds (balanced asks). The dynamic policies skip planes that
     /// are not writable when another is, so that uneven placement cannot fill one plane
     /// with valid data while others have room (static placement is bounded by design).
     pub fn choose(
@@ -115,6 +121,7 @@ impl PlaneAllocator {
         lpn: u32,
         die_load: impl Fn(u32) -> usize,
         writable: impl Fn(u32) -> bool,
+        valid: impl Fn(u32) -> u64,
     ) -> u32 {
         if self.kind == PlaneAllocation::Static {
             return self.home(addr, lpn);
@@ -140,6 +147,28 @@ impl PlaneAllocator {
                 }
             }
             counter += 1;
+            chosen
+        } else if self.kind == PlaneAllocation::Balanced {
+            // More than the slack above the emptiest plane: skipped, so the spread of valid
+            // data stays within the slack (plus a page).
+            let least = (0..count).map(|i| valid(at(i))).min().unwrap_or(0);
+            let limit = least + self.balance_slack;
+            let mut best: Option<((bool, bool, usize), u64)> = None;
+            for k in 0..count {
+                let plane = at(counter + k);
+                let above = valid(plane) > limit;
+                let key = (!writable(plane), above, die_load(addr.die_of_plane(plane)));
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, k));
+                    if key == (false, false, 0) {
+                        // The first idle plane in turn: nothing ranks higher.
+                        break;
+                    }
+                }
+            }
+            let (_, k) = best.expect("at least one candidate plane");
+            let chosen = at(counter + k);
+            counter += k + 1;
             chosen
         } else {
             // Least busy.
@@ -203,19 +232,66 @@ mod tests {
         let a = addr();
         let mut p = PlaneAllocator::new(PlaneAllocation::LeastBusy, "cwdp");
         let target_die = 5;
-        let plane = p.choose(&a, 0, |die| if die == target_die { 0 } else { 3 }, |_| true);
+        let plane = p.choose(&a, 0, |die| if die == target_die { 0 } else { 3 }, |_| true, |_| 0);
         assert_eq!(a.die_of_plane(plane), target_die);
+    }
+
+    #[test]
+    fn balanced_goes_round_robin_when_idle_and_even() {
+        let a = addr();
+        let mut p = PlaneAllocator::new(PlaneAllocation::Balanced, "cwdp");
+        let planes: Vec<u32> = (0..32).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true, |_| 7)).collect();
+        let rr: Vec<u32> = (0..32).map(|i| p.striped(&a, i)).collect();
+        assert_eq!(planes, rr);
+    }
+
+    #[test]
+    fn balanced_skips_busy_dies_and_planes_beyond_the_slack() {
+        let a = addr();
+        let mut p = PlaneAllocator::new(PlaneAllocation::Balanced, "cwdp");
+        p.balance_slack = 8;
+        // In turn the first plane is striped(0): its die is busy; the next holds more than
+        // the slack beyond the emptiest plane; the third is idle and within it.
+        let (p0, p1, p2) = (p.striped(&a, 0), p.striped(&a, 1), p.striped(&a, 2));
+        let busy = a.die_of_plane(p0);
+        let load = |die: u32| usize::from(die == busy);
+        let valid = |plane: u32| if plane == p1 { 19 } else { 10 };
+        assert_eq!(p.choose(&a, 0, load, |_| true, valid), p2);
+        // Within the slack (18 ≤ 10 + 8) a fuller plane is taken in turn.
+        let mut s = PlaneAllocator::new(PlaneAllocation::Balanced, "cwdp");
+        s.balance_slack = 8;
+        let valid = |plane: u32| if plane == p0 { 18 } else { 10 };
+        assert_eq!(s.choose(&a, 0, |_| 0, |_| true, valid), p0);
+        // The cursor moved past the chosen plane.
+        assert_eq!(p.choose(&a, 1, |_| 0, |_| true, |_| 10), p.striped(&a, 3));
+        // Every die busy: the least busy plane, even far behind the cursor.
+        let mut q = PlaneAllocator::new(PlaneAllocation::Balanced, "cwdp");
+        let light = a.die_of_plane(p.striped(&a, 9));
+        let load = |die: u32| if die == light { 1 } else { 4 };
+        assert_eq!(a.die_of_plane(q.choose(&a, 0, load, |_| true, |_| 5)), light);
+        // A plane beyond the slack is never taken while another can be, however busy that
+        // one is.
+        let mut r = PlaneAllocator::new(PlaneAllocation::Balanced, "cwdp");
+        let low = p.striped(&a, 5);
+        let valid = |plane: u32| if plane == low { 0 } else { 50 };
+        let load = |die: u32| if die == a.die_of_plane(low) { 9 } else { 0 };
+        assert_eq!(r.choose(&a, 0, load, |_| true, valid), low);
     }
 
     #[test]
     fn zones_confine_their_pages_to_their_planes() {
         let a = addr();
-        for kind in [PlaneAllocation::Static, PlaneAllocation::RoundRobin, PlaneAllocation::LeastBusy] {
+        for kind in [
+            PlaneAllocation::Static,
+            PlaneAllocation::RoundRobin,
+            PlaneAllocation::LeastBusy,
+            PlaneAllocation::Balanced,
+        ] {
             let mut p = PlaneAllocator::new(kind, "cwdp");
             // Pages 100..200 on channel 1, chip 0, both dies, plane 1 only.
             p.add_zone(&a, 100, 200, [&[1], &[0], &[], &[1]]);
             let inside: std::collections::BTreeSet<u32> =
-                (100..200).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true)).collect();
+                (100..200).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true, |_| 0)).collect();
             assert_eq!(inside, [a.plane_at(1, 0, 0, 1), a.plane_at(1, 0, 1, 1)].into_iter().collect(), "{kind:?}");
             // Static striping inside the zone follows the order: the die varies first here.
             if kind == PlaneAllocation::Static {
@@ -224,7 +300,7 @@ mod tests {
             }
             // Pages outside keep the whole drive.
             let outside: std::collections::BTreeSet<u32> =
-                (0..64).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true)).collect();
+                (0..64).map(|lpn| p.choose(&a, lpn, |_| 0, |_| true, |_| 0)).collect();
             assert_eq!(outside.len(), 16, "{kind:?}");
         }
     }

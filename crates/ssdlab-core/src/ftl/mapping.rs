@@ -77,6 +77,7 @@ impl Ftl {
             let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
             block.valid_pages += 1;
             block.valid_units += 1;
+            self.plane_valid_units[self.addr.plane_of(ppn) as usize] += 1;
             if let Some(v) = self.versions.as_mut() {
                 v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
             }
@@ -96,6 +97,7 @@ impl Ftl {
                 block.valid_pages += 1;
             }
             block.valid_units += 1;
+            self.plane_valid_units[self.addr.plane_of(ppn) as usize] += 1;
             self.map[lu as usize] = pu;
             self.reverse[pu as usize] = lu;
             if let Some(v) = self.versions.as_mut() {
@@ -156,6 +158,7 @@ impl Ftl {
             block.valid_pages += 1;
         }
         block.valid_units += 1;
+        self.plane_valid_units[self.addr.plane_of(to) as usize] += 1;
         self.invalidate_unit(src);
         self.map[lu as usize] = dst;
         self.reverse[dst as usize] = lu;
@@ -258,6 +261,7 @@ impl Ftl {
         if empty {
             block.valid_pages -= 1;
         }
+        self.plane_valid_units[self.addr.plane_of(ppn) as usize] -= 1;
     }
 
     /// Distinct physical pages holding units `first..first + count` of `lpn`, in unit
@@ -330,6 +334,13 @@ impl Ftl {
             }
         }
         let u = self.units_per_page() as usize;
+        let mut plane_valid = vec![0u64; self.planes.len()];
+        for (block, info) in self.blocks.iter().enumerate() {
+            plane_valid[self.addr.plane_of_block(block as u32) as usize] += info.valid_units as u64;
+        }
+        if plane_valid != self.plane_valid_units {
+            return Err(format!("valid units per plane {:?} but counted {plane_valid:?}", self.plane_valid_units));
+        }
         for (block, info) in self.blocks.iter().enumerate() {
             let first = self.addr.ppn(block as u32, 0) as usize;
             let pages = self.addr.pages_per_block as usize;

@@ -191,6 +191,9 @@ pub struct Ftl {
     pub mapping: Mapping,
     pub unit_shift: u32,
     pub blocks: Vec<BlockInfo>,
+    /// Valid mapping units per plane (the sum of its blocks' `valid_units`): what
+    /// balanced placement keeps even (thesis §4.2.2).
+    pub plane_valid_units: Vec<u64>,
     pub planes: Vec<PlaneState>,
     pub logical_pages: u32,
     /// Translation pages of a cached mapping table: logical pages `logical_pages..
@@ -398,6 +401,7 @@ impl Ftl {
             layout,
             slc_layout,
             blocks,
+            plane_valid_units: vec![0; planes.len()],
             planes,
             logical_pages,
             slc_migrating: vec![false; slc_blocks.len()],
@@ -425,7 +429,8 @@ impl Ftl {
             closed_counter: 0,
             victim_rng: Pcg64Mcg::seed_from_u64(crate::rng::derive(config.seed, "gc-victim")),
             free_pages_by_type,
-            fill_reserves_write_points: false,
+            // Write points opened at warm-up start above the GC threshold too.
+            fill_reserves_write_points: config.precondition.write_points_random_start,
             counters: FtlCounters::default(),
             subpages_programmed: if partial { vec![0; pages_total] } else { Vec::new() },
             page_programs: if partial { vec![0; pages_total] } else { Vec::new() },
@@ -747,6 +752,19 @@ impl Ftl {
     /// Takes the next page for a GC move into normal blocks of `plane`.
     pub fn allocate_gc(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.gc_through_user {
+            // Short of free blocks, GC fills the open blocks it can write to before it
+            // opens another: the GC write point's (open after a power loss, or a design's
+            // RTF moves), then the user write points'. Opening one for each write point
+            // in turn took more blocks than GC freed, and a GC block left open by
+            // recovery went unused (swarm seed 376: six write points, 12-page blocks).
+            if self.planes[plane as usize].free.len() as u32 <= self.emergency_free_blocks {
+                if self.active_room(plane, Stream::GC) > 0 {
+                    return self.allocate_in(plane, Stream::GC, now_ns, usize::MAX);
+                }
+                if self.user_active_room(plane) > 0 {
+                    return self.allocate_user_stream(plane, now_ns, usize::MAX);
+                }
+            }
             return self.allocate_user_stream(plane, now_ns, 0);
         }
         self.allocate_in(plane, Stream::GC, now_ns, 0)

@@ -59,6 +59,9 @@ pub struct PreconditionReport {
     pub footprint_pages: u64,
     /// Of those, the pages outside the `used_fraction` fill, placed in addition to it.
     pub footprint_placed: u64,
+    /// Pages the write points passed over to start on a random page
+    /// (`precondition.write_points_random_start`).
+    pub write_point_skipped_pages: u64,
     /// Steady-state preconditioning (`precondition.steady_state`); null when off.
     pub steady_state: Option<SteadyStateReport>,
 }
@@ -132,7 +135,53 @@ impl Ftl {
         if pc.slc_filled {
             self.fill_slc(n_valid, &mut report)?;
         }
+        if pc.write_points_random_start {
+            self.scatter_write_points(config.seed, &mut report);
+        }
         Ok(report)
+    }
+
+    /// Rapid warm-up's last step (thesis §4.2.2, "the write points begin on a random page
+    /// in the write point's assigned block"): each user write point of each plane with
+    /// normal blocks opens a block if it has none (and the plane stays above its
+    /// background GC threshold) and passes over a uniform number of the data pages it has left, so that
+    /// its next page is uniform over them (aligned down to a wordline's first page).
+    /// The pages passed over hold no data (invalid until erase), like the fill's
+    /// invalidated pages; they are not counted as the run's wasted pages.
+    fn scatter_write_points(&mut self, seed: u64, report: &mut PreconditionReport) {
+        let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "warm-up-write-points"));
+        // Opening a block must not take a plane to its background threshold (the fill
+        // left one block above it, plus one for each write point it did not use).
+        let reserve = self.background_free_blocks as usize + 1;
+        for plane in 0..self.addr.planes() {
+            if !self.has_normal(plane) {
+                continue;
+            }
+            for k in 0..self.user_write_points {
+                let stream = Stream::user(k);
+                if self.active_room(plane, stream) == 0 && !self.open_block(plane, stream, reserve) {
+                    continue;
+                }
+                let block = self.planes[plane as usize].active[stream.index()];
+                let from = self.blocks[block as usize].write_ptr;
+                let data_end = self.pages_in_block(block) - self.summary_pages_in(block);
+                if from >= data_end {
+                    continue;
+                }
+                let mut target = rng.random_range(from..data_end);
+                let wordlines = &self.layout.wordlines;
+                while target > from && wordlines[target as usize - 1] == wordlines[target as usize] {
+                    target -= 1;
+                }
+                // (Page by page: a page can bring a companion or summary page along.)
+                while self.blocks[block as usize].state == BlockState::Open
+                    && self.blocks[block as usize].write_ptr < target
+                {
+                    self.take_page(block, 0);
+                }
+                report.write_point_skipped_pages += (self.blocks[block as usize].write_ptr - from) as u64;
+            }
+        }
     }
 
     /// The state the run starts in, per plane, with notes on what to expect from it.

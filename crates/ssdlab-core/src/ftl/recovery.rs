@@ -263,6 +263,7 @@ impl Ftl {
             .map(|ppn| self.addr.block_of(ppn))
             .collect();
         torn_blocks.sort_unstable();
+        self.plane_valid_units.fill(0);
         for block in 0..self.addr.blocks() {
             self.blocks[block as usize].valid_pages = 0;
             self.blocks[block as usize].valid_units = 0;
@@ -307,6 +308,7 @@ impl Ftl {
                     self.blocks[block].valid_pages += 1;
                 }
                 self.blocks[block].valid_units += 1;
+                self.plane_valid_units[self.addr.plane_of_block(block as u32) as usize] += 1;
                 self.reverse[pu as usize] = lu as u32;
             }
         }

@@ -17,6 +17,7 @@ mod ipu;
 mod liveness;
 mod mango;
 mod mapping;
+mod mongo;
 mod mutants;
 mod power;
 mod preconditioning;

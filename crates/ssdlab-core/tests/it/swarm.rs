@@ -270,3 +270,20 @@ fn the_swarm_draws_mango_and_power_modes() {
     assert!(mango >= 6 && hinted >= 2 && modes >= 2 && plain_modes >= 5, "{mango} {hinted} {modes} {plain_modes}");
     assert!(gc.iter().all(|&n| n >= 1), "{gc:?}");
 }
+
+/// The swarm draws Mongo's balanced placement and write points started on random pages,
+/// with and without designs.
+#[test]
+fn the_swarm_draws_balanced_placement_and_random_write_point_starts() {
+    use ssdlab_core::config::PlaneAllocation;
+    let cases: Vec<_> = (0..200).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::swarm::SwarmCase) -> bool| cases.iter().filter(|c| f(c)).count();
+    let balanced = count(&|c| c.config.ftl.plane_allocation == PlaneAllocation::Balanced);
+    let scattered = count(&|c| c.config.precondition.write_points_random_start);
+    let scattered_many = count(&|c| {
+        c.config.precondition.write_points_random_start
+            && c.config.ftl.user_write_points > 1
+            && c.config.precondition.used_fraction > 0.0
+    });
+    assert!(balanced >= 20 && scattered >= 30 && scattered_many >= 2, "{balanced} {scattered} {scattered_many}");
+}
