@@ -316,8 +316,8 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "{}", verdict_counts(&claims, ""))?;
     writeln!(
         md,
-        "Command: `ssdlab reproduce harey-tortoise{}`. Traces: {source}. Mango (§7.2) is not part of this \
-         report.\n",
+        "Command: `ssdlab reproduce harey-tortoise{}`. Traces: {source}. Mango (§7.2): `ssdlab reproduce \
+         mango`.\n",
         args.scale_flag()
     )?;
     write_claims(

@@ -242,8 +242,9 @@ pub enum PlaneAllocation {
     /// The plane whose die has the fewest queued transactions (ties: lowest index).
     LeastBusy,
     /// Mongo's placement (thesis §4.2.2): round-robin in `order`, skipping planes whose
-    /// die is busy and planes holding more than a block's worth of valid data beyond the
-    /// emptiest plane, so that valid data stays even across chips (§7.3.3). Of the planes
+    /// die is busy and planes holding more valid data than the emptiest plane by over a
+    /// block's worth (or 1% of a plane, if more), so that valid data stays even across
+    /// chips (§7.3.3). Of the planes
     /// within that, the first idle one in turn; when all are busy, the least busy (ties
     /// in turn).
     Balanced,

@@ -18,9 +18,8 @@ pub struct PlaneAllocator {
     rotate: u32,
     zones: Vec<Zone>,
     /// Balanced placement: how far above the emptiest plane a plane's valid data may be
-    /// and the plane still be taken (the engine sets one block's worth of units: less
-    /// than that is nothing to GC, and without any slack busy dies could be skipped only
-    /// once a round).
+    /// and the plane still be taken (the engine sets a block's worth of units, or 1% of a
+    /// plane's when more: without slack busy dies could be skipped only once a round).
     pub balance_slack: u64,
 }
 
