@@ -86,6 +86,17 @@ pub fn slc_like(c: &mut Config) {
     c.energy.program_nj = vec![1.0];
 }
 
+/// MLC with single-page alternation (every other page fast) at the Harey Tortoise's
+/// latencies (Table 7.3), unit energies 1 (fast) and 4 (slow).
+pub fn staircase_mlc(c: &mut Config) {
+    c.flash.cell = CellType::Mlc;
+    c.flash.layout = LayoutKind::Staircase;
+    c.flash.read_latency_ns = vec![27_000, 40_000];
+    c.flash.program_latency_ns = vec![253_000, 1_359_000];
+    c.energy.read_nj = vec![1.0, 1.0];
+    c.energy.program_nj = vec![1.0, 4.0];
+}
+
 pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record {
     Record {
         arrival_ns: at_ns,

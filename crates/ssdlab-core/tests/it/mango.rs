@@ -10,12 +10,7 @@ const MS: u64 = 1_000_000;
 /// (a fifth full), unit program energies 1 (fast) and 4 (slow).
 fn chip() -> Config {
     let mut c = tiny(1, 1, 1, 1);
-    c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Staircase;
-    c.flash.read_latency_ns = vec![27_000, 40_000];
-    c.flash.program_latency_ns = vec![253_000, 1_359_000];
-    c.energy.read_nj = vec![1.0, 1.0];
-    c.energy.program_nj = vec![1.0, 4.0];
+    staircase_mlc(&mut c);
     c.precondition.used_fraction = 0.2;
     c.precondition.fill_invalid_to_gc_threshold = false;
     c.mango.enabled = true;

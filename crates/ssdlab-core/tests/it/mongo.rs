@@ -106,12 +106,7 @@ fn balanced_placement_spreads_a_burst_over_idle_dies() {
 #[test]
 fn write_points_start_on_random_pages_after_warm_up() {
     let mut c = tiny(1, 2, 1, 1);
-    c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Staircase;
-    c.flash.read_latency_ns = vec![27_000, 40_000];
-    c.flash.program_latency_ns = vec![253_000, 1_359_000];
-    c.energy.read_nj = vec![1.0, 1.0];
-    c.energy.program_nj = vec![1.0, 4.0];
+    staircase_mlc(&mut c);
     c.ftl.user_write_points = 4;
     c.ftl.gc_through_user_write_points = true;
     c.precondition.used_fraction = 0.6;
