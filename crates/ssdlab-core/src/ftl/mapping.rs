@@ -74,16 +74,19 @@ impl Ftl {
             }
             self.map[lpn as usize] = ppn;
             self.reverse[ppn as usize] = lpn;
-            let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
+            let b = self.addr.block_of(ppn);
+            let block = &mut self.blocks[b as usize];
             block.valid_pages += 1;
             block.valid_units += 1;
-            self.plane_valid_units[self.addr.plane_of(ppn) as usize] += 1;
+            self.plane_valid_units[self.addr.plane_of_block(b) as usize] += 1;
             if let Some(v) = self.versions.as_mut() {
                 v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
             }
             self.oob_new_write(lpn, 0, 1, ppn, 0);
             return;
         }
+        let b = self.addr.block_of(ppn);
+        self.plane_valid_units[self.addr.plane_of_block(b) as usize] += count as u64;
         for k in 0..count {
             let lu = (lpn << shift) + first + k;
             let pu = (ppn << shift) + slot + k;
@@ -92,12 +95,11 @@ impl Ftl {
                 self.invalidate_unit(old);
             }
             // (After the old copy is gone: it may have been in this very page.)
-            let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
+            let block = &mut self.blocks[b as usize];
             if self.reverse[(ppn << shift) as usize..((ppn + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
                 block.valid_pages += 1;
             }
             block.valid_units += 1;
-            self.plane_valid_units[self.addr.plane_of(ppn) as usize] += 1;
             self.map[lu as usize] = pu;
             self.reverse[pu as usize] = lu;
             if let Some(v) = self.versions.as_mut() {
@@ -153,12 +155,13 @@ impl Ftl {
         let shift = self.unit_shift;
         let lu = self.reverse[src as usize];
         let to = dst >> shift;
-        let block = &mut self.blocks[self.addr.block_of(to) as usize];
+        let b = self.addr.block_of(to);
+        let block = &mut self.blocks[b as usize];
         if self.reverse[(to << shift) as usize..((to + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
             block.valid_pages += 1;
         }
         block.valid_units += 1;
-        self.plane_valid_units[self.addr.plane_of(to) as usize] += 1;
+        self.plane_valid_units[self.addr.plane_of_block(b) as usize] += 1;
         self.invalidate_unit(src);
         self.map[lu as usize] = dst;
         self.reverse[dst as usize] = lu;
@@ -256,12 +259,13 @@ impl Ftl {
         self.reverse[pu as usize] = NO_PAGE;
         let ppn = pu >> self.unit_shift;
         let empty = self.unit_shift == 0 || self.page_valid_units(ppn) == 0;
-        let block = &mut self.blocks[self.addr.block_of(ppn) as usize];
+        let b = self.addr.block_of(ppn);
+        let block = &mut self.blocks[b as usize];
         block.valid_units -= 1;
         if empty {
             block.valid_pages -= 1;
         }
-        self.plane_valid_units[self.addr.plane_of(ppn) as usize] -= 1;
+        self.plane_valid_units[self.addr.plane_of_block(b) as usize] -= 1;
     }
 
     /// Distinct physical pages holding units `first..first + count` of `lpn`, in unit
@@ -337,11 +341,6 @@ impl Ftl {
         let mut plane_valid = vec![0u64; self.planes.len()];
         for (block, info) in self.blocks.iter().enumerate() {
             plane_valid[self.addr.plane_of_block(block as u32) as usize] += info.valid_units as u64;
-        }
-        if plane_valid != self.plane_valid_units {
-            return Err(format!("valid units per plane {:?} but counted {plane_valid:?}", self.plane_valid_units));
-        }
-        for (block, info) in self.blocks.iter().enumerate() {
             let first = self.addr.ppn(block as u32, 0) as usize;
             let pages = self.addr.pages_per_block as usize;
             let mut valid = 0u32;
@@ -368,8 +367,12 @@ impl Ftl {
                 return Err(format!("block {block}: valid count {} but {valid} valid pages", info.valid_pages));
             }
         }
+        if plane_valid != self.plane_valid_units {
+            return Err(format!("valid units per plane {:?} but counted {plane_valid:?}", self.plane_valid_units));
+        }
         Ok(())
     }
+
     /// Whether a translation page (`[cmt]`) could be programmed in `plane` now: room on
     /// its write point, or a free block beyond the one GC needs.
     pub fn can_allocate_map(&self, plane: u32) -> bool {

@@ -278,7 +278,8 @@ pub struct Ftl {
     /// policies and time series can read it in O(1).
     pub free_pages_by_type: Vec<u64>,
     /// Preconditioning leaves a free block above the GC threshold for every user write
-    /// point but the one it fills through (set by a design, `prepare_ftl`).
+    /// point but the one it fills through: for the write points a design opens later
+    /// (`prepare_ftl`), or that `precondition.write_points_random_start` opens at once.
     pub fill_reserves_write_points: bool,
     pub counters: FtlCounters,
 }
