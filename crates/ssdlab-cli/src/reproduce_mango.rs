@@ -61,6 +61,8 @@ struct Job {
 #[derive(Clone, Debug, Default)]
 struct Measured {
     high_write_us: f64,
+    /// Flash service time (the thesis' latency: program plus the GC waited for).
+    high_write_service_us: f64,
     low_us: f64,
     all_us: f64,
     erases: f64,
@@ -190,6 +192,7 @@ fn run_job(job: &Job, w: &Workloads) -> Result<Measured> {
     let m = r.mango.clone().unwrap_or_default();
     Ok(Measured {
         high_write_us: high.write.latency_ns.mean / 1e3,
+        high_write_service_us: high.write_service_ns.mean / 1e3,
         low_us: low.all.latency_ns.mean / 1e3,
         all_us: r.all.latency_ns.mean / 1e3,
         erases: r.gc.erases as f64,
@@ -256,20 +259,24 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     let mut md = String::new();
     let mut figures = Figures::new(&args.out);
     writeln!(md, "# Mango (Grupp thesis §7.2) reproduced\n")?;
+    // Speed-ups in the thesis' measure (flash service time) and in response time.
     let mut speedups = Vec::new();
+    let mut response_speedups = Vec::new();
     let mut swap_wear = Vec::new();
     let mut swap_energy = Vec::new();
     for drive in [Drive::Aged, Drive::HalfFull] {
-        let (mut s, mut wr, mut en) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut s, mut rs, mut wr, mut en) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for i in 0..n {
             for share in SHARES {
                 let sc = Scenario::Swap(share);
-                s.push(ratio(drive, sc, i, |m| m.high_write_us).recip());
+                s.push(ratio(drive, sc, i, |m| m.high_write_service_us).recip());
+                rs.push(ratio(drive, sc, i, |m| m.high_write_us).recip());
                 wr.push(ratio(drive, sc, i, |m| m.erases) - 1.0);
                 en.push(ratio(drive, sc, i, |m| m.work_j) - 1.0);
             }
         }
         speedups.push(s);
+        response_speedups.push(rs);
         swap_wear.push(wr);
         swap_energy.push(en);
     }
@@ -283,7 +290,9 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         )
     };
     claims.push(Claim {
-        what: "Mango's swap writes faster than the baseline's, on every workload and swap share (aged drive)".into(),
+        what: "Mango's swap writes faster than the baseline's in the thesis' measure (program time plus the GC \
+               waited for), on every workload and swap share (aged drive)"
+            .into(),
         figure: "7.4",
         paper: "faster".into(),
         measured: fmt_range(&speedups[0]),
@@ -301,13 +310,21 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     let holds = |ok: bool| if ok { "holds" } else { "no" };
     for (k, drive) in ["aged", "half-full"].iter().enumerate() {
         let (s, w, e) = (mean(&speedups[k]), mean(&swap_wear[k]), mean(&swap_energy[k]));
+        let rs = mean(&response_speedups[k]);
         claims.extend([
             claim(
-                format!("Swap writes complete faster with Mango ({drive} drive)"),
+                format!("Swap writes complete faster with Mango, flash service time ({drive} drive)"),
                 "7.4",
                 "1.5×",
                 fmt_range(&speedups[k]),
                 verdict(0.5, s - 1.0),
+            ),
+            claim(
+                format!("Swap writes complete faster with Mango, response time ({drive} drive)"),
+                "7.4",
+                "1.5×",
+                fmt_range(&response_speedups[k]),
+                verdict(0.5, rs - 1.0),
             ),
             claim(
                 format!("Wear (erases) in the Swap scenario ({drive} drive)"),
@@ -350,6 +367,8 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     }
     values.insert("swap_speedup_aged", format!("{:.2}", mean(&speedups[0])));
     values.insert("swap_speedup_half", format!("{:.2}", mean(&speedups[1])));
+    values.insert("swap_response_aged", format!("{:.2}", mean(&response_speedups[0])));
+    values.insert("swap_response_half", format!("{:.2}", mean(&response_speedups[1])));
     values.insert("swap_wear_aged", pct(mean(&swap_wear[0])));
     values.insert("swap_wear_half", pct(mean(&swap_wear[1])));
     values.insert("net_energy_aged", pct(mean(&net[&0].0)));
@@ -365,7 +384,10 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         &mut md,
         &claims,
         "Ratios are Mango over the baseline FTL on the same drive, workload and swap share; \"mean\" is over \
-         every workload (and share). A speed-up is the baseline's mean latency over Mango's.",
+         every workload (and share). A speed-up is the baseline's mean latency over Mango's. Flash service \
+         time is the thesis' latency (§7.2: \"the latency for each operation (including garbage collection \
+         time if the operation needed to wait for it)\"): a write's program command plus the GC its die ran \
+         while it waited, not its wait behind other host requests; response time is arrival to completion.",
     )?;
     writeln!(
         md,
@@ -387,14 +409,16 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     )?;
     for (drive, label) in [(Drive::Aged, "aged"), (Drive::HalfFull, "half-full")] {
         writeln!(md, "## Fig. 7.4: Swap scenario ({label} drive)\n")?;
-        writeln!(md, "| workload | swap % | swap write µs (base / Mango) | other µs (base / Mango) | erases (base / Mango) | work J (base / Mango) | Mango skipped | high on fast |\n|---|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(md, "| workload | swap % | swap write service µs (base / Mango) | swap write response µs (base / Mango) | other µs (base / Mango) | erases (base / Mango) | work J (base / Mango) | Mango skipped | high on fast |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
         for i in 0..n {
             for share in SHARES {
                 let (b, m) = (get(drive, Scenario::Swap(share), i, false), get(drive, Scenario::Swap(share), i, true));
                 writeln!(
                     md,
-                    "| {} | {share} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.2} / {:.2} | {:.1}% | {:.1}% |",
+                    "| {} | {share} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.2} / {:.2} | {:.1}% | {:.1}% |",
                     w.name(i),
+                    b.high_write_service_us,
+                    m.high_write_service_us,
                     b.high_write_us,
                     m.high_write_us,
                     b.low_us,
@@ -414,7 +438,7 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
             &mut md,
             &format!("fig7-4-{label}"),
             BarChart {
-                title: format!("Fig. 7.4: swap write speed-up with Mango ({label})"),
+                title: format!("Fig. 7.4: swap write speed-up with Mango, flash service time ({label})"),
                 x_label: "workload".into(),
                 y_label: "× baseline".into(),
                 categories: (0..n).map(|i| w.name(i)).collect(),

@@ -177,6 +177,9 @@ pub(crate) struct Txn {
     /// Data version a user write carries (`--verify`).
     pub(crate) version: u32,
     pub(crate) enqueued_ns: u64,
+    /// Cleaning (GC) time its die had finished when it was queued, not counting the part
+    /// of a GC command already done then (`priority.rs`: the flash service time).
+    pub(crate) cleaning_seen_ns: u64,
     /// The host was told this write completed before it was programmed (DRAM buffer).
     pub(crate) acked: bool,
     /// The write stream (blocks) the design placing the write meant it for.
@@ -271,6 +274,9 @@ pub(crate) struct Request {
     /// High priority (the thesis' priority bit), and whether it arrived on battery power.
     pub(crate) high: bool,
     pub(crate) battery: bool,
+    /// Flash service time so far: the longest of its pages' own commands plus the GC it
+    /// waited for (`priority.rs`; 0 until a page of it completes on flash).
+    pub(crate) service_ns: u64,
 }
 
 /// One run of a multi-run replay: its accumulators (latency histograms, about 1.2 MB)

@@ -604,6 +604,11 @@ pub struct PriorityClassSummary {
     pub read: OpSummary,
     pub write: OpSummary,
     pub all: OpSummary,
+    /// Flash service time of the class's reads and writes (the thesis' latency measure,
+    /// §7.2): each page's own command plus the GC it waited for, not the wait behind
+    /// other host work (`engine/priority.rs`).
+    pub read_service_ns: LatencySummary,
+    pub write_service_ns: LatencySummary,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

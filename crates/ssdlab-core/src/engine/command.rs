@@ -105,6 +105,7 @@ impl Simulator<'_> {
             chip.since_ns = self.now;
         }
         chip.dies_busy += 1;
+        self.service_command_started(die);
         self.command_started(die);
     }
 
@@ -113,6 +114,7 @@ impl Simulator<'_> {
             return;
         }
         self.dies[die as usize].busy = false;
+        self.service_idle(die);
         let chip = &mut self.chip_busy[self.ftl.addr.chip_of_die(die) as usize];
         chip.dies_busy -= 1;
         if chip.dies_busy == 0 {
@@ -164,6 +166,7 @@ impl Simulator<'_> {
 
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         self.command_ended(die);
+        self.service_command_ended(die);
         let cmd = std::mem::take(&mut self.dies[die as usize].command);
         self.mark_idle(die);
         // (Decided before completing: a completion can start commands that reuse the slots.)

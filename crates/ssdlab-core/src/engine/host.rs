@@ -273,6 +273,7 @@ impl Simulator<'_> {
             flow: self.submitting_flow,
             high,
             battery,
+            service_ns: 0,
         });
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.request_submitted(slot, id, pages);
@@ -527,6 +528,7 @@ impl Simulator<'_> {
             want: NO_TYPE,
             version: 0,
             enqueued_ns: self.now,
+            cleaning_seen_ns: 0,
             acked: flush,
             mode: WriteMode::Auto,
             retries: 0,
@@ -540,6 +542,7 @@ impl Simulator<'_> {
             self.txns.push(t);
             (self.txns.len() - 1) as u32
         };
+        self.service_queued(slot);
         if let Some(o) = self.occupancy.as_mut() {
             let role = match kind {
                 TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram => occupancy::TxnRole::UserProgram,

@@ -4,10 +4,22 @@
 //! priority class and per power mode, work energy per power mode. Designs read a
 //! request's class (`Request::high`) and the mode (`Priority::on_battery`); the baseline
 //! gets the same statistics, so a design is compared on equal terms.
+//!
+//! Beside the response time it keeps each request's flash service time, the thesis' own
+//! latency measure (§7.2: "the latency for each operation (including garbage collection
+//! time if the operation needed to wait for it)", on a simulator that served one
+//! operation at a time): the time its page's own command took (transfers, the array
+//! step, a read's decode) plus the GC commands its die ran while the page waited in the
+//! die's queue since the die last did other work. GC that ran before other queued work
+//! delayed that work (and counts in its service time); waiting behind other work is left
+//! out. So on a die that does A, GC, B, GC, C with all three queued, B waited for the
+//! second GC and C for none. A request's is its slowest
+//! page's; a request served without flash (a cache hit, a buffered write) has its
+//! response time. A read-modify-write counts its program only.
 
 use super::host::record_request;
 use super::*;
-use crate::stats::{PowerModeSummary, PriorityClassSummary, PrioritySummary};
+use crate::stats::{LatencyStats, PowerModeSummary, PriorityClassSummary, PrioritySummary};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -16,6 +28,35 @@ pub(crate) struct Priority {
     modes: Option<PowerModes>,
     /// Kept only when the config asks for it (`Priority::reported`): ~1.2 MB each.
     stats: Option<Box<[RunStats; 4]>>,
+    /// The flash service time (kept with `stats`).
+    service: Option<Box<Service>>,
+}
+
+/// Flash service time accounting: per queueing unit (a die; a chip when its dies run one
+/// command at a time), the GC time it finished and the command it runs; the service
+/// times of reads and writes by class (`LOW`/`HIGH` × read, write).
+struct Service {
+    units: Vec<Unit>,
+    dies_per_unit: u32,
+    stats: [[LatencyStats; 2]; 2],
+}
+
+#[derive(Clone, Copy, Default)]
+struct Unit {
+    cleaned_ns: u64,
+    /// `cleaned_ns` when the unit last finished other work than GC.
+    cleaned_at_other_ns: u64,
+    started_ns: u64,
+    cleaning: bool,
+}
+
+impl Service {
+    /// The GC time the unit has done by `now`, but for the command under way: a page
+    /// queued now waits only for the rest of it.
+    fn seen(&self, unit: usize, now: u64) -> u64 {
+        let u = &self.units[unit];
+        u.cleaned_ns + if u.cleaning { now - u.started_ns } else { 0 }
+    }
 }
 
 /// Battery and wall power in alternating segments of requests (battery first).
@@ -69,7 +110,18 @@ impl Priority {
             || config.flows.iter().any(|f| f.hint.is_some());
         let stats = || RunStats { dominated_writes: vec![0; config.bits_per_cell()], ..RunStats::default() };
         let stats = reported.then(|| Box::new([stats(), stats(), stats(), stats()]));
-        Priority { high_hint_max: p.high_hint_max, modes, stats }
+        let g = &config.geometry;
+        let dies_per_unit =
+            if config.flash.die_scheduling == DieScheduling::ChipSerial { g.dies_per_chip.max(1) } else { 1 };
+        let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
+        let service = reported.then(|| {
+            Box::new(Service {
+                units: vec![Unit::default(); dies.div_ceil(dies_per_unit) as usize],
+                dies_per_unit,
+                stats: Default::default(),
+            })
+        });
+        Priority { high_hint_max: p.high_hint_max, modes, stats, service }
     }
 
     /// Whether the drive runs on battery now (the Netbook scenario's fast mode).
@@ -121,9 +173,75 @@ impl Simulator<'_> {
         self.host_priority.arrive(hint, energy, self.now)
     }
 
+    /// A transaction was queued (or moved to another die's queue): the GC time its die
+    /// has done so far, to tell later how much of it the transaction waited for.
+    pub(crate) fn service_queued(&mut self, t: u32) {
+        let Some(s) = self.host_priority.service.as_ref() else { return };
+        let unit = self.ftl.addr.die_of_plane(self.txns[t as usize].plane) / s.dies_per_unit;
+        self.txns[t as usize].cleaning_seen_ns = s.seen(unit as usize, self.now);
+    }
+
+    /// A command starts on `die`.
+    pub(crate) fn service_command_started(&mut self, die: u32) {
+        if self.host_priority.service.is_none() {
+            return;
+        }
+        let cleaning = self.gc_command(die);
+        let s = self.host_priority.service.as_mut().expect("checked");
+        let u = &mut s.units[(die / s.dies_per_unit) as usize];
+        u.started_ns = self.now;
+        u.cleaning = cleaning;
+    }
+
+    /// `die`'s command completes (still in `dies[die].command`): each host page in it has
+    /// its service time, its request the longest of its pages'.
+    pub(crate) fn service_command_ended(&mut self, die: u32) {
+        let Some(s) = self.host_priority.service.as_ref() else { return };
+        let u = s.units[(die / s.dies_per_unit) as usize];
+        for &t in &self.dies[die as usize].command.txns {
+            let txn = &self.txns[t as usize];
+            let host =
+                matches!(txn.kind, TxnKind::Read | TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram);
+            // (An acknowledged write's request may be gone: it was served by the buffer.)
+            if !host || txn.request == NO_REQUEST || txn.acked {
+                continue;
+            }
+            let decode = if txn.kind == TxnKind::Read { txn.decode_ns as u64 } else { 0 };
+            let waited = u.cleaned_ns.saturating_sub(txn.cleaning_seen_ns.max(u.cleaned_at_other_ns));
+            let service = self.now - u.started_ns + decode + waited;
+            let r = &mut self.requests[txn.request as usize];
+            r.service_ns = r.service_ns.max(service);
+        }
+    }
+
+    /// `die` goes idle: the GC command it ran (or lost to a power failure) counts; any
+    /// other command ends the GC a queued page waited for so far.
+    pub(crate) fn service_idle(&mut self, die: u32) {
+        let now = self.now;
+        let Some(s) = self.host_priority.service.as_mut() else { return };
+        let u = &mut s.units[(die / s.dies_per_unit) as usize];
+        if u.cleaning {
+            u.cleaned_ns += now - u.started_ns;
+            u.cleaning = false;
+        } else {
+            u.cleaned_at_other_ns = u.cleaned_ns;
+        }
+    }
+
     /// A request completed: its latency into its class's and its mode's statistics.
     pub(crate) fn priority_request_done(&mut self, r: &Request, latency: u64, completion: u64) {
         let modes = self.host_priority.modes.is_some();
+        if let Some(s) = self.host_priority.service.as_mut() {
+            let op = match r.op {
+                Op::Read => 0,
+                Op::Write => 1,
+                _ => 2,
+            };
+            if op < 2 {
+                let service = if r.service_ns > 0 { r.service_ns } else { latency };
+                s.stats[r.high as usize][op].record(service, r.size_bytes);
+            }
+        }
         let Some(stats) = self.host_priority.stats.as_mut() else { return };
         record_request(&mut stats[if r.high { HIGH } else { LOW }], r, latency, completion);
         if modes {
@@ -137,11 +255,20 @@ impl Simulator<'_> {
             let interval = s.last_completion_ns.saturating_sub(s.first_arrival_ns.unwrap_or(0));
             (s.reads.summary(interval), s.writes.summary(interval), s.all.summary(interval))
         };
+        let service = self.host_priority.service.as_ref().expect("kept with the statistics");
         let classes = [("high", HIGH), ("low", LOW)]
             .into_iter()
             .map(|(name, k)| {
                 let (read, write, all) = op(&stats[k]);
-                PriorityClassSummary { name: name.into(), read, write, all }
+                let [r, w] = &service.stats[(k == HIGH) as usize];
+                PriorityClassSummary {
+                    name: name.into(),
+                    read,
+                    write,
+                    all,
+                    read_service_ns: r.summary(0).latency_ns,
+                    write_service_ns: w.summary(0).latency_ns,
+                }
             })
             .collect();
         let mut power_modes = Vec::new();

@@ -116,6 +116,7 @@ impl Simulator<'_> {
             self.dies[die as usize].writes.remove(i);
             self.txns[t as usize].plane = target;
             self.write_moved(t, from);
+            self.service_queued(t);
             let to = self.ftl.addr.die_of_plane(target);
             self.dies[to as usize].writes.push_back(t);
             self.gc_rerouted_writes += 1;

@@ -178,6 +178,7 @@ impl Simulator<'_> {
             let from = self.txns[t as usize].plane;
             self.txns[t as usize].plane = plane;
             self.write_moved(t, from);
+            self.service_queued(t);
             let to = self.ftl.addr.die_of_plane(plane);
             self.dies[to as usize].writes.push_back(t);
         }
