@@ -58,10 +58,12 @@ enum Command {
     },
     /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, all).
     Reproduce {
-        /// Which paper: pa-ssd, spa-ssd, dir, ipu, or all of them.
+        /// Which paper: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon,
+        /// harey-tortoise, mango, or all of them.
         name: String,
-        /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces). For dir:
-        /// a `manifest.toml` there lists the workloads (docs/reproductions/README.md).
+        /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces). A
+        /// `manifest.toml` there lists the workloads instead of the built-in list (all but
+        /// ssd-cdc, which reads no traces; docs/reproductions/README.md).
         #[arg(long)]
         traces: Option<PathBuf>,
         /// Report to write (default: docs/reproductions/NAME.md when run in the project
