@@ -22,6 +22,16 @@ fn writes(n: u64, hint: Option<u8>) -> Vec<Record> {
     (0..n).map(|i| Record { hint, ..rec(i * 10 * MS, Op::Write, i, 1, 4096) }).collect()
 }
 
+/// Twice the drive's logical pages in one-page random writes, `gap_ms` apart.
+fn spaced_random_writes(c: &Config, gap_ms: u64, seed: u64) -> Vec<Record> {
+    let logical = c.logical_pages();
+    let mut records = random_requests(2 * logical as usize, 1, logical, Op::Write, 4096, seed);
+    for (i, r) in records.iter_mut().enumerate() {
+        r.arrival_ns = i as u64 * gap_ms * MS;
+    }
+    records
+}
+
 fn slow_programs(r: &Report) -> u64 {
     r.flash.programs_by_page_type.iter().skip(1).sum()
 }
@@ -96,11 +106,8 @@ fn netbook_power_modes_split_requests_and_energy_verify_clean() {
         c.priority.power_segment_requests = 100;
         c.power.loss_at_ns = losses;
         let logical = c.logical_pages();
-        // (Arrivals the single die serves with time to spare: 2 x the logical pages.)
-        let mut records = random_requests(2 * logical as usize, 1, logical, Op::Write, 4096, 3);
-        for (i, r) in records.iter_mut().enumerate() {
-            r.arrival_ns = i as u64 * 6 * MS;
-        }
+        // (Arrivals the single die serves with time to spare.)
+        let records = spaced_random_writes(&c, 6, 3);
         let r = run(&c, records);
         let p = r.priority.expect("priority section");
         let (battery, wall) = (&p.power_modes[0], &p.power_modes[1]);
@@ -167,12 +174,7 @@ fn flash_service_time_counts_the_gc_a_write_waits_for() {
     c.priority.report = true;
     c.precondition.used_fraction = 1.0;
     c.precondition.fill_invalid_to_gc_threshold = true;
-    let logical = c.logical_pages();
-    let mut records = random_requests(2 * logical as usize, 1, logical, Op::Write, 4096, 5);
-    for (i, r) in records.iter_mut().enumerate() {
-        r.arrival_ns = i as u64 * MS;
-    }
-    let r = run(&c, records);
+    let r = run(&c, spaced_random_writes(&c, 1, 5));
     assert!(r.gc.erases > 0, "GC ran: {:?}", r.gc);
     let low = &r.priority.expect("priority section").classes[1];
     let (s, l) = (&low.write_service_ns, &low.write.latency_ns);
