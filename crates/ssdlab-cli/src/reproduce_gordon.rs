@@ -554,14 +554,23 @@ fn setup(md: &mut String, traces: &[crate::reproduce_workloads::Trace], erases: 
         example.iter().map(|s| format!("--set {s}")).collect::<Vec<_>>().join(" ")
     )?;
     for t in traces {
+        // (As `run_job` replays it: a manifest may ask for the trace's own times.)
+        let replay = if t.entry.replay.as_deref() == Some("closed-loop") {
+            format!("closed loop at {}", t.entry.queue_depth.unwrap_or(QUEUE_DEPTH))
+        } else {
+            format!(
+                "open loop at the trace's times × {}, as its manifest asks: its throughput follows its arrivals, \
+                 not the drive",
+                t.entry.speed
+            )
+        };
         writeln!(
             md,
-            "  - {}: `{}` ({}, {} requests, closed loop at {}): {}",
+            "  - {}: `{}` ({}, {} requests, {replay}): {}",
             t.entry.name,
             t.entry.file,
             t.entry.format,
             t.records.len(),
-            t.entry.queue_depth.unwrap_or(QUEUE_DEPTH),
             t.entry.role
         )?;
     }

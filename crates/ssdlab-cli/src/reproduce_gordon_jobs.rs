@@ -256,14 +256,17 @@ pub(crate) fn run_job(job: &Job, traces: &[Trace], scale: f64) -> Result<Measure
             let t = &traces[t];
             config.host.runs = ((t.entry.runs as f64 * scale).round() as u32).max(1);
             config.host.queue_depth = t.entry.queue_depth.unwrap_or(QUEUE_DEPTH);
-            if t.entry.replay.as_deref() != Some("closed-loop") {
+            command.push_str(&format!(
+                " --trace {} --format {} --runs {}",
+                t.entry.file, t.entry.format, config.host.runs
+            ));
+            if t.entry.replay.as_deref() == Some("closed-loop") {
+                command.push_str(&format!(" --closed-loop {}", config.host.queue_depth));
+            } else {
                 config.host.replay = ReplayMode::OpenLoop;
                 config.host.speed_factor = t.entry.speed;
+                command.push_str(&format!(" --set host.speed_factor={}", t.entry.speed));
             }
-            command.push_str(&format!(
-                " --trace {} --format {} --runs {} --closed-loop {}",
-                t.entry.file, t.entry.format, config.host.runs, config.host.queue_depth
-            ));
             Workload::Records { name: t.entry.name.clone(), records: Arc::new(t.records.clone()) }
         }
     };
