@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use ssdlab_core::config::{apply_overrides, Config};
 use ssdlab_core::presets::preset;
 use ssdlab_core::source::VecSource;
-use ssdlab_trace::{MixSource, MixSpec, Record, RecordSource};
+use ssdlab_trace::{place_in_range, MixSource, MixSpec, Record, RecordSource};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -126,13 +126,12 @@ fn config(job: &Job) -> Result<(Config, Vec<String>)> {
 
 /// Moves each record into `[0, region)` (as a flow's range does).
 fn confine(records: &[Record], region: u64) -> Vec<Record> {
-    let spec = MixSpec { share: 0.5, hint: None, offset_bytes: 0, size_bytes: region };
     records
         .iter()
         .map(|r| {
             let mut r = *r;
             r.size_bytes = r.size_bytes.min(region);
-            spec.place(&mut r);
+            place_in_range(&mut r, 0, region, None);
             r
         })
         .collect()

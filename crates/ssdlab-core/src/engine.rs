@@ -597,13 +597,7 @@ impl<'a> Simulator<'a> {
         }
         Design::prepare_ftl(&config, &mut ftl);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
-        // Balanced placement's tolerance: a block, or 1% of a plane when that is more. (One
-        // block alone was less than the fill leaves between planes on the Harey Tortoise's
-        // drive, 230 pages of 52,000 measured: bursts then went to the two emptiest dies
-        // only, at a third of round-robin's bandwidth.)
-        let plane_pages = ftl.addr.blocks_per_plane as u64 * ftl.addr.pages_per_block as u64;
-        planes_alloc.balance_slack =
-            (ftl.addr.pages_per_block as u64).max(plane_pages / 100) * ftl.units_per_page() as u64;
+        planes_alloc.balance_for(&ftl.addr, ftl.units_per_page());
         for f in config.flows.iter().filter(|f| f.is_partitioned()) {
             let page = u64::from(config.geometry.page_size_bytes);
             let (first, end) = (f.offset_bytes / page, (f.offset_bytes + f.size_bytes) / page);

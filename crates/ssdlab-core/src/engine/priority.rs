@@ -26,10 +26,15 @@ use rand_pcg::Pcg64Mcg;
 pub(crate) struct Priority {
     high_hint_max: u8,
     modes: Option<PowerModes>,
-    /// Kept only when the config asks for it (`Priority::reported`): ~1.2 MB each.
-    stats: Option<Box<[RunStats; 4]>>,
-    /// The flash service time (kept with `stats`).
-    service: Option<Box<Service>>,
+    /// Kept only when the config asks for it (`Priority::new`'s `reported`).
+    stats: Option<Box<Reported>>,
+}
+
+/// The statistics: latency per class and per power mode (`LOW`, `HIGH`, `WALL`,
+/// `BATTERY`; ~1.2 MB each) and the flash service time.
+struct Reported {
+    runs: [RunStats; 4],
+    service: Service,
 }
 
 /// Flash service time accounting: per queueing unit (a die; a chip when its dies run one
@@ -108,20 +113,30 @@ impl Priority {
             || config.mix.enabled()
             || config.mango.enabled()
             || config.flows.iter().any(|f| f.hint.is_some());
-        let stats = || RunStats { dominated_writes: vec![0; config.bits_per_cell()], ..RunStats::default() };
-        let stats = reported.then(|| Box::new([stats(), stats(), stats(), stats()]));
         let g = &config.geometry;
         let dies_per_unit =
             if config.flash.die_scheduling == DieScheduling::ChipSerial { g.dies_per_chip.max(1) } else { 1 };
         let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
-        let service = reported.then(|| {
-            Box::new(Service {
-                units: vec![Unit::default(); dies.div_ceil(dies_per_unit) as usize],
-                dies_per_unit,
-                stats: Default::default(),
+        let stats = reported.then(|| {
+            let run = || RunStats { dominated_writes: vec![0; config.bits_per_cell()], ..RunStats::default() };
+            Box::new(Reported {
+                runs: [run(), run(), run(), run()],
+                service: Service {
+                    units: vec![Unit::default(); dies.div_ceil(dies_per_unit) as usize],
+                    dies_per_unit,
+                    stats: Default::default(),
+                },
             })
         });
-        Priority { high_hint_max: p.high_hint_max, modes, stats, service }
+        Priority { high_hint_max: p.high_hint_max, modes, stats }
+    }
+
+    fn service(&self) -> Option<&Service> {
+        self.stats.as_ref().map(|s| &s.service)
+    }
+
+    fn service_mut(&mut self) -> Option<&mut Service> {
+        self.stats.as_mut().map(|s| &mut s.service)
     }
 
     /// Whether the drive runs on battery now (the Netbook scenario's fast mode).
@@ -176,18 +191,18 @@ impl Simulator<'_> {
     /// A transaction was queued (or moved to another die's queue): the GC time its die
     /// has done so far, to tell later how much of it the transaction waited for.
     pub(crate) fn service_queued(&mut self, t: u32) {
-        let Some(s) = self.host_priority.service.as_ref() else { return };
+        let Some(s) = self.host_priority.service() else { return };
         let unit = self.ftl.addr.die_of_plane(self.txns[t as usize].plane) / s.dies_per_unit;
         self.txns[t as usize].cleaning_seen_ns = s.seen(unit as usize, self.now);
     }
 
     /// A command starts on `die`.
     pub(crate) fn service_command_started(&mut self, die: u32) {
-        if self.host_priority.service.is_none() {
+        if self.host_priority.stats.is_none() {
             return;
         }
         let cleaning = self.gc_command(die);
-        let s = self.host_priority.service.as_mut().expect("checked");
+        let s = self.host_priority.service_mut().expect("checked");
         let u = &mut s.units[(die / s.dies_per_unit) as usize];
         u.started_ns = self.now;
         u.cleaning = cleaning;
@@ -196,7 +211,7 @@ impl Simulator<'_> {
     /// `die`'s command completes (still in `dies[die].command`): each host page in it has
     /// its service time, its request the longest of its pages'.
     pub(crate) fn service_command_ended(&mut self, die: u32) {
-        let Some(s) = self.host_priority.service.as_ref() else { return };
+        let Some(s) = self.host_priority.service() else { return };
         let u = s.units[(die / s.dies_per_unit) as usize];
         for &t in &self.dies[die as usize].command.txns {
             let txn = &self.txns[t as usize];
@@ -218,7 +233,7 @@ impl Simulator<'_> {
     /// other command ends the GC a queued page waited for so far.
     pub(crate) fn service_idle(&mut self, die: u32) {
         let now = self.now;
-        let Some(s) = self.host_priority.service.as_mut() else { return };
+        let Some(s) = self.host_priority.service_mut() else { return };
         let u = &mut s.units[(die / s.dies_per_unit) as usize];
         if u.cleaning {
             u.cleaned_ns += now - u.started_ns;
@@ -231,31 +246,29 @@ impl Simulator<'_> {
     /// A request completed: its latency into its class's and its mode's statistics.
     pub(crate) fn priority_request_done(&mut self, r: &Request, latency: u64, completion: u64) {
         let modes = self.host_priority.modes.is_some();
-        if let Some(s) = self.host_priority.service.as_mut() {
-            let op = match r.op {
-                Op::Read => 0,
-                Op::Write => 1,
-                _ => 2,
-            };
-            if op < 2 {
-                let service = if r.service_ns > 0 { r.service_ns } else { latency };
-                s.stats[r.high as usize][op].record(service, r.size_bytes);
-            }
-        }
         let Some(stats) = self.host_priority.stats.as_mut() else { return };
-        record_request(&mut stats[if r.high { HIGH } else { LOW }], r, latency, completion);
+        let op = match r.op {
+            Op::Read => Some(0),
+            Op::Write => Some(1),
+            _ => None,
+        };
+        if let Some(op) = op {
+            let service = if r.service_ns > 0 { r.service_ns } else { latency };
+            stats.service.stats[r.high as usize][op].record(service, r.size_bytes);
+        }
+        let runs = &mut stats.runs;
+        record_request(&mut runs[if r.high { HIGH } else { LOW }], r, latency, completion);
         if modes {
-            record_request(&mut stats[if r.battery { BATTERY } else { WALL }], r, latency, completion);
+            record_request(&mut runs[if r.battery { BATTERY } else { WALL }], r, latency, completion);
         }
     }
 
     pub(crate) fn priority_summary(&self) -> Option<PrioritySummary> {
-        let stats = self.host_priority.stats.as_ref()?;
+        let Reported { runs: stats, service } = &**self.host_priority.stats.as_ref()?;
         let op = |s: &RunStats| {
             let interval = s.last_completion_ns.saturating_sub(s.first_arrival_ns.unwrap_or(0));
             (s.reads.summary(interval), s.writes.summary(interval), s.all.summary(interval))
         };
-        let service = self.host_priority.service.as_ref().expect("kept with the statistics");
         let classes = [("high", HIGH), ("low", LOW)]
             .into_iter()
             .map(|(name, k)| {

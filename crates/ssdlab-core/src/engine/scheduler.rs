@@ -114,11 +114,7 @@ impl Simulator<'_> {
             room[target as usize] -= 1;
             room[from as usize] += 1;
             self.dies[die as usize].writes.remove(i);
-            self.txns[t as usize].plane = target;
-            self.write_moved(t, from);
-            self.service_queued(t);
-            let to = self.ftl.addr.die_of_plane(target);
-            self.dies[to as usize].writes.push_back(t);
+            let to = self.requeue_write(t, target);
             self.gc_rerouted_writes += 1;
             if !kicked.contains(&to) {
                 kicked.push(to);
@@ -132,6 +128,18 @@ impl Simulator<'_> {
 
     /// Whether the queued write `t` could get a page in its plane now (a write meant for
     /// TLC pages needs normal blocks).
+    /// Queues a write taken out of its die's queue at `plane`'s die instead (the design
+    /// and the service-time accounting are told); returns that die.
+    pub(crate) fn requeue_write(&mut self, t: u32, plane: u32) -> u32 {
+        let from = self.txns[t as usize].plane;
+        self.txns[t as usize].plane = plane;
+        self.write_moved(t, from);
+        self.service_queued(t);
+        let to = self.ftl.addr.die_of_plane(plane);
+        self.dies[to as usize].writes.push_back(t);
+        to
+    }
+
     pub(crate) fn write_has_room(&self, t: u32) -> bool {
         self.write_has_room_in(t, self.txns[t as usize].plane)
     }

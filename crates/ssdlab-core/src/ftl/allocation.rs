@@ -18,8 +18,8 @@ pub struct PlaneAllocator {
     rotate: u32,
     zones: Vec<Zone>,
     /// Balanced placement: how far above the emptiest plane a plane's valid data may be
-    /// and the plane still be taken (the engine sets a block's worth of units, or 1% of a
-    /// plane's when more: without slack busy dies could be skipped only once a round).
+    /// and the plane still be taken (`balance_for`: without slack busy dies could be
+    /// skipped only once a round).
     pub balance_slack: u64,
 }
 
@@ -40,6 +40,15 @@ impl PlaneAllocator {
         let mut letters = [0u8; 4];
         letters.copy_from_slice(&order.as_bytes()[..4]);
         PlaneAllocator { kind, order: letters, counter: 0, rotate: 0, zones: Vec::new(), balance_slack: 0 }
+    }
+
+    /// Balanced placement's tolerance for a drive: a block's worth of mapping units, or
+    /// 1% of a plane's when that is more. (One block alone was less than the fill leaves
+    /// between planes on the Harey Tortoise's drive, 230 pages of 52,000 measured: bursts
+    /// then went to the two emptiest dies only, at a third of round-robin's bandwidth.)
+    pub fn balance_for(&mut self, addr: &Address, units_per_page: u32) {
+        let plane_pages = addr.blocks_per_plane as u64 * addr.pages_per_block as u64;
+        self.balance_slack = (addr.pages_per_block as u64).max(plane_pages / 100) * units_per_page as u64;
     }
 
     /// Confines logical pages `first..end` to the product of `lists` (channels, chips,

@@ -97,6 +97,18 @@ pub fn staircase_mlc(c: &mut Config) {
     c.energy.program_nj = vec![1.0, 4.0];
 }
 
+/// MLC with the thesis' paired layout (Fig. 7.2A: pages fast and slow in pairs), 50 / 70
+/// us reads, 300 / 1200 us programs, unit energies 1 (fast) and 3 (slow): the scrub and
+/// WOM drives.
+pub fn paired_mlc(c: &mut Config) {
+    c.flash.cell = CellType::Mlc;
+    c.flash.layout = LayoutKind::Pairs;
+    c.flash.read_latency_ns = vec![50_000, 70_000];
+    c.flash.program_latency_ns = vec![300_000, 1_200_000];
+    c.energy.read_nj = vec![1.0, 1.0];
+    c.energy.program_nj = vec![1.0, 3.0];
+}
+
 pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record {
     Record {
         arrival_ns: at_ns,

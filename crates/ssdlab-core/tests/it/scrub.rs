@@ -11,12 +11,7 @@ fn drive(mlc: bool) -> Config {
     c.geometry.blocks_per_plane = 48;
     c.geometry.pages_per_block = 32;
     if mlc {
-        c.flash.cell = CellType::Mlc;
-        c.flash.layout = LayoutKind::Pairs;
-        c.flash.read_latency_ns = vec![50_000, 70_000];
-        c.flash.program_latency_ns = vec![300_000, 1_200_000];
-        c.energy.read_nj = vec![1.0, 1.0];
-        c.energy.program_nj = vec![1.0, 3.0];
+        paired_mlc(&mut c);
     } else {
         slc_like(&mut c);
     }

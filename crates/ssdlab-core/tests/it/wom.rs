@@ -10,12 +10,7 @@ fn drive(mlc: bool, blocks: u32) -> Config {
     c.geometry.blocks_per_plane = blocks;
     if mlc {
         c.geometry.pages_per_block = 128;
-        c.flash.cell = CellType::Mlc;
-        c.flash.layout = LayoutKind::Pairs;
-        c.flash.read_latency_ns = vec![50_000, 70_000];
-        c.flash.program_latency_ns = vec![300_000, 1_200_000];
-        c.energy.read_nj = vec![1.0, 1.0];
-        c.energy.program_nj = vec![1.0, 3.0];
+        paired_mlc(&mut c);
         c.ftl.over_provisioning = 0.4;
     } else {
         c.geometry.pages_per_block = 64;

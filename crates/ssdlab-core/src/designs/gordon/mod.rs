@@ -175,12 +175,7 @@ impl Simulator<'_> {
         g.carried += carry.len() as u64;
         let planes: Vec<u32> = carry.iter().map(|_| g.carry(i)).collect();
         for (&t, plane) in carry.iter().zip(planes) {
-            let from = self.txns[t as usize].plane;
-            self.txns[t as usize].plane = plane;
-            self.write_moved(t, from);
-            self.service_queued(t);
-            let to = self.ftl.addr.die_of_plane(plane);
-            self.dies[to as usize].writes.push_back(t);
+            self.requeue_write(t, plane);
         }
     }
 
