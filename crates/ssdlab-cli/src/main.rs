@@ -78,6 +78,11 @@ enum Command {
         /// lun1, usr0, lun2, ads).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Write the workloads the reproduction builds itself (ipu: the Table 3 synthetic
+        /// ones) into this folder as MQSim traces (NAME.trace) for `ssdlab run`, and run
+        /// nothing.
+        #[arg(long)]
+        save_workloads: Option<PathBuf>,
     },
     /// Run every point of a sweep file (a base setup, axes of config keys, setup flags,
     /// workloads or seeds, repetitions) and write one table, a row per run (docs/sweep.md).
@@ -217,17 +222,20 @@ fn main() -> ExitCode {
                 .map(|()| eprintln!("wrote {}", output.display()))
         }
         Command::Presets { show } => presets(show),
-        Command::Reproduce { name, traces, out, scale, only } => reproduce::reproduce(reproduce::ReproduceArgs {
-            out: out.unwrap_or_else(|| {
-                // In the project: its docs folder; anywhere else, not a new docs/ tree.
-                let docs = PathBuf::from("docs/reproductions");
-                if docs.is_dir() { docs } else { PathBuf::new() }.join(format!("{name}.md"))
-            }),
-            traces: traces.unwrap_or_else(reproduce::default_traces),
-            name,
-            scale,
-            only,
-        }),
+        Command::Reproduce { name, traces, out, scale, only, save_workloads } => {
+            reproduce::reproduce(reproduce::ReproduceArgs {
+                out: out.unwrap_or_else(|| {
+                    // In the project: its docs folder; anywhere else, not a new docs/ tree.
+                    let docs = PathBuf::from("docs/reproductions");
+                    if docs.is_dir() { docs } else { PathBuf::new() }.join(format!("{name}.md"))
+                }),
+                traces: traces.unwrap_or_else(reproduce::default_traces),
+                name,
+                scale,
+                only,
+                save_workloads,
+            })
+        }
         Command::Bench { scenarios, all, requests, json, record, child } => match child {
             Some(name) => bench::child(&name, requests),
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),

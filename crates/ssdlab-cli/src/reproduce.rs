@@ -16,6 +16,8 @@ pub struct ReproduceArgs {
     pub scale: f64,
     /// Only these workloads (by name); empty = all.
     pub only: Vec<String>,
+    /// Write the workloads built in code here as traces instead of running (ipu only).
+    pub save_workloads: Option<PathBuf>,
 }
 
 impl ReproduceArgs {
@@ -34,6 +36,13 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     // overwrite the report.
     if !(args.scale.is_finite() && args.scale > 0.0) {
         bail!("--scale {}: must be a positive number (1 is the paper's size)", args.scale);
+    }
+    if args.save_workloads.is_some() && args.name != "ipu" {
+        bail!(
+            "--save-workloads is implemented for reproduce ipu only (it saves the Table 3 synthetic \
+             workloads); {} builds none to save",
+            args.name
+        );
     }
     match args.name.as_str() {
         "pa-ssd" => crate::reproduce_pa::pa_ssd(&args),
@@ -57,6 +66,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
                     out: dir.join(format!("{name}.md")),
                     scale: args.scale,
                     only: Vec::new(),
+                    save_workloads: None,
                 };
                 if let Err(e) = reproduce(one) {
                     eprintln!("reproduce {name}: {e:#}");

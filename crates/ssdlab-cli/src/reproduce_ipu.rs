@@ -12,7 +12,7 @@ use crate::reproduce::ReproduceArgs;
 use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
@@ -30,6 +30,11 @@ const SCHEMES: [(&str, &str); 4] =
     [("Baseline", "baseline"), ("MGA", "mga"), ("IPU", "ipu"), ("IPU, evicting GC", "ipu")];
 /// The ablation's index in `SCHEMES`.
 const ABLATION: usize = 3;
+/// Runs with a DRAM write cache: variant `CACHED + s` is scheme `s` (0..3) with it.
+const CACHED: usize = 4;
+/// The cache of those runs: SSDSim's stock `page.parameters` "dram capacity = 131074" (B),
+/// rounded down to whole 16-KiB pages (IPU T2 names no DRAM buffer).
+const CACHE_BYTES: u64 = 131_072;
 
 /// IPU Table 3: name, requests, write share, mean write size (KB), hot-write share (the
 /// share of written addresses written at least 4 times).
@@ -89,6 +94,8 @@ struct Load {
     mean_write_kib: f64,
     /// Share of writes that rewrite a 4-KiB block written less than 1 ms before.
     burst_share: f64,
+    /// Built from a Table 3 row (`--save-workloads` writes it as a trace).
+    synthetic: bool,
 }
 
 /// Share of writes that rewrite a 4-KiB block written less than 1 ms before (a burst of
@@ -223,6 +230,7 @@ fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
             write_share,
             update_share,
             mean_write_kib,
+            synthetic: false,
         });
     }
     for (row, r) in TABLE3.iter().enumerate() {
@@ -232,7 +240,7 @@ fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
         let records = synthetic(row, args.scale);
         let (write_share, update_share, mean_write_kib) = shares(&records);
         out.push(Load {
-            rerun: format!("reproduce ipu --only {}{}", r.0, args.scale_flag()),
+            rerun: format!("run --preset ipu-slc-mlc --trace {}.trace --format mqsim", r.0),
             name: r.0.into(),
             source: format!("synthetic, {} requests", records.len()),
             role: format!(
@@ -246,9 +254,30 @@ fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
             write_share,
             update_share,
             mean_write_kib,
+            synthetic: true,
         });
     }
     Ok((out, source))
+}
+
+/// `--save-workloads`: the synthetic workloads as MQSim traces, for `ssdlab run`.
+fn save_synthetic(loads: &[Load], dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("--save-workloads: creating {}", dir.display()))?;
+    let mut saved = 0;
+    for l in loads.iter().filter(|l| l.synthetic) {
+        let path = dir.join(format!("{}.trace", l.name));
+        let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        ssdlab_trace::write_mqsim(&l.records, std::io::BufWriter::new(file))
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {} ({} requests)", path.display(), l.records.len());
+        saved += 1;
+    }
+    if saved == 0 {
+        bail!(
+            "--save-workloads: no synthetic workload selected (the Table 3 rows are ts0, wdev0, lun1, usr0, lun2, ads)"
+        );
+    }
+    Ok(())
 }
 
 /// What a run measured.
@@ -263,11 +292,15 @@ struct Measured {
     command: String,
 }
 
-fn config_for(scheme: usize, pe: u32) -> Result<(Config, Vec<String>)> {
+fn config_for(variant: usize, pe: u32) -> Result<(Config, Vec<String>)> {
     let base = preset("ipu-slc-mlc").map_err(|e| anyhow!("{e}"))?;
+    let scheme = if variant >= CACHED { variant - CACHED } else { variant };
     let mut sets = vec![format!("ipu.scheme={}", SCHEMES[scheme].1)];
     if scheme == ABLATION {
         sets.push("ipu.cache_gc=evict".into());
+    }
+    if variant >= CACHED {
+        sets.push(format!("cache.capacity_bytes={CACHE_BYTES}"));
     }
     if pe != 4000 {
         sets.push(format!("precondition.pe_cycles={pe}"));
@@ -301,6 +334,9 @@ fn run_job(load: &Load, scheme: usize, pe: u32) -> Result<Measured> {
 pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let (loads, source) = workloads(args)?;
+    if let Some(dir) = &args.save_workloads {
+        return save_synthetic(&loads, dir);
+    }
     let names: Vec<String> = loads.iter().map(|l| l.name.clone()).collect();
     let n = loads.len();
     let mut jobs: Vec<(usize, usize, u32)> = Vec::new();
@@ -311,6 +347,9 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
             }
         }
         jobs.push((w, ABLATION, 4000));
+        for s in 0..ABLATION {
+            jobs.push((w, CACHED + s, 4000));
+        }
     }
     let results: Vec<Measured> = jobs.par_iter().map(|&(w, s, pe)| run_job(&loads[w], s, pe)).collect::<Result<_>>()?;
     let by: BTreeMap<(usize, usize, u32), Measured> = jobs.iter().copied().zip(results).collect();
@@ -640,7 +679,8 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     writeln!(md)?;
 
     let mut figures = Figures::new(&args.out);
-    let scheme_names: Vec<&str> = SCHEMES.iter().map(|s| s.0).collect();
+    // The three schemes compared (the ablation has a table of its own).
+    let scheme_names: Vec<&str> = SCHEMES[..ABLATION].iter().map(|s| s.0).collect();
     let table = |md: &mut String, title: &str, cols: &[&str], rows: Vec<Vec<String>>| -> Result<()> {
         writeln!(md, "### {title}\n")?;
         writeln!(md, "| workload | {} |", cols.join(" | "))?;
@@ -850,6 +890,32 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     }
     let ablation_vs_mga = mean(&rel(ABLATION, 1, &all));
     writeln!(md, "| mean | {:+.1}% | {:+.1}% | | | | |\n", mean(&rel(2, 1, &all)) * 100.0, ablation_vs_mga * 100.0)?;
+
+    writeln!(
+        md,
+        "### Ablation: a {} KiB DRAM write cache (SSDSim's stock size; `--set cache.capacity_bytes={CACHE_BYTES}`)\n",
+        CACHE_BYTES / 1024
+    )?;
+    writeln!(
+        md,
+        "| workload | IPU / MGA, no cache | Baseline, cached | MGA / Baseline, cached | IPU / Baseline, cached | \
+         IPU / MGA, cached | IPU / MGA write latency, cached |\n|---|---:|---:|---:|---:|---:|---:|"
+    )?;
+    let cached = |w: usize, s: usize| &by[&(w, CACHED + s, 4000)];
+    for (w, name) in names.iter().enumerate() {
+        let (b, m, i) = (cached(w, 0), cached(w, 1), cached(w, 2));
+        writeln!(
+            md,
+            "| {name} | {:.3} | {:.1} µs | {:.3} | {:.3} | {:.3} | {:.3} |",
+            get(w, 2).all_us / get(w, 1).all_us,
+            b.all_us,
+            m.all_us / b.all_us,
+            i.all_us / b.all_us,
+            i.all_us / m.all_us,
+            i.write_us / m.write_us
+        )?;
+    }
+    writeln!(md)?;
     let mut values: BTreeMap<&str, String> = BTreeMap::new();
     values.insert("ablation_vs_mga", pct(ablation_vs_mga));
     values.insert("all_ipu_mga", pct(mean(&rel(2, 1, &all))));
@@ -866,13 +932,33 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     values.insert("gc_mga_base", pct(sub(&gc, 1, 0)));
     values.insert("slc_erases_ipu_mga", pct(change(erases(2, true), erases(1, true))));
     values.insert("hd_ipu_mga", pct(change(hd(2), hd(1))));
-    let hm0 = names.iter().position(|x| x == "hm_0");
-    values
-        .insert("hm0_bursts", hm0.map_or("(hm_0 not run)".into(), |w| format!("{:.1}%", loads[w].burst_share * 100.0)));
-    values.insert(
-        "hm0_write_ipu_mga",
-        hm0.map_or("(hm_0 not run)".into(), |w| pct(get(w, 2).write_us / get(w, 1).write_us - 1.0)),
-    );
+    let cached_sub =
+        |ws: &[usize]| mean(&ws.iter().map(|&w| cached(w, 2).all_us / cached(w, 1).all_us - 1.0).collect::<Vec<_>>());
+    // GC's cost per SLC page it gains: page moves over pages erased less those moved into
+    // the cache again (summed over the workloads whose cache was collected).
+    let slc_pages = f64::from(config_for(0, 4000)?.0.flash.slc_pages_per_block);
+    let gc_cost = |s: usize| {
+        let (mut moved, mut gained) = (0.0, 0.0);
+        for &w in &gc {
+            let i = &get(w, s).ipu;
+            moved += moves(get(w, s)) as f64;
+            gained += i.slc_erases as f64 * slc_pages - (i.gc_moves_same_level + i.gc_moves_down) as f64;
+        }
+        format!("{:.2}", moved / gained.max(1.0))
+    };
+    for (s, key) in [(0, "gc_cost_base"), (1, "gc_cost_mga"), (2, "gc_cost_ipu")] {
+        values.insert(key, gc_cost(s));
+    }
+    values.insert("cache_kib", (CACHE_BYTES / 1024).to_string());
+    values.insert("cached_no_gc_ipu_mga", pct(cached_sub(&no_gc)));
+    values.insert("cached_gc_ipu_mga", pct(cached_sub(&gc)));
+    // The workload with the most overwrite bursts (a trace's: the synthetic ones have none).
+    let bursty = (0..n).max_by(|&a, &b| loads[a].burst_share.total_cmp(&loads[b].burst_share).then(b.cmp(&a)));
+    let bursty = bursty.expect("at least one workload");
+    values.insert("bursty", names[bursty].clone());
+    values.insert("bursty_share", format!("{:.1}%", loads[bursty].burst_share * 100.0));
+    values.insert("bursty_write_ipu_mga", pct(get(bursty, 2).write_us / get(bursty, 1).write_us - 1.0));
+    values.insert("bursty_cached_ipu_mga", pct(cached(bursty, 2).all_us / cached(bursty, 1).all_us - 1.0));
     values.insert("all_mga", pct(mean(&rel(1, 0, &all))));
     values.insert("all_ipu", pct(mean(&rel(2, 0, &all))));
     values.insert("write_ipu", pct(mean(&rel(2, 0, &write))));
@@ -888,10 +974,15 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
     writeln!(
         md,
         "\n## Commands\n\nEach cell is one run (trace paths relative to `--traces`; a synthetic workload \
-         is rebuilt by `reproduce ipu --only NAME`, whose runs take the `--set`s shown); for example:\n\n```"
+         is saved as an MQSim trace by `reproduce ipu --only NAME --save-workloads DIR`, which runs nothing); \
+         for example:\n\n```"
     )?;
-    let synthetic = (0..n).find(|&w| loads[w].rerun.starts_with("reproduce"));
-    for w in [Some(0), synthetic].into_iter().flatten() {
+    // One trace workload's runs and one synthetic workload's, where the run has them.
+    let examples = [(0..n).find(|&w| !loads[w].synthetic), (0..n).find(|&w| loads[w].synthetic)];
+    for w in examples.into_iter().flatten() {
+        if loads[w].synthetic {
+            writeln!(md, "ssdlab reproduce ipu --only {}{} --save-workloads .", loads[w].name, args.scale_flag())?;
+        }
         for s in 0..SCHEMES.len() {
             writeln!(md, "{}", get(w, s).command)?;
         }

@@ -738,6 +738,39 @@ fn reproduce_ipu_reports_claims_first_and_gates_on_its_checks() {
     let failed = md.lines().filter(|l| l.starts_with("| **Required:**") && l.ends_with("| no |")).count();
     assert_eq!(output.status.success(), failed == 0, "{md}");
     assert!(stdout.contains("Required: IPU's read error rate below MGA's"), "{stdout}");
+    // A synthetic workload's cells rerun with `ssdlab run` on the trace --save-workloads
+    // writes (and nothing else is written or run).
+    assert!(md.contains("ssdlab reproduce ipu --only lun2 --scale 0.02 --save-workloads ."), "{md}");
+    assert!(md.contains("ssdlab run --preset ipu-slc-mlc --trace lun2.trace --format mqsim --set ipu.scheme=baseline"));
+    let saved = dir.path().join("saved");
+    let save =
+        ssdlab(&["reproduce", "ipu", "--only", "lun2", "--scale", "0.02", "--save-workloads", saved.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&save.stderr);
+    assert!(save.status.success(), "{stderr}");
+    assert!(stderr.contains("lun2.trace"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&saved).unwrap().count(), 1);
+    let report = dir.path().join("lun2.json");
+    let trace = saved.join("lun2.trace");
+    ok(&[
+        "run",
+        "--preset",
+        "ipu-slc-mlc",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--set",
+        "ipu.scheme=baseline",
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    let mean = json(&report)["all"]["latency_ns"]["mean"].as_f64().unwrap();
+    let fig5 = &md[md.find("### Fig. 5: overall").unwrap()..];
+    let row = fig5.lines().find(|l| l.starts_with("| lun2 |")).unwrap();
+    assert!(row.starts_with(&format!("| lun2 | {:.1} µs |", mean / 1e3)), "{row} vs {mean}");
+    // Only ipu builds workloads to save.
+    let e = fails(&["reproduce", "dir", "--save-workloads", saved.to_str().unwrap()]);
+    assert!(e.contains("implemented for reproduce ipu only"), "{e}");
     // Unknown workloads are refused before anything runs.
     let bad = ssdlab(&[
         "reproduce",

@@ -40,8 +40,9 @@ pub use open::{
 };
 pub use options::{parse_device_selector, TimeUnit, TraceOptions};
 pub use readers::{
-    device_number, AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader, FiuReader,
-    FlashsimReader, MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader, MAX_LINE_BYTES,
+    device_number, write_mqsim, AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader,
+    FiuReader, FlashsimReader, MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,
+    MAX_LINE_BYTES,
 };
 pub use record::*;
 pub use stats::{Footprint, GapSummary, TraceStats};

@@ -86,7 +86,7 @@ pub use fio_iolog::FioIologReader;
 pub use fiu::FiuReader;
 pub use flashsim::FlashsimReader;
 pub use line::{device_number, MAX_LINE_BYTES};
-pub use mqsim::MqsimReader;
+pub use mqsim::{write_mqsim, MqsimReader};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
 pub use ssdsim::SsdsimReader;
