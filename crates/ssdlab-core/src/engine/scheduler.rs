@@ -126,8 +126,6 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// Whether the queued write `t` could get a page in its plane now (a write meant for
-    /// TLC pages needs normal blocks).
     /// Queues a write taken out of its die's queue at `plane`'s die instead (the design
     /// and the service-time accounting are told); returns that die.
     pub(crate) fn requeue_write(&mut self, t: u32, plane: u32) -> u32 {
@@ -140,6 +138,8 @@ impl Simulator<'_> {
         to
     }
 
+    /// Whether the queued write `t` could get a page in its plane now (a write meant for
+    /// TLC pages needs normal blocks).
     pub(crate) fn write_has_room(&self, t: u32) -> bool {
         self.write_has_room_in(t, self.txns[t as usize].plane)
     }

@@ -89,24 +89,25 @@ pub fn slc_like(c: &mut Config) {
 /// MLC with single-page alternation (every other page fast) at the Harey Tortoise's
 /// latencies (Table 7.3), unit energies 1 (fast) and 4 (slow).
 pub fn staircase_mlc(c: &mut Config) {
-    c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Staircase;
-    c.flash.read_latency_ns = vec![27_000, 40_000];
-    c.flash.program_latency_ns = vec![253_000, 1_359_000];
-    c.energy.read_nj = vec![1.0, 1.0];
-    c.energy.program_nj = vec![1.0, 4.0];
+    two_speed_mlc(c, LayoutKind::Staircase, [27_000, 40_000], [253_000, 1_359_000], 4.0);
 }
 
 /// MLC with the thesis' paired layout (Fig. 7.2A: pages fast and slow in pairs), 50 / 70
 /// us reads, 300 / 1200 us programs, unit energies 1 (fast) and 3 (slow): the scrub and
 /// WOM drives.
 pub fn paired_mlc(c: &mut Config) {
+    two_speed_mlc(c, LayoutKind::Pairs, [50_000, 70_000], [300_000, 1_200_000], 3.0);
+}
+
+/// MLC in `layout` with (fast, slow) read and program latencies; reads cost 1 unit of
+/// energy, a fast program 1 and a slow one `slow_program_nj`.
+fn two_speed_mlc(c: &mut Config, layout: LayoutKind, read_ns: [u64; 2], program_ns: [u64; 2], slow_program_nj: f64) {
     c.flash.cell = CellType::Mlc;
-    c.flash.layout = LayoutKind::Pairs;
-    c.flash.read_latency_ns = vec![50_000, 70_000];
-    c.flash.program_latency_ns = vec![300_000, 1_200_000];
+    c.flash.layout = layout;
+    c.flash.read_latency_ns = read_ns.to_vec();
+    c.flash.program_latency_ns = program_ns.to_vec();
     c.energy.read_nj = vec![1.0, 1.0];
-    c.energy.program_nj = vec![1.0, 3.0];
+    c.energy.program_nj = vec![1.0, slow_program_nj];
 }
 
 pub fn rec(at_ns: u64, op: Op, page: u64, pages: u64, page_size: u64) -> Record {
