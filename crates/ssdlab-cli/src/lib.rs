@@ -20,6 +20,7 @@ pub mod reproduce_gordon_jobs;
 pub mod reproduce_harey;
 pub mod reproduce_harey_jobs;
 pub mod reproduce_ipu;
+pub mod reproduce_ipu_workloads;
 pub mod reproduce_mango;
 pub mod reproduce_pa;
 pub mod reproduce_pa_long;
