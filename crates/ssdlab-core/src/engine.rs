@@ -14,6 +14,7 @@ mod accounting;
 mod bypass;
 mod cache;
 mod cmt;
+mod codewords;
 mod command;
 mod errors;
 mod flows;
@@ -434,6 +435,8 @@ pub struct Simulator<'a> {
     pub(crate) occupancy: Option<Box<occupancy::Occupancy>>,
     /// Pages the request being submitted reads already (unit maps: reads share pages).
     pub(crate) request_pages: Vec<Ppn>,
+    /// The codewords of the half-page read command being started (`codewords.rs`).
+    pub(crate) codewords: Vec<codewords::Codeword>,
     /// Superseded copies a user write pinned beyond its `Txn::from` (a unit map's write
     /// can supersede units on several pages), by transaction. Never iterated.
     pub(crate) extra_pins: std::collections::HashMap<u32, Vec<Ppn>>,
@@ -697,6 +700,7 @@ impl<'a> Simulator<'a> {
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
             request_pages: Vec::new(),
+            codewords: Vec::new(),
             extra_pins: std::collections::HashMap::new(),
             config_hash,
             super_page_pages,

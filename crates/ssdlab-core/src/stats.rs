@@ -195,7 +195,9 @@ pub struct RequestRecord {
     pub completion_ns: u64,
     pub latency_ns: u64,
     pub pages: u32,
-    /// Slowest page type among its sub-requests (writes), or -1.
+    /// Slowest page type among its sub-requests: programmed (writes) or sensed from flash
+    /// (reads, a DIR pair's dummy read included; SLC mode counts as 0); -1 for trims and
+    /// requests served without flash.
     pub dominant_page_type: i32,
     /// Soft-sensing read retries of its page reads (the error model; 0 for writes).
     pub read_retries: u32,

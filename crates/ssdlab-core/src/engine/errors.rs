@@ -113,8 +113,9 @@ impl Simulator<'_> {
             decodes.push(d.retries);
         }
         let mut steps = Vec::new();
+        let page = self.timing.page_size_bytes;
         self.push_retry_rounds(&mut steps, rounds, sense, |round| {
-            decodes.iter().filter(|&&r| r >= round).count() as u64
+            decodes.iter().filter(|&&r| r >= round).count() as u64 * page
         });
         if decode > 0 {
             steps.push(super::Step::Array(decode));
@@ -133,7 +134,7 @@ impl Simulator<'_> {
 
     /// Appends a read command's retry rounds (user reads and GC reads alike): each round
     /// the decode that failed (the die waits for its verdict), a soft sense of `sense_ns`
-    /// and the transfer out again of the `failing(round)` pages still failing.
+    /// and the transfer out again of the `failing(round)` bytes still failing.
     pub(crate) fn push_retry_rounds(
         &self,
         steps: &mut Vec<super::Step>,
@@ -141,12 +142,11 @@ impl Simulator<'_> {
         sense_ns: u64,
         failing: impl Fn(u32) -> u64,
     ) {
-        let page = self.timing.page_size_bytes;
         for round in 1..=rounds {
             if self.timing.ecc_decode_ns > 0 {
                 steps.push(super::Step::Array(self.timing.ecc_decode_ns));
             }
-            steps.extend_from_slice(&[super::Step::Array(sense_ns), super::Step::ChannelOut(failing(round) * page)]);
+            steps.extend_from_slice(&[super::Step::Array(sense_ns), super::Step::ChannelOut(failing(round))]);
         }
     }
 

@@ -462,6 +462,8 @@ impl Simulator<'_> {
         let mut retry_sense = 0;
         let mut rounds = 0;
         let mut total_retries = 0u64;
+        // A half-page map decodes logical pages (`codewords.rs`), below.
+        let codewords = self.ftl.mapping == Mapping::HalfPages;
         for i in 0..cmd.txns.len() {
             let t = cmd.txns[i];
             let ppn = self.txns[t as usize].ppn;
@@ -469,6 +471,16 @@ impl Simulator<'_> {
             let read_ns = self.timing.read_ns(page_type, slc);
             sense = sense.max(read_ns);
             self.count_read(ppn, page_type, slc, false);
+            // A read's dominant type is the highest it senses (a dummy read's included): the
+            // page that decides its latency when types decide it (DIR §2.5).
+            let slot = self.txns[t as usize].request;
+            if slot != NO_REQUEST && self.txns[t as usize].kind == TxnKind::Read {
+                let r = &mut self.requests[slot as usize];
+                r.dominant_type = r.dominant_type.max(if slc { 0 } else { page_type as i32 });
+            }
+            if codewords {
+                continue;
+            }
             let lpn = self.txns[t as usize].lpn;
             let decode = match self.decode_read(ppn, lpn, page_type, slc) {
                 Ok(d) => d,
@@ -501,12 +513,29 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane_read_pages += user;
         }
-        let bytes = self.transfer_bytes(&cmd.txns);
+        let bytes = if codewords {
+            let words = match self.decode_codewords(&cmd.txns) {
+                Ok(w) => w,
+                Err(e) => {
+                    self.dies[die as usize].command = cmd;
+                    return Err(e);
+                }
+            };
+            (rounds, retry_sense, total_retries) = (words.rounds, words.retry_sense_ns, words.total_retries);
+            words.bytes
+        } else {
+            self.transfer_bytes(&cmd.txns)
+        };
         cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
         // Retry rounds sense as long as the slowest page that retries.
-        let txns = &self.txns;
-        let failing = |round| cmd.txns.iter().filter(|&&t| txns[t as usize].retries as u32 >= round).count() as u64;
-        self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, failing);
+        if codewords {
+            self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, |round| self.failing_bytes(round));
+        } else {
+            let (txns, page) = (&self.txns, self.timing.page_size_bytes);
+            let failing =
+                |round| cmd.txns.iter().filter(|&&t| txns[t as usize].retries as u32 >= round).count() as u64 * page;
+            self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, failing);
+        }
         self.flash_counters.read_retries += total_retries;
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);

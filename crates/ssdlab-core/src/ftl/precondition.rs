@@ -144,8 +144,13 @@ impl Ftl {
     /// Rapid warm-up's last step (thesis §4.2.2, "the write points begin on a random page
     /// in the write point's assigned block"): each user write point of each plane with
     /// normal blocks opens a block if it has none (and the plane stays above its
-    /// background GC threshold) and passes over a uniform number of the data pages it has left, so that
-    /// its next page is uniform over them (aligned down to a wordline's first page).
+    /// background GC threshold) and passes over a uniform number of the data pages it has
+    /// left, so that its next page is uniform over them (aligned down to a wordline's first
+    /// page). One draw per die and write point: the planes of a die start on the same page,
+    /// as a controller that programs a die's planes together keeps them (conventional
+    /// multi-plane programs need the same page address in each plane), while dies start
+    /// independently, so a request's pages on different dies land on unrelated page types
+    /// (DIR §2.5: "each sub-request has a 1/3 chance" of each TLC type).
     /// The pages passed over hold no data (invalid until erase), like the fill's
     /// invalidated pages; they are not counted as the run's wasted pages.
     fn scatter_write_points(&mut self, seed: u64, report: &mut PreconditionReport) {
@@ -153,19 +158,28 @@ impl Ftl {
         // Opening a block must not take a plane to its background threshold (the fill
         // left one block above it, plus one for each write point it did not use).
         let reserve = self.background_free_blocks as usize + 1;
-        for plane in 0..self.addr.planes() {
-            if !self.has_normal(plane) {
-                continue;
-            }
+        let per_die = self.addr.planes_per_die;
+        for die in 0..self.addr.planes() / per_die {
+            let die_planes = die * per_die..(die + 1) * per_die;
             for k in 0..self.user_write_points {
                 let stream = Stream::user(k);
-                if self.active_room(plane, stream) == 0 && !self.open_block(plane, stream, reserve) {
-                    continue;
+                // The die's planes with a block open for this write point, and where the
+                // furthest of them stands: the common start is drawn beyond it.
+                let mut from = 0;
+                let mut data_end = u32::MAX;
+                let mut any = false;
+                for plane in die_planes.clone() {
+                    if !self.has_normal(plane)
+                        || (self.active_room(plane, stream) == 0 && !self.open_block(plane, stream, reserve))
+                    {
+                        continue;
+                    }
+                    let block = self.planes[plane as usize].active[stream.index()];
+                    from = from.max(self.blocks[block as usize].write_ptr);
+                    data_end = data_end.min(self.pages_in_block(block) - self.summary_pages_in(block));
+                    any = true;
                 }
-                let block = self.planes[plane as usize].active[stream.index()];
-                let from = self.blocks[block as usize].write_ptr;
-                let data_end = self.pages_in_block(block) - self.summary_pages_in(block);
-                if from >= data_end {
+                if !any || from >= data_end {
                     continue;
                 }
                 let mut target = rng.random_range(from..data_end);
@@ -173,13 +187,20 @@ impl Ftl {
                 while target > from && wordlines[target as usize - 1] == wordlines[target as usize] {
                     target -= 1;
                 }
-                // (Page by page: a page can bring a companion or summary page along.)
-                while self.blocks[block as usize].state == BlockState::Open
-                    && self.blocks[block as usize].write_ptr < target
-                {
-                    self.take_page(block, 0);
+                for plane in die_planes.clone() {
+                    if !self.has_normal(plane) || self.active_room(plane, stream) == 0 {
+                        continue;
+                    }
+                    let block = self.planes[plane as usize].active[stream.index()];
+                    let start = self.blocks[block as usize].write_ptr;
+                    // (Page by page: a page can bring a companion or summary page along.)
+                    while self.blocks[block as usize].state == BlockState::Open
+                        && self.blocks[block as usize].write_ptr < target
+                    {
+                        self.take_page(block, 0);
+                    }
+                    report.write_point_skipped_pages += (self.blocks[block as usize].write_ptr - start) as u64;
                 }
-                report.write_point_skipped_pages += (self.blocks[block as usize].write_ptr - from) as u64;
             }
         }
     }

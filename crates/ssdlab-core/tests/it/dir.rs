@@ -164,3 +164,94 @@ fn gc_recovers_the_surviving_page_of_a_half_overwritten_pair_whole() {
     assert_eq!(d.groups, span / 2);
     assert_eq!(m.split_logical_pages, span / 2 - d.gc_deinterleaved, "{m:?} {d:?}");
 }
+
+#[test]
+fn a_read_of_one_logical_page_of_a_pair_moves_its_two_halves_and_decodes_once() {
+    // A slow bus (40,960 ns a page) makes the bytes each read moves visible; every read
+    // takes two retries (0.0052 is between the 0.005 and 0.006 steps).
+    let mut c = dir_drive(DirScheme::Dir);
+    c.flash.transfer_ns_per_byte = 10.0;
+    c.flash.retry_sense_latency_ns = 24_000;
+    c.reliability = Reliability {
+        enabled: true,
+        rber_by_pe: vec![(0, 0.0052)],
+        page_type_factor: vec![1.0, 1.0, 1.0],
+        retention_per_decade: 0.0,
+        read_disturb_per_million: 0.0,
+        bit_errors: BitErrors::Expected,
+        ..Reliability::default()
+    };
+    c.ecc.scheme = EccScheme::Ldpc;
+    let mut records = pair_writes(3);
+    // Logical page 2 alone, then pages 2 and 3, the pair's both halves.
+    records.push(rec(200_000_000, Op::Read, 2, 1, 4096));
+    records.push(rec(300_000_000, Op::Read, 2, 2, 4096));
+    let l = run_logged(&c, records);
+    let page_ns = 40_960;
+    let moved = |from: u64, to: u64| -> u64 {
+        l.log
+            .iter()
+            .filter(|i| matches!(i.activity, Activity::TransferOut { .. }) && i.start_ns >= from && i.end_ns <= to)
+            .map(|i| i.end_ns - i.start_ns)
+            .sum()
+    };
+    // One logical page: half of each page, one page's worth, before and in each of the
+    // two retry rounds; both: both pages each time.
+    assert_eq!(moved(200_000_000, 300_000_000), 3 * page_ns);
+    assert_eq!(moved(300_000_000, u64::MAX), 3 * 2 * page_ns);
+    let e = l.report.errors.unwrap();
+    // One codeword decoded for the first read, two for the second (not one per page).
+    assert_eq!(e.decoded_reads, 3, "{e:?}");
+    assert_eq!(e.read_retries, 3 * 2);
+    assert_eq!(l.requests[3].read_retries, 2);
+    assert_eq!(l.requests[4].read_retries, 4);
+    // The first read still senses both pages in one command and waits for the slower.
+    assert!(l.requests[3].dominant_page_type >= 0);
+}
+
+/// The largest page type among `records`' reads, per read, on `c`.
+fn read_dominant_types(c: &Config, records: Vec<Record>) -> Vec<i32> {
+    let l = run_logged(c, records);
+    l.requests.iter().filter(|r| r.op == "read").map(|r| r.dominant_page_type).collect()
+}
+
+#[test]
+fn with_dies_at_random_pages_a_baseline_read_of_n_pages_waits_for_an_msb_page_as_1_minus_two_thirds_to_the_n() {
+    // DIR §2.5's premise: 32 dies, 32-page writes over 1,024 pages, then N-page reads at
+    // N-aligned offsets (N dies each). Each die starts at a random page of its block:
+    // a read meets an MSB page with probability about 1 − (2/3)^N. With every die on the
+    // same page, as the fill leaves it, all N pages share one type: about 1/3 at any N.
+    let mut c = tiny(8, 4, 1, 1);
+    c.dir.scheme = DirScheme::Ac;
+    c.ftl.plane_allocation = PlaneAllocation::RoundRobin;
+    let writes: Vec<Record> = (0..32).map(|k| rec(k * 20_000_000, Op::Write, 32 * k, 32, 4096)).collect();
+    for (n, random) in [(2u64, true), (4, true), (2, false), (4, false)] {
+        c.precondition.write_points_random_start = random;
+        let mut records = writes.clone();
+        records.extend((0..1024 / n).map(|k| rec(1_000_000_000 + k * 1_000_000, Op::Read, n * k, n, 4096)));
+        let types = read_dominant_types(&c, records);
+        let msb = types.iter().filter(|&&t| t == 2).count() as f64 / types.len() as f64;
+        let expected = if random { 1.0 - (2.0f64 / 3.0).powi(n as i32) } else { 1.0 / 3.0 };
+        assert!((msb - expected).abs() < 0.1, "N = {n}, random starts {random}: {msb:.3} vs {expected:.3}");
+    }
+}
+
+#[test]
+fn random_starts_keep_a_dies_planes_on_one_page_and_put_dies_on_unrelated_pages() {
+    let mut c = tiny(4, 2, 1, 2);
+    c.precondition.write_points_random_start = true;
+    let none = || Box::new(|| Ok(Box::new(VecSource::new(Vec::new())) as Box<dyn RecordSource>));
+    let sim = Simulator::new(c.clone(), none(), Observers::default()).expect("valid setup");
+    let next = |plane: usize| {
+        let block = sim.ftl.planes[plane].active[ssdlab_core::ftl::Stream::user(0).index()];
+        assert_ne!(block, ssdlab_core::flash::NO_PAGE, "plane {plane} has an open block");
+        sim.ftl.blocks[block as usize].write_ptr
+    };
+    let dies: Vec<u32> = (0..8).map(|d| next(2 * d)).collect();
+    for d in 0..8 {
+        assert_eq!(next(2 * d), next(2 * d + 1), "die {d}: both planes on one page ({dies:?})");
+    }
+    let distinct: std::collections::BTreeSet<_> = dies.iter().collect();
+    assert!(distinct.len() >= 5, "eight dies on random pages: {dies:?}");
+    assert!(sim.precondition_report().write_point_skipped_pages > 0);
+}
