@@ -14,6 +14,7 @@ pub mod presets;
 pub mod report_html;
 pub mod reproduce;
 pub mod reproduce_cdc;
+pub mod reproduce_claims;
 pub mod reproduce_dir;
 pub mod reproduce_gordon;
 pub mod reproduce_gordon_jobs;

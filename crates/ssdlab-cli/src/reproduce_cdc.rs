@@ -7,7 +7,7 @@
 
 use crate::figures::Figures;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, verdict, verdict_counts, write_claims, Claim};
 use crate::scaling::{chart, projections, size_text, Metric};
 use anyhow::{bail, Result};
 use ssdlab_core::scaling::{
@@ -675,7 +675,7 @@ pub fn ssd_cdc(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {}", args.out.display());
-    crate::reproduce_dir::gate(&claims, "ssd-cdc")
+    crate::reproduce_claims::gate(&claims, "ssd-cdc")
 }
 
 #[cfg(test)]

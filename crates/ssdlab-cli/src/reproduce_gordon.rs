@@ -7,7 +7,7 @@
 use crate::figures::Figures;
 use crate::plot::{BarChart, Line, LineChart};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_gordon_jobs::{
     fold_sets, run_job, sets, traces, Drive, Job, Load, Measured, ACCESSES, MIX_WRITES, PAIRS, QUEUE_DEPTH,
     SWEEP_WRITE_POINTS,
@@ -164,7 +164,7 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_dir::gate(&claims, "gordon")
+    crate::reproduce_claims::gate(&claims, "gordon")
 }
 
 /// Every run, by its job.

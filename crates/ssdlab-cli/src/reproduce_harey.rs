@@ -8,7 +8,7 @@
 use crate::figures::Figures;
 use crate::plot::{BarChart, Line, LineChart};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_harey_jobs::{
     run_job, stand_in, traces, Drive, Job, Load, Measured, Policy, Pref, Workloads, BURSTS, MICRO_DIES, MICRO_PAGES,
     MICRO_POINTS, POINTS, PULSES, PULSE_DEPTH, PULSE_IDLE_NS, PULSE_WRITES, STAND_INS,
@@ -481,5 +481,5 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_dir::gate(&claims, "harey-tortoise")
+    crate::reproduce_claims::gate(&claims, "harey-tortoise")
 }

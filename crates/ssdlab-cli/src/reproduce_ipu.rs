@@ -9,7 +9,7 @@ use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_ipu_workloads::{save_synthetic, workloads, Load, SYNTHETIC_SHARE};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};

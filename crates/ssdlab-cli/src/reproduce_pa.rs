@@ -6,7 +6,7 @@
 
 use crate::output::{execute, Outcome};
 use crate::reproduce::{discussion, write_header, ReproduceArgs};
-use crate::reproduce_dir::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_pa_long::{long_runs, BURSTY};
 use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};

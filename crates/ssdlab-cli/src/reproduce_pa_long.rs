@@ -8,7 +8,7 @@
 
 use crate::output::execute;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{pct, verdict, Claim};
+use crate::reproduce_claims::{pct, verdict, Claim};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;

@@ -5,7 +5,7 @@
 
 use crate::output::Outcome;
 use crate::reproduce::{write_header, ReproduceArgs};
-use crate::reproduce_dir::{pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{pct, verdict, verdict_counts, write_claims, Claim};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -696,7 +696,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     md.insert_str(checks_at + top.len(), &acc);
 
     let template = crate::reproduce::discussion(&args.out, "spa-ssd");
-    writeln!(md, "{}", crate::reproduce_dir::fill(&template, &values)?.trim_end())?;
+    writeln!(md, "{}", crate::reproduce_claims::fill(&template, &values)?.trim_end())?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());
     for c in checks.iter().filter(|c| c.required) {

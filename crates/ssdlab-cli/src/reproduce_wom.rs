@@ -7,7 +7,7 @@
 use crate::figures::Figures;
 use crate::plot::BarChart;
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_dir::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce_wom_jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, SYNTHETIC, UNLIMITED};
 use anyhow::Result;
 use rayon::prelude::*;
@@ -289,7 +289,7 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_dir::gate(&claims, "wom-scrub")
+    crate::reproduce_claims::gate(&claims, "wom-scrub")
 }
 
 /// What the claims are computed from.
