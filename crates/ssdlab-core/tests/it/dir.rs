@@ -11,6 +11,21 @@ fn dir_drive(scheme: DirScheme) -> Config {
     c
 }
 
+/// LDPC reads at `rber` × each page type's factor, at their expected error count, with
+/// no retention or read-disturb terms.
+fn ldpc_at(c: &mut Config, rber: f64, factors: &[f64]) {
+    c.reliability = Reliability {
+        enabled: true,
+        rber_by_pe: vec![(0, rber)],
+        page_type_factor: factors.to_vec(),
+        retention_per_decade: 0.0,
+        read_disturb_per_million: 0.0,
+        bit_errors: BitErrors::Expected,
+        ..Reliability::default()
+    };
+    c.ecc.scheme = EccScheme::Ldpc;
+}
+
 /// `n` two-page writes of logical pages (2k, 2k + 1), far apart in time.
 fn pair_writes(n: u64) -> Vec<Record> {
     (0..n).map(|k| rec(k * 20_000_000, Op::Write, 2 * k, 2, 4096)).collect()
@@ -68,16 +83,7 @@ fn a_groups_retries_follow_the_mean_rber_of_its_two_pages() {
     // pages' RBER (DIR §2.4), so each of its two page reads takes that mean's retries.
     let mut c = dir_drive(DirScheme::Dir);
     let factors = vec![0.8, 1.2, 1.6];
-    c.reliability = Reliability {
-        enabled: true,
-        rber_by_pe: vec![(0, 0.005)],
-        page_type_factor: factors.clone(),
-        retention_per_decade: 0.0,
-        read_disturb_per_million: 0.0,
-        bit_errors: BitErrors::Expected,
-        ..Reliability::default()
-    };
-    c.ecc.scheme = EccScheme::Ldpc;
+    ldpc_at(&mut c, 0.005, &factors);
     let mut records = pair_writes(8);
     records.extend((0..8).map(|k| rec(500_000_000 + k * 10_000_000, Op::Read, 2 * k, 2, 4096)));
     let report = run(&c, records);
@@ -172,16 +178,7 @@ fn a_read_of_one_logical_page_of_a_pair_moves_its_two_halves_and_decodes_once() 
     let mut c = dir_drive(DirScheme::Dir);
     c.flash.transfer_ns_per_byte = 10.0;
     c.flash.retry_sense_latency_ns = 24_000;
-    c.reliability = Reliability {
-        enabled: true,
-        rber_by_pe: vec![(0, 0.0052)],
-        page_type_factor: vec![1.0, 1.0, 1.0],
-        retention_per_decade: 0.0,
-        read_disturb_per_million: 0.0,
-        bit_errors: BitErrors::Expected,
-        ..Reliability::default()
-    };
-    c.ecc.scheme = EccScheme::Ldpc;
+    ldpc_at(&mut c, 0.0052, &[1.0, 1.0, 1.0]);
     let mut records = pair_writes(3);
     // Logical page 2 alone, then pages 2 and 3, the pair's both halves.
     records.push(rec(200_000_000, Op::Read, 2, 1, 4096));
