@@ -459,17 +459,11 @@ impl Simulator<'_> {
             }
         }
         let mut sense = 0;
-        let mut retry_sense = 0;
-        let mut rounds = 0;
-        let mut total_retries = 0u64;
-        // A half-page map decodes logical pages (`codewords.rs`), below.
-        let codewords = self.ftl.mapping == Mapping::HalfPages;
         for i in 0..cmd.txns.len() {
             let t = cmd.txns[i];
             let ppn = self.txns[t as usize].ppn;
             let (page_type, slc) = (self.ftl.page_type(ppn), self.ftl.is_slc(ppn));
-            let read_ns = self.timing.read_ns(page_type, slc);
-            sense = sense.max(read_ns);
+            sense = sense.max(self.timing.read_ns(page_type, slc));
             self.count_read(ppn, page_type, slc, false);
             // A read's dominant type is the highest it senses (a dummy read's included): the
             // page that decides its latency when types decide it (DIR §2.5).
@@ -477,27 +471,6 @@ impl Simulator<'_> {
             if slot != NO_REQUEST && self.txns[t as usize].kind == TxnKind::Read {
                 let r = &mut self.requests[slot as usize];
                 r.dominant_type = r.dominant_type.max(if slc { 0 } else { page_type as i32 });
-            }
-            if codewords {
-                continue;
-            }
-            let lpn = self.txns[t as usize].lpn;
-            let decode = match self.decode_read(ppn, lpn, page_type, slc) {
-                Ok(d) => d,
-                Err(e) => {
-                    self.dies[die as usize].command = cmd;
-                    return Err(e);
-                }
-            };
-            let txn = &mut self.txns[t as usize];
-            txn.retries = decode.retries as u8;
-            txn.decode_ns = decode.decode_ns as u32;
-            if decode.retries > 0 {
-                rounds = rounds.max(decode.retries);
-                total_retries += decode.retries as u64;
-                retry_sense = retry_sense.max(self.retry_sense_ns(read_ns));
-                // Each retry senses the page again.
-                self.energy.read += decode.retries as f64 * self.timing.read_nj(page_type, slc);
             }
         }
         if cmd.txns.len() > 1 {
@@ -513,29 +486,18 @@ impl Simulator<'_> {
         if cmd.txns.len() > 1 {
             self.flash_counters.multi_plane_read_pages += user;
         }
-        let bytes = if codewords {
-            let words = match self.decode_codewords(&cmd.txns) {
-                Ok(w) => w,
-                Err(e) => {
-                    self.dies[die as usize].command = cmd;
-                    return Err(e);
-                }
-            };
-            (rounds, retry_sense, total_retries) = (words.rounds, words.retry_sense_ns, words.total_retries);
-            words.bytes
-        } else {
-            self.transfer_bytes(&cmd.txns)
+        let decoded = match self.decode_read_command(&cmd.txns) {
+            Ok(d) => d,
+            Err(e) => {
+                self.dies[die as usize].command = cmd;
+                return Err(e);
+            }
         };
-        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(bytes)]);
+        cmd.set_steps(&[Step::Array(sense), Step::ChannelOut(decoded.bytes)]);
         // Retry rounds sense as long as the slowest page that retries.
-        if codewords {
-            self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, |round| self.failing_bytes(round));
-        } else {
-            let (txns, page) = (&self.txns, self.timing.page_size_bytes);
-            let failing =
-                |round| cmd.txns.iter().filter(|&&t| txns[t as usize].retries as u32 >= round).count() as u64 * page;
-            self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, failing);
-        }
+        let (rounds, retry_sense) = (decoded.rounds, decoded.retry_sense_ns);
+        self.push_retry_rounds(&mut cmd.steps, rounds, retry_sense, |round| self.failing_bytes(round));
+        let total_retries = decoded.total_retries;
         self.flash_counters.read_retries += total_retries;
         self.dies[die as usize].command = cmd;
         self.mark_busy(die);
