@@ -39,7 +39,7 @@ use crate::config::{
     AddressOverflow, Config, DieScheduling, Mapping, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten,
     WriteAcknowledge,
 };
-use crate::designs::{Design, MoveTarget};
+use crate::designs::{Designs, MoveTarget};
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::{PageOp, PreconditionReport, WorkloadFootprint};
@@ -89,8 +89,8 @@ pub(crate) enum Event {
     CmtKick,
     /// A flow's next record is due, or its queue has room (`flows.rs`).
     FlowArrival { flow: u16 },
-    /// A timer the active design scheduled (`designs::Design`), with its own tag.
-    Design { tag: u8 },
+    /// A timer design `slot` scheduled (`Simulator::schedule_design_timer`), with its tag.
+    Design { slot: u8, tag: u8 },
 }
 
 /// An event in the queue, ordered by (time, insertion sequence): equal times keep
@@ -131,7 +131,7 @@ impl Ord for Scheduled {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TxnKind {
+pub enum TxnKind {
     Read,
     /// Read of the old page before a partial-page write (read-modify-write).
     UpdateRead,
@@ -426,8 +426,9 @@ pub struct Simulator<'a> {
     /// Writes not yet programmed, by logical page (read-your-writes; `pending.rs`).
     /// Never iterated, so the hash order cannot reach a result.
     pub(crate) pending_writes: std::collections::HashMap<u32, pending::PendingWrites>,
-    /// The active design (`crate::designs`): its state; the engine calls it through hooks.
-    pub(crate) design: Design,
+    /// The active designs (`crate::designs`): their states; the engine calls them through
+    /// the hook dispatchers.
+    pub(crate) designs: Designs,
     /// GC moves to another plane: pages read out of their plane, waiting at the
     /// destination die to be transferred in and programmed, as (txns, count, program ns).
     pub(crate) moves_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
@@ -598,7 +599,7 @@ impl<'a> Simulator<'a> {
             // Every page, preconditioned ones included, must carry its OOB for recovery.
             ftl.track_oob();
         }
-        Design::prepare_ftl(&config, &mut ftl);
+        crate::designs::prepare_ftl(&config, &mut ftl);
         let mut planes_alloc = PlaneAllocator::new(config.ftl.plane_allocation, &config.ftl.allocation_order);
         planes_alloc.balance_for(&ftl.addr, ftl.units_per_page());
         for f in config.flows.iter().filter(|f| f.is_partitioned()) {
@@ -616,7 +617,7 @@ impl<'a> Simulator<'a> {
         let earliest_trace_ns = footprint.earliest_arrival_ns;
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
-        let design = Design::new(&config, &ftl);
+        let designs = Designs::new(&config, &ftl)?;
         let cmt = config.cmt.enabled().then(|| Box::new(cmt::Cmt::new(&config, &ftl)));
         let flows = (!config.flows.is_empty())
             .then(|| Box::new(flows::Flows::new(&config, flow_sources, ftl.addr.dies() as usize)));
@@ -696,7 +697,7 @@ impl<'a> Simulator<'a> {
             last_arrival_ns: 0,
             power_loss_records: Vec::new(),
             pending_writes: std::collections::HashMap::new(),
-            design,
+            designs,
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
             request_pages: Vec::new(),
@@ -970,7 +971,7 @@ impl<'a> Simulator<'a> {
             Event::LinkIn => self.on_link_in()?,
             Event::CmtKick => self.on_cmt_kick()?,
             Event::FlowArrival { flow } => self.on_flow_arrival(flow)?,
-            Event::Design { tag } => self.timer(tag)?,
+            Event::Design { slot, tag } => self.design_timer(slot, tag)?,
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Names of the page types of a cell with `types` bits, LSB first: `LSB`, `MSB` (MLC);
 /// `LSB`, `CSB`, `MSB` (TLC); `LSB`, `CSB`, `MSB`, `TSB` (QLC); `type0`, … beyond. They
@@ -482,6 +483,10 @@ pub struct Report {
     /// Present with WOM codes on (`wom.enabled`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wom: Option<WomSummary>,
+    /// The sections of designs built outside this crate, by design name
+    /// (`Report::set_section`); absent without such designs.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub designs: BTreeMap<String, serde_json::Value>,
     /// Present with the DRAM data cache on (`cache.capacity_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSummary>,
@@ -500,6 +505,22 @@ pub struct Report {
     pub fairness: Option<FairnessSummary>,
     /// Events processed (for simulator speed; the CLI adds wall time).
     pub events: u64,
+}
+
+impl Report {
+    /// Sets the report section of a design built outside this crate (JSON key
+    /// `designs.NAME`). A value that does not serialise to JSON (a map with non-string
+    /// keys) is recorded as its error message, so the report still says what happened.
+    pub fn set_section(&mut self, name: &str, section: &impl Serialize) {
+        let value = serde_json::to_value(section)
+            .unwrap_or_else(|e| serde_json::Value::String(format!("section does not serialise: {e}")));
+        self.designs.insert(name.to_string(), value);
+    }
+
+    /// The report section of design `name` built outside this crate, if it wrote one.
+    pub fn get_section(&self, name: &str) -> Option<&serde_json::Value> {
+        self.designs.get(name)
+    }
 }
 
 /// What the controller's DRAM data cache did (`[cache]`; issue 19). Counts are in

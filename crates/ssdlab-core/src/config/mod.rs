@@ -95,6 +95,11 @@ pub struct Config {
     /// A built-in synthetic workload, used when no trace is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<ssdlab_trace::SyntheticSpec>,
+    /// The sections of designs built outside this crate, `[designs.NAME]`, each read by
+    /// its design (`Config::design_section`), which names its own keys' errors. Empty
+    /// (and absent from the TOML) without such designs.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub designs: std::collections::BTreeMap<String, toml::Table>,
 }
 
 impl Default for Config {
@@ -131,6 +136,22 @@ impl Default for Config {
             priority: PriorityConfig::default(),
             mix: MixConfig::default(),
             workload: None,
+            designs: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Section `[designs.NAME]` as a design outside this crate reads it: its defaults
+    /// when the config has no such section; an error naming `designs.NAME` and the key
+    /// serde refused (a typo, a wrong type) otherwise. Give `T` `#[serde(default,
+    /// deny_unknown_fields)]` so a misspelt key is refused, not ignored.
+    pub fn design_section<T: serde::de::DeserializeOwned + Default>(&self, name: &str) -> Result<T, ConfigError> {
+        match self.designs.get(name) {
+            None => Ok(T::default()),
+            Some(table) => toml::Value::Table(table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| err(&format!("designs.{name}"), e.message())),
         }
     }
 }

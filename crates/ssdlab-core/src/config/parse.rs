@@ -23,6 +23,10 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
             .unwrap_or_else(|| toml::Value::String(raw.to_string()));
         let mut cursor = &mut value;
         let parts: Vec<&str> = key.split('.').collect();
+        if parts[0] == "designs" {
+            set_design_key(&mut value, key, &parts, parsed)?;
+            continue;
+        }
         if let (Some(table), Some(section)) = (cursor.as_table_mut(), parts.first().and_then(|p| hidden_section(p))) {
             table.entry(parts[0]).or_insert(section);
         }
@@ -51,6 +55,24 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
         let key = error_offset(&e, &text).and_then(|at| key_at(&text, at)).unwrap_or_default();
         err(&key, e.message())
     })
+}
+
+/// `designs.NAME.key=value`: a key of an outside design's section, which the core does
+/// not know; the design checks its section when it reads it (`Config::design_section`).
+fn set_design_key(value: &mut toml::Value, key: &str, parts: &[&str], parsed: toml::Value) -> Result<(), ConfigError> {
+    if parts.len() != 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err(err(key, "a design's key is designs.NAME.key (e.g. designs.hotcold.threshold=3)"));
+    }
+    let root = value.as_table_mut().ok_or_else(|| err(key, "the config is not a table"))?;
+    let designs = root.entry("designs").or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let section = designs
+        .as_table_mut()
+        .ok_or_else(|| err(key, "'designs' is not a section"))?
+        .entry(parts[1])
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let section = section.as_table_mut().ok_or_else(|| err(key, format!("'designs.{}' is not a section", parts[1])))?;
+    section.insert(parts[2].to_string(), parsed);
+    Ok(())
 }
 
 /// The default of a section the config leaves out of its serialised form while it is

@@ -1,54 +1,22 @@
 //! Designs: the research works' policies, each in its own module, plugged into the
-//! engine through the hooks below. The engine's dispatcher modules (`engine.rs`,
-//! `engine/host.rs`, `scheduler.rs`, `command.rs`, `report.rs`, `power.rs`) name no
-//! design; they call these hooks at fixed decision points, and the `match` here sends
-//! each call to the active design (static dispatch: one enum, no trait objects).
+//! engine through the hooks of the [`Design`] trait (`hooks.rs`, whose rustdoc is the
+//! hook reference). The engine names no design: it calls `Simulator` dispatchers named
+//! as the hooks, which call the designs that list them.
 //!
-//! | hook | called when | the baseline (no design) |
-//! |---|---|---|
-//! | `run_starting` | before the first event of the run | nothing |
-//! | `request_arrived` | a request enters the device, before it is split | nothing |
-//! | `write_request_type` | a write request is split: the page type its pages ask for | none (`NO_TYPE`) |
-//! | `place_write` | a user page write is queued: its plane and write stream | the plane allocator's plane, `WriteMode::Auto` |
-//! | `split_write` | a subpage map's user write of part of a logical page is split off: the design may queue it itself (partial program, read-modify-write) | `None`: an ordinary write |
-//! | `write_queued` / `write_moved` | a user write was queued / rerouted to another plane | nothing |
-//! | `reprograms_in_place` / `in_place_claim` | a whole-page write of a page with a copy is split / its in-place reprogram starts: program it into that page (after reading it), and the companion page to reprogram along | no |
-//! | `partial_target_ok` | a queued partial program is about to run: whether its page is still where the design wants it | yes |
-//! | `packs_small_writes` | a write of part of a page is programmed: whether other queued small writes may share its page | yes |
-//! | `pairs_user_writes` | queued user writes may share multi-plane programs | yes |
-//! | `joins_multi_plane` | a queued user write could share a multi-plane program | yes |
-//! | `write_partner` | a user write is about to be programmed: the queued write that must share its command (its index in the die's queue) | `None` |
-//! | `user_page` | a user write is programmed: the design picks its page | `None`: the write stream's next page |
-//! | `pair_pages` | two writes are interleaved over one multi-plane program: their two pages | `None`: each write's own page |
-//! | `write_bound` / `write_programmed` | a user write got its page / finished programming | nothing |
-//! | `gc_move_target` | a GC step moves pages: same plane, another plane, or nowhere yet | `ftl.gc_destination` |
-//! | `gc_victim` | a plane needing GC has no victim: the design may pick it | `None`: the FTL's `ftl.gc_victim` policy |
-//! | `gc_page` | a same-plane GC move of a page needs its destination page | the GC write point; SLC pages by `ftl.slc_gc_destination` |
-//! | `gc_moved` | a GC command moved pages (counts; whether they left the SLC cache) | nothing |
-//! | `prepare_ftl` | before preconditioning: FTL state the design needs from the first write (OOB) | nothing |
-//! | `copy_released` | a user write's superseded copy is no longer needed (the write is programmed), or a trim unmapped a page | nothing |
-//! | `block_erased` / `erase_done` | GC erased a block (the command starts / ends) | nothing |
-//! | `gc_page_elsewhere` | a GC move out of another plane needs its destination page | the destination's GC write point |
-//! | `command_started` / `command_ended` | a die's command starts / completes | nothing |
-//! | `die_work` | a die is free, after emergency GC, before the user queues | nothing started |
-//! | `idle_work` | a die is free and its queues and background GC started nothing | nothing started |
-//! | `maintenance_done` | a scrub or scan command the design started ended | — |
-//! | `sanitize_requested` | a sanitise request reached the device | its range trimmed |
-//! | `host_finished` | the workload is done and no request is outstanding: issue more work? | no |
-//! | `device_idle` | the last outstanding request completed | nothing |
-//! | `timer` | an `Event::Design` the design scheduled fired | — |
-//! | `power_lost` | power failed: volatile design state is lost | nothing |
-//! | `report` | the run ends: the design's section of the report | nothing |
+//! This module owns the registry of built-in designs ([`registry`]: one line per design),
+//! which designs a config selects, their composition (two designs may run together when
+//! no decision hook is listed by both), and the set of active designs' states.
 //!
-//! Adding a design: a module here (state + `impl Simulator` with its hook bodies), a
-//! variant of [`Design`], one line in [`Design::new`], one arm in each hook it uses, its
-//! config section (`config.rs` re-exports it) and its report section. See
-//! ARCHITECTURE.md, "Adding a design".
+//! Adding a built-in design: a folder here with its state, `impl Design` (the hooks it
+//! uses) and `impl BuiltIn` (when the config selects it, how to build it), and one line in
+//! [`registry`]. See ARCHITECTURE.md, "Adding a design".
 
 mod baseline;
+mod context;
 pub mod dir;
 pub mod gordon;
 pub mod harey;
+mod hooks;
 pub mod ipu;
 pub mod mango;
 pub mod pa_ssd;
@@ -56,90 +24,257 @@ pub mod scrub;
 pub mod spa_hybrid;
 pub mod wom;
 
+pub use context::TxnView;
+pub(crate) use hooks::HookTable;
+pub use hooks::{Baseline, Design, Hook, MoveTarget};
+
 use crate::config::Config;
-use crate::engine::{SimError, Simulator, NO_TYPE};
-use crate::flash::Ppn;
-use crate::ftl::{Allocated, Ftl, WriteMode};
-use crate::stats::Report;
-use ssdlab_trace::Record;
+use crate::engine::{SimError, Simulator};
+use crate::ftl::Ftl;
+use std::any::Any;
 
-/// The active design and its state.
-pub(crate) enum Design {
-    /// No design: the conventional FTL the papers compare against.
-    Baseline,
-    PaSsd(Box<pa_ssd::PaSsd>),
-    SpaHybrid(Box<spa_hybrid::SpaHybrid>),
-    Dir(Box<dir::Dir>),
-    Ipu(Box<ipu::Ipu>),
-    Gordon(Box<gordon::Gordon>),
-    Scrub(Box<scrub::Scrub>),
-    Wom(Box<wom::Wom>),
-    Harey(Box<harey::Harey>),
-    Mango(Box<mango::Mango>),
+/// A built-in design: when a config selects it and how it is built.
+pub(crate) trait BuiltIn: Design {
+    /// The config selects this design (its section asks for it).
+    fn selected(config: &Config) -> bool;
+    /// Selected when the config selects no other design: the design that runs this drive
+    /// by default (the SPA hybrid's PF policy runs a drive's SLC cache).
+    fn runs_by_default(_config: &Config, _ftl: &Ftl) -> bool {
+        false
+    }
+    /// FTL state the design needs from the first page written, preconditioning included
+    /// (called before preconditioning when the config selects the design).
+    fn prepare_ftl(_config: &Config, _ftl: &mut Ftl) {}
+    fn build(config: &Config, ftl: &Ftl) -> Self;
 }
 
-/// Where a GC step's moved pages go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MoveTarget {
-    /// Into the plane's own GC write point (`gc_page`).
-    SamePlane,
-    /// Out over the channel(s) to this plane (possibly of another die or chip): the
-    /// source die senses and transfers out, the destination die transfers in and programs.
-    Plane(u32),
-    /// Nowhere yet (no plane can take the data): only an erase of an empty victim may run.
-    Nowhere,
+/// A built-in design's entry in the registry.
+pub(crate) struct Registration {
+    pub(crate) name: &'static str,
+    selected: fn(&Config) -> bool,
+    runs_by_default: fn(&Config, &Ftl) -> bool,
+    prepare_ftl: fn(&Config, &mut Ftl),
+    build: fn(&Config, &Ftl) -> Box<dyn Any>,
+    table: fn() -> HookTable,
 }
 
-impl Design {
-    /// The registration table: which design a config selects.
-    pub(crate) fn new(config: &Config, ftl: &Ftl) -> Design {
-        if config.pa.enabled() {
-            return Design::PaSsd(Box::new(pa_ssd::PaSsd::new(config)));
+impl Registration {
+    fn of<T: BuiltIn>() -> Registration {
+        Registration {
+            name: T::NAME,
+            selected: T::selected,
+            runs_by_default: T::runs_by_default,
+            prepare_ftl: T::prepare_ftl,
+            build: |config, ftl| Box::new(T::build(config, ftl)),
+            table: HookTable::of::<T>,
         }
-        if config.ipu.enabled() {
-            return Design::Ipu(Box::new(ipu::Ipu::new(&config.ipu, ftl)));
+    }
+}
+
+/// The built-in designs, one line each. The order is the order in which notifications
+/// reach designs that run together; it decides nothing else.
+pub(crate) fn registry() -> [Registration; 9] {
+    [
+        Registration::of::<pa_ssd::PaSsd>(),
+        Registration::of::<ipu::Ipu>(),
+        Registration::of::<gordon::Gordon>(),
+        Registration::of::<harey::Harey>(),
+        Registration::of::<mango::Mango>(),
+        Registration::of::<dir::Dir>(),
+        Registration::of::<wom::Wom>(),
+        Registration::of::<scrub::Scrub>(),
+        Registration::of::<spa_hybrid::SpaHybrid>(),
+    ]
+}
+
+/// The built-in designs `config` selects, in registry order; `ftl` decides a default
+/// design when the config selects none. Refuses designs that list a decision hook in
+/// common.
+fn selection(config: &Config, ftl: &Ftl) -> Result<Vec<Registration>, String> {
+    let mut chosen: Vec<Registration> = registry().into_iter().filter(|r| (r.selected)(config)).collect();
+    if chosen.is_empty() {
+        chosen = registry().into_iter().filter(|r| (r.runs_by_default)(config, ftl)).take(1).collect();
+    }
+    let tables: Vec<(&'static str, HookTable)> = chosen.iter().map(|r| (r.name, (r.table)())).collect();
+    check_composition(&tables)?;
+    Ok(chosen)
+}
+
+/// Two designs may run together when no decision hook is listed by both.
+fn check_composition(tables: &[(&'static str, HookTable)]) -> Result<(), String> {
+    for (i, (a, ta)) in tables.iter().enumerate() {
+        for (b, tb) in &tables[i + 1..] {
+            if let Some(h) = Hook::ALL.iter().find(|h| h.is_decision() && ta.has(**h) && tb.has(**h)) {
+                return Err(format!(
+                    "designs {a} and {b} cannot run together: both decide `{}` (a decision hook only one                      design may implement); select one of them",
+                    h.name()
+                ));
+            }
         }
-        if config.gordon.enabled() {
-            let (per_channel, logical) = (config.gordon.write_points_per_channel, ftl.logical_pages);
-            return Design::Gordon(Box::new(gordon::Gordon::new(per_channel, &ftl.addr, logical)));
+    }
+    Ok(())
+}
+
+/// The names of the designs `config` selects (for messages and the swarm).
+pub fn selected_names(config: &Config) -> Vec<&'static str> {
+    registry().into_iter().filter(|r| (r.selected)(config)).map(|r| r.name).collect()
+}
+
+/// FTL state the selected designs need before preconditioning.
+pub(crate) fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
+    for r in registry().iter().filter(|r| (r.selected)(config)) {
+        (r.prepare_ftl)(config, ftl);
+    }
+}
+
+/// Most designs one run may compose.
+const MAX_DESIGNS: usize = 8;
+/// No design decides the hook: the baseline does.
+const NONE: u8 = u8::MAX;
+
+/// The designs that listen to one hook, in selection order (a copy, so the dispatcher
+/// holds no borrow of the set while it calls them).
+#[derive(Clone, Copy)]
+pub(crate) struct Slots {
+    n: u8,
+    at: [u8; MAX_DESIGNS],
+}
+
+impl Slots {
+    pub(crate) fn iter(self) -> impl Iterator<Item = u8> {
+        (0..self.n as usize).map(move |i| self.at[i])
+    }
+}
+
+/// The active designs: their states, hook tables and the dispatch of each hook.
+pub(crate) struct Designs {
+    names: Vec<&'static str>,
+    states: Vec<Box<dyn Any>>,
+    tables: Vec<HookTable>,
+    /// Per hook: the design that decides it (`NONE`: the baseline).
+    decider: [u8; Hook::COUNT],
+    /// Per hook: the designs a notification reaches.
+    listeners: [Slots; Hook::COUNT],
+}
+
+impl Designs {
+    /// The designs `config` selects, built.
+    pub(crate) fn new(config: &Config, ftl: &Ftl) -> Result<Designs, SimError> {
+        let mut designs = Designs::empty();
+        for r in selection(config, ftl).map_err(SimError::Setup)? {
+            designs.add_raw(r.name, (r.build)(config, ftl), (r.table)()).map_err(SimError::Setup)?;
         }
-        if config.harey.enabled() {
-            return Design::Harey(Box::new(harey::Harey::new(config, ftl)));
-        }
-        if config.mango.enabled() {
-            return Design::Mango(Box::new(mango::Mango::new(config, ftl)));
-        }
-        if config.dir.scheme == crate::config::DirScheme::Dir {
-            return Design::Dir(Box::new(dir::Dir::new(config)));
-        }
-        if config.wom.enabled() {
-            return Design::Wom(Box::new(wom::Wom::new(config, ftl)));
-        }
-        if config.scrub.enabled() || config.scrub.sanitize_bytes > 0 {
-            return Design::Scrub(Box::new(scrub::Scrub::new(config, ftl)));
-        }
-        // TPJ-PA etc. also run on a drive without SLC (TPJ-PA then fills page sets first).
-        if ftl.has_slc || config.hybrid.allocation != crate::config::HybridAllocation::Pf {
-            return Design::SpaHybrid(Box::new(spa_hybrid::SpaHybrid::new(config, ftl.addr.planes())));
-        }
-        Design::Baseline
+        Ok(designs)
     }
 
-    /// FTL state a design needs from the first page written, preconditioning included
-    /// (called before preconditioning, on the config `Design::new` will see).
-    pub(crate) fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
-        if config.wom.enabled() {
-            // The code's third page of every trio of WOM-safe pages.
-            wom::prepare_ftl(config, ftl);
+    fn empty() -> Designs {
+        Designs {
+            names: Vec::new(),
+            states: Vec::new(),
+            tables: Vec::new(),
+            decider: [NONE; Hook::COUNT],
+            listeners: [Slots { n: 0, at: [0; MAX_DESIGNS] }; Hook::COUNT],
         }
-        if config.harey.enabled() {
-            // The Harey Tortoise's many write points start above the GC threshold.
-            ftl.fill_reserves_write_points = true;
+    }
+
+    /// Adds a design to the set (after the built-ins a config selected): refused when it
+    /// decides a hook another active design decides, or one of its type is active.
+    pub(crate) fn add<T: Design>(&mut self, state: T) -> Result<(), String> {
+        if self.names.contains(&T::NAME) {
+            return Err(format!("design {} is active already", T::NAME));
         }
-        if config.scrub.enabled() {
-            // Scrubbing and sanitisation find copies by the logical page in each page's
-            // out-of-band area (the block summaries recovery reads, thesis §6.2.2).
-            ftl.track_oob();
+        self.add_raw(T::NAME, Box::new(state), HookTable::of::<T>())
+    }
+
+    fn add_raw(&mut self, name: &'static str, state: Box<dyn Any>, table: HookTable) -> Result<(), String> {
+        let mut all: Vec<(&'static str, HookTable)> =
+            self.names.iter().copied().zip(self.tables.iter().copied()).collect();
+        all.push((name, table));
+        check_composition(&all)?;
+        if self.names.len() == MAX_DESIGNS {
+            return Err(format!("at most {MAX_DESIGNS} designs may run together"));
+        }
+        let slot = self.names.len() as u8;
+        for &hook in Hook::ALL {
+            if !table.has(hook) {
+                continue;
+            }
+            if hook.is_decision() {
+                self.decider[hook as usize] = slot;
+            } else {
+                let l = &mut self.listeners[hook as usize];
+                l.at[l.n as usize] = slot;
+                l.n += 1;
+            }
+        }
+        self.names.push(name);
+        self.states.push(state);
+        self.tables.push(table);
+        Ok(())
+    }
+
+    /// The active designs' names, in selection order.
+    pub(crate) fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// The state of active design `T`. Panics if it is not active: a hook of `T` runs
+    /// only while it is.
+    pub(crate) fn state<T: Design>(&self) -> &T {
+        self.try_state::<T>().unwrap_or_else(|| panic!("design {} is not active", T::NAME))
+    }
+
+    pub(crate) fn state_mut<T: Design>(&mut self) -> &mut T {
+        self.states
+            .iter_mut()
+            .find_map(|s| s.downcast_mut::<T>())
+            .unwrap_or_else(|| panic!("design {} is not active", T::NAME))
+    }
+
+    /// The state of design `T`, if it is active.
+    pub(crate) fn try_state<T: Design>(&self) -> Option<&T> {
+        self.states.iter().find_map(|s| s.downcast_ref::<T>())
+    }
+
+    /// The slot of active design `T` (its timers carry it).
+    pub(crate) fn slot_of<T: Design>(&self) -> u8 {
+        self.states.iter().position(|s| s.is::<T>()).unwrap_or_else(|| panic!("design {} is not active", T::NAME)) as u8
+    }
+
+    pub(crate) fn decider_slot(&self, hook: Hook) -> Option<u8> {
+        let at = self.decider[hook as usize];
+        (at != NONE).then_some(at)
+    }
+
+    #[inline]
+    pub(crate) fn decider(&self, hook: Hook) -> Option<&HookTable> {
+        let at = self.decider[hook as usize];
+        (at != NONE).then(|| &self.tables[at as usize])
+    }
+
+    #[inline]
+    pub(crate) fn listeners(&self, hook: Hook) -> Slots {
+        self.listeners[hook as usize]
+    }
+
+    #[inline]
+    pub(crate) fn table(&self, slot: u8) -> &HookTable {
+        &self.tables[slot as usize]
+    }
+}
+
+impl Simulator<'_> {
+    /// Schedules design `T`'s timer `tag` at `at` ns: its `timer` hook gets the tag then.
+    pub(crate) fn schedule_design_timer<T: Design>(&mut self, at: u64, tag: u8) {
+        let slot = self.designs.slot_of::<T>();
+        self.push(at, crate::engine::Event::Design { slot, tag });
+    }
+
+    /// A design's timer fired.
+    pub(crate) fn design_timer(&mut self, slot: u8, tag: u8) -> Result<(), SimError> {
+        match self.designs.table(slot).timer {
+            Some(f) => f(self, tag),
+            None => Ok(()),
         }
     }
 }
@@ -161,369 +296,4 @@ pub(crate) fn reprogram_conflicts(config: &Config) -> [(bool, &'static str); 9] 
         (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
         (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
     ]
-}
-
-/// The hooks: one method per decision point, each a `match` on the active design.
-impl Simulator<'_> {
-    pub(crate) fn run_starting(&mut self) {
-        match self.design {
-            Design::Scrub(_) => self.scrub_run_starting(),
-            Design::Wom(_) => self.wom_run_starting(),
-            Design::PaSsd(_) => self.pa_run_starting(),
-            Design::Dir(_) => self.dir_run_starting(),
-            Design::Ipu(_) => self.ipu_run_starting(),
-            _ => {}
-        }
-    }
-
-    pub(crate) fn request_arrived(&mut self) -> Result<(), SimError> {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_request_arrived(),
-            _ => Ok(()),
-        }
-    }
-
-    pub(crate) fn write_request_type(&mut self, pages: u32, record: &Record) -> u8 {
-        match self.design {
-            Design::PaSsd(_) => self.pa_write_request_type(pages, record),
-            _ => NO_TYPE,
-        }
-    }
-
-    pub(crate) fn place_write(&mut self, static_plane: u32, request: u32, lpn: u32) -> (u32, WriteMode) {
-        match self.design {
-            Design::Gordon(_) => (self.gordon_place_write(lpn), WriteMode::Auto),
-            Design::SpaHybrid(_) if self.spa_places_writes() => self.spa_place_write(static_plane, request),
-            Design::Dir(_) => (self.dir_place_write(static_plane, request), WriteMode::Auto),
-            _ => (static_plane, WriteMode::Auto),
-        }
-    }
-
-    pub(crate) fn split_write(&mut self, slot: u32, lpn: u32, unit: u32, units: u32) -> Result<Option<u32>, SimError> {
-        match self.design {
-            Design::Ipu(_) => self.ipu_split_write(slot, lpn, unit, units),
-            _ => Ok(None),
-        }
-    }
-
-    pub(crate) fn write_queued(&mut self, txn: u32) {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_write_queued(txn),
-            Design::Dir(_) => self.dir_write_queued(txn),
-            Design::Ipu(_) => self.ipu_write_queued(txn),
-            _ => {}
-        }
-    }
-
-    /// A whole-page user write of `lpn`, whose copy is in `old`, is split: whether it is
-    /// reprogrammed in place there (`engine/reprogram.rs`).
-    pub(crate) fn reprograms_in_place(&mut self, lpn: u32, old: Ppn) -> bool {
-        match self.design {
-            Design::Wom(_) => self.wom_reprograms_in_place(lpn, old),
-            _ => false,
-        }
-    }
-
-    /// An in-place reprogram of `ppn` is about to start: `None` if the design no longer
-    /// wants it there (it becomes an ordinary write), else the companion page to read and
-    /// reprogram along (`NO_PAGE`: none). The design's state changes with the claim.
-    pub(crate) fn in_place_claim(&mut self, ppn: Ppn) -> Option<Ppn> {
-        match self.design {
-            Design::Wom(_) => self.wom_in_place_claim(ppn),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn partial_target_ok(&self, txn: u32) -> bool {
-        match self.design {
-            Design::Ipu(_) => self.ipu_partial_target_ok(txn),
-            _ => true,
-        }
-    }
-
-    pub(crate) fn packs_small_writes(&self) -> bool {
-        match &self.design {
-            // The IPU Baseline's and IPU's pages hold one logical page each (MGA packs).
-            Design::Ipu(d) => d.packs(),
-            _ => true,
-        }
-    }
-
-    pub(crate) fn write_moved(&mut self, txn: u32, from: u32) {
-        if let Design::SpaHybrid(_) = self.design {
-            self.spa_write_moved(txn, from);
-        }
-    }
-
-    pub(crate) fn pairs_user_writes(&self) -> bool {
-        match self.design {
-            Design::Baseline | Design::Scrub(_) | Design::Wom(_) => true,
-            // Low-priority writes only (`joins_multi_plane`).
-            Design::Mango(_) => true,
-            // Type-specified writes are programmed alone.
-            Design::PaSsd(_) => false,
-            // Writes placed by a hybrid policy carry a mode of their own.
-            Design::SpaHybrid(_) => !self.spa_places_writes(),
-            // Only a group's two pages share a command (`write_partner`).
-            Design::Dir(_) => false,
-            // IPU's levels are write streams of their own; its Table 2 names no
-            // multi-plane programs, so none of its three schemes forms them.
-            Design::Ipu(_) => false,
-            Design::Gordon(_) => true,
-            // A write's page is the design's choice of write point, one write at a time.
-            Design::Harey(_) => false,
-        }
-    }
-
-    /// Whether queued user write `txn` may share a multi-plane program (when the design
-    /// pairs user writes at all).
-    pub(crate) fn joins_multi_plane(&self, txn: u32) -> bool {
-        match self.design {
-            // A high-priority write may skip pages in its plane: a multi-plane program's
-            // pages must share their address.
-            Design::Mango(_) => !self.mango_is_high(txn),
-            _ => true,
-        }
-    }
-
-    pub(crate) fn write_partner(&mut self, die: u32, txn: u32) -> Option<usize> {
-        match self.design {
-            Design::Dir(_) => self.dir_write_partner(die, txn),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn user_page(&mut self, txn: u32) -> Option<Allocated> {
-        match self.design {
-            Design::PaSsd(_) => Some(self.pa_user_page(txn)),
-            Design::Dir(_) => Some(self.dir_user_page(txn)),
-            Design::Ipu(_) => self.ipu_user_page(txn),
-            Design::Harey(_) => self.harey_user_page(txn),
-            Design::Mango(_) => self.mango_user_page(txn),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn pair_pages(&mut self, l: u32, m: u32) -> Option<(Allocated, Allocated)> {
-        match self.design {
-            Design::Dir(_) => Some(self.dir_pair_pages(l, m)),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn write_bound(&mut self, txn: u32, slc: bool) {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_write_bound(txn, slc),
-            Design::Ipu(_) => self.ipu_write_bound(txn, slc),
-            _ => {}
-        }
-    }
-
-    pub(crate) fn write_programmed(&mut self, plane: u32) -> Result<(), SimError> {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_write_programmed(plane),
-            _ => Ok(()),
-        }
-    }
-
-    pub(crate) fn gc_move_target(&self, plane: u32) -> MoveTarget {
-        match self.design {
-            Design::Baseline | Design::Scrub(_) | Design::Wom(_) | Design::Harey(_) | Design::Mango(_) => {
-                self.baseline_gc_move_target(plane)
-            }
-            Design::PaSsd(_) | Design::Dir(_) | Design::Ipu(_) | Design::Gordon(_) => MoveTarget::SamePlane,
-            Design::SpaHybrid(_) => self.spa_gc_move_target(plane),
-        }
-    }
-
-    /// The destination page of a same-plane GC move of the page `from`.
-    pub(crate) fn gc_page(&mut self, plane: u32, from: Ppn) -> Option<Allocated> {
-        match self.design {
-            Design::PaSsd(_) => self.pa_gc_page(plane),
-            Design::Dir(_) => self.dir_gc_page(plane),
-            Design::Ipu(_) => match self.ipu_gc_page(plane, from) {
-                Some(page) => page,
-                None => self.baseline_gc_page(plane, from),
-            },
-            Design::Harey(_) => match self.harey_gc_page(plane) {
-                Some(page) => Some(page),
-                None => self.baseline_gc_page(plane, from),
-            },
-            Design::Mango(_) => {
-                self.mango_gc_page(plane, from);
-                self.baseline_gc_page(plane, from)
-            }
-            // The SPA hybrid's SLC cache is the conventional one where it does not migrate.
-            Design::Baseline | Design::SpaHybrid(_) | Design::Scrub(_) | Design::Wom(_) | Design::Gordon(_) => {
-                self.baseline_gc_page(plane, from)
-            }
-        }
-    }
-
-    /// The destination page in `to` of a GC move out of another plane (`MoveTarget::Plane`).
-    pub(crate) fn gc_page_elsewhere(&mut self, to: u32) -> Option<Allocated> {
-        match self.design {
-            Design::Harey(_) => self.harey_gc_page(to),
-            _ => None,
-        }
-        .or_else(|| self.ftl.allocate_gc(to, self.now))
-    }
-
-    /// The block GC cleans next in `plane` when it has none, or `None` for the FTL's
-    /// victim policy (`ftl.gc_victim`). A design that ranks blocks by its own bookkeeping
-    /// (IPU's ISR) answers here.
-    pub(crate) fn gc_victim(&mut self, plane: u32) -> Option<u32> {
-        match self.design {
-            Design::Ipu(_) => self.ipu_gc_victim(plane),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn gc_moved(&mut self, pages: u64, out_of_slc: bool, cross_plane: bool) {
-        match &mut self.design {
-            Design::SpaHybrid(h) => h.gc_moved(pages, out_of_slc, cross_plane),
-            Design::Ipu(d) => d.gc_moved(pages, out_of_slc),
-            Design::Harey(_) => self.harey_gc_moved(pages),
-            _ => {}
-        }
-    }
-
-    pub(crate) fn block_erased(&mut self, plane: u32, block: u32, slc: bool) {
-        match self.design {
-            Design::SpaHybrid(_) if slc => self.spa_slc_reclaimed(plane),
-            Design::Scrub(_) => self.scrub_block_erased(block),
-            Design::Wom(_) => self.wom_block_erased(block),
-            Design::Harey(_) => self.harey_block_erased(),
-            Design::Mango(_) => self.mango_block_erased(plane, block),
-            _ => {}
-        }
-    }
-
-    /// The erase of `block` (started with `block_erased`) has ended.
-    pub(crate) fn erase_done(&mut self, block: u32) -> Result<(), SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_erase_done(block),
-            _ => Ok(()),
-        }
-    }
-
-    pub(crate) fn die_work(&mut self, die: u32) -> Result<bool, SimError> {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_die_work(die),
-            Design::Scrub(_) => self.scrub_die_work(die),
-            Design::Harey(_) => self.harey_die_work(die),
-            _ => Ok(false),
-        }
-    }
-
-    /// A die found nothing to start in its queues nor background GC.
-    pub(crate) fn idle_work(&mut self, die: u32) -> Result<bool, SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_idle_work(die),
-            Design::Harey(_) => self.harey_idle_work(die),
-            _ => Ok(false),
-        }
-    }
-
-    /// The old copy `old` of a user write (now programmed) or a trim is no longer needed;
-    /// `request` still waits for the write or trim (`NO_REQUEST`: nothing waits). A design
-    /// may keep the request waiting (`hold_request`) until it has destroyed the copy.
-    pub(crate) fn copy_released(&mut self, old: Ppn, request: u32) -> Result<(), SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_copy_released(old, request),
-            _ => Ok(()),
-        }
-    }
-
-    /// A scrub or scan command a design started (`maintenance.rs`) ended; `tag` is the one
-    /// it gave.
-    pub(crate) fn maintenance_done(&mut self, kind: crate::engine::TxnKind, tag: u32) -> Result<(), SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_maintenance_done(kind, tag),
-            _ => Ok(()),
-        }
-    }
-
-    /// A sanitise request (`Op::Sanitize`) reached the device. Without a design that
-    /// sanitises, its range is trimmed (old copies stay on flash).
-    pub(crate) fn sanitize_requested(&mut self, slot: u32) -> Result<(), SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_sanitize(slot),
-            _ => self.trim_request(slot),
-        }
-    }
-
-    /// The workload is done and nothing is outstanding: true if the design issued more
-    /// work or waits for a timer of its own (the run goes on).
-    pub(crate) fn host_finished(&mut self) -> Result<bool, SimError> {
-        match self.design {
-            Design::Scrub(_) => self.scrub_host_finished(),
-            _ => Ok(false),
-        }
-    }
-
-    pub(crate) fn device_idle(&mut self) -> Result<(), SimError> {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_device_idle(),
-            Design::Harey(_) => return self.harey_device_idle(),
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// A command starts on `die` (after `mark_busy`).
-    pub(crate) fn command_started(&mut self, die: u32) {
-        if let Design::Harey(_) = self.design {
-            self.harey_command_started(die);
-        }
-    }
-
-    /// `die`'s command completes (its transactions are still in `dies[die].command`).
-    pub(crate) fn command_ended(&mut self, die: u32) {
-        if let Design::Harey(_) = self.design {
-            self.harey_command_ended(die);
-        }
-    }
-
-    pub(crate) fn timer(&mut self, tag: u8) -> Result<(), SimError> {
-        match self.design {
-            Design::SpaHybrid(_) => self.spa_timer(tag),
-            Design::Scrub(_) => self.scrub_timer(tag),
-            _ => Ok(()),
-        }
-    }
-
-    pub(crate) fn power_lost(&mut self) {
-        match &mut self.design {
-            Design::SpaHybrid(h) => {
-                h.reset_volatile();
-                self.ftl.slc_migrating.fill(false);
-            }
-            Design::Dir(_) => self.dir_power_lost(),
-            Design::Ipu(d) => d.power_lost(),
-            Design::Scrub(d) => d.power_lost(),
-            Design::Harey(d) => d.power_lost(),
-            _ => {}
-        }
-    }
-
-    pub(crate) fn design_report(&self, report: &mut Report) {
-        match &self.design {
-            // DIR's section covers its baselines too (`report.rs`).
-            Design::Baseline | Design::Dir(_) => {}
-            Design::Scrub(_) => report.scrub = Some(self.scrub_summary()),
-            Design::Wom(_) => report.wom = Some(self.wom_summary()),
-            Design::PaSsd(pa) => report.pa = Some(pa.summary(&self.config, &self.ftl)),
-            Design::Gordon(_) => report.gordon = self.gordon_summary(),
-            Design::Harey(_) => report.harey = self.harey_summary(),
-            Design::Mango(_) => self.mango_report(report),
-            Design::SpaHybrid(_) => report.hybrid = self.spa_summary(),
-            Design::Ipu(_) => {
-                report.ipu = self.ipu_summary();
-                if let Some(s) = &report.ipu {
-                    report.device.mapping_table_bytes = s.mapping_table_bytes;
-                }
-            }
-        }
-    }
 }

@@ -177,6 +177,7 @@ impl Simulator<'_> {
             }),
             scrub: None,
             wom: None,
+            designs: std::collections::BTreeMap::new(),
             cache: self.cache.as_ref().map(|c| c.summary(&self.dram, &self.config)),
             link: self.link_summary(),
             cmt: self.cmt_summary(),
@@ -184,7 +185,7 @@ impl Simulator<'_> {
             fairness: None,
             events: self.events_processed,
         };
-        self.design_report(&mut report);
+        self.report(&mut report);
         (report, std::mem::take(&mut self.series))
     }
 

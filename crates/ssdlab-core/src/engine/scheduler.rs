@@ -149,7 +149,8 @@ impl Simulator<'_> {
         match self.txns[t as usize].mode {
             WriteMode::Tlc => self.ftl.can_allocate_normal(plane),
             WriteMode::Mapping => self.ftl.can_allocate_map(plane),
-            _ => self.ftl.can_allocate_user(plane),
+            WriteMode::UserPoint(k) => self.ftl.user_point_next_page(plane, k.into(), 1).is_some(),
+            WriteMode::Auto | WriteMode::Slc => self.ftl.can_allocate_user(plane),
         }
     }
 
@@ -611,7 +612,7 @@ impl Simulator<'_> {
             && self.pairs_user_writes()
             && self.joins_multi_plane(first)
         {
-            let key = self.ftl.peek_user(first_plane);
+            let key = self.peek_write_page(first);
             let any_address = self.config.flash.multi_plane_any_address;
             let mut used_planes = 1u64 << (first_plane % 64);
             let mut i = 0;
@@ -625,9 +626,9 @@ impl Simulator<'_> {
                 let pairs = if any_address {
                     self.write_has_room(t)
                 } else if self.config.flash.multi_plane_same_block {
-                    self.ftl.peek_user(plane) == key
+                    self.peek_write_page(t) == key
                 } else {
-                    self.ftl.peek_user(plane).map(|k| k.1) == key.map(|k| k.1)
+                    self.peek_write_page(t).map(|k| k.1) == key.map(|k| k.1)
                 };
                 if is_write && used_planes & plane_bit == 0 && pairs && self.joins_multi_plane(t) {
                     used_planes |= plane_bit;
@@ -671,10 +672,24 @@ impl Simulator<'_> {
         }
         let a = match self.user_page(t) {
             Some(a) => Some(a),
-            None if self.txns[t as usize].mode == WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
-            None => self.ftl.allocate_user(plane, self.now),
+            None => match self.txns[t as usize].mode {
+                WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
+                WriteMode::UserPoint(k) => self.ftl.allocate_user_point(plane, k.into(), self.now),
+                _ => self.ftl.allocate_user(plane, self.now),
+            },
         };
         a.expect("room was checked")
+    }
+
+    /// The (block-in-plane, page) queued user write `t` would get now, without a design's
+    /// choice (`user_page`): the next page of the write point its mode names, else of the
+    /// FTL's own choice. Multi-plane programs need equal addresses in every plane.
+    fn peek_write_page(&self, t: u32) -> Option<(u32, u32)> {
+        let plane = self.txns[t as usize].plane;
+        match self.txns[t as usize].mode {
+            WriteMode::UserPoint(k) => self.ftl.peek_user_point(plane, k.into()),
+            _ => self.ftl.peek_user(plane),
+        }
     }
 
     /// Maps a user write to its page (its units in their own slots) and counts the
@@ -830,7 +845,7 @@ impl Simulator<'_> {
             // SLC-mode blocks program page by page: the plane's first write bound for SLC
             // goes alone. The others wait in DRAM for a page set of normal blocks.
             let slc_room = self.ftl.slc_blocks[plane as usize] > 0 && self.ftl.slc_room(plane) > 0;
-            let to_slc = |t: &Txn| slc_room && t.mode != WriteMode::Tlc;
+            let to_slc = |t: &Txn| slc_room && !matches!(t.mode, WriteMode::Tlc | WriteMode::UserPoint(_));
             let mut count = 0;
             let mut oldest = u64::MAX;
             let mut slc_first = None;

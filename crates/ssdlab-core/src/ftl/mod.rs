@@ -35,6 +35,11 @@ pub enum WriteMode {
     Tlc,
     /// A translation page of the cached mapping table (`[cmt]`): its own write point.
     Mapping,
+    /// User write point `k` of the plane (`ftl.user_write_points`): a design's own stream
+    /// (per hot/cold class, per priority). The room check and multi-plane pairing look at
+    /// that write point, so the write waits for room there (GC frees blocks) rather than
+    /// landing in another write point's block.
+    UserPoint(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -697,6 +702,18 @@ impl Ftl {
             }
         }
         None
+    }
+
+    /// The (block-in-plane, page) user write point `k` of `plane` would program next, as
+    /// `peek_user` for the FTL's own choice of write point.
+    pub fn peek_user_point(&self, plane: u32, k: u32) -> Option<(u32, u32)> {
+        let p = &self.planes[plane as usize];
+        let stream = Stream::user(k);
+        if self.active_room(plane, stream) > 0 {
+            let b = p.active[stream.index()];
+            return Some((self.addr.block_in_plane(b), self.blocks[b as usize].write_ptr));
+        }
+        (p.free.len() > 1).then(|| (self.addr.block_in_plane(p.free[0]), 0))
     }
 
     /// Takes the next page of user write point `k` of `plane` (a design's own choice of

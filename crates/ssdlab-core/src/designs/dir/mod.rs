@@ -29,8 +29,11 @@
 
 pub mod config;
 
+use super::{BuiltIn, Design, Hook, MoveTarget};
+use crate::config::Config;
 use crate::engine::{Simulator, NO_REQUEST};
-use crate::ftl::Allocated;
+use crate::flash::Ppn;
+use crate::ftl::{Allocated, Ftl, WriteMode};
 use crate::stats::DirSummary;
 
 const NONE: u32 = u32::MAX;
@@ -111,13 +114,73 @@ impl Dir {
     }
 }
 
-macro_rules! dir {
-    ($sim:expr) => {
-        match &mut $sim.design {
-            crate::designs::Design::Dir(d) => d,
-            _ => unreachable!("DIR hook without DIR"),
-        }
-    };
+impl Design for Dir {
+    const NAME: &'static str = "dir";
+    // The report section is the engine's (`dir_summary`): it covers DIR's baselines, which
+    // are settings of the conventional FTL, not this design.
+    const HOOKS: &'static [Hook] = &[
+        Hook::RunStarting,
+        Hook::PlaceWrite,
+        Hook::WriteQueued,
+        Hook::PairsUserWrites,
+        Hook::WritePartner,
+        Hook::UserPage,
+        Hook::PairPages,
+        Hook::GcMoveTarget,
+        Hook::GcPage,
+        Hook::PowerLost,
+    ];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.dir_run_starting();
+    }
+
+    fn place_write(sim: &mut Simulator<'_>, static_plane: u32, request: u32, _lpn: u32) -> (u32, WriteMode) {
+        (sim.dir_place_write(static_plane, request), WriteMode::Auto)
+    }
+
+    fn write_queued(sim: &mut Simulator<'_>, txn: u32) {
+        sim.dir_write_queued(txn);
+    }
+
+    /// Only a group's two pages share a command (`write_partner`).
+    fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
+        false
+    }
+
+    fn write_partner(sim: &mut Simulator<'_>, die: u32, txn: u32) -> Option<usize> {
+        sim.dir_write_partner(die, txn)
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        Some(sim.dir_user_page(txn))
+    }
+
+    fn pair_pages(sim: &mut Simulator<'_>, l: u32, m: u32) -> Option<(Allocated, Allocated)> {
+        Some(sim.dir_pair_pages(l, m))
+    }
+
+    fn gc_move_target(_sim: &Simulator<'_>, _plane: u32) -> MoveTarget {
+        MoveTarget::SamePlane
+    }
+
+    fn gc_page(sim: &mut Simulator<'_>, plane: u32, _from: Ppn) -> Option<Allocated> {
+        sim.dir_gc_page(plane)
+    }
+
+    fn power_lost(sim: &mut Simulator<'_>) {
+        sim.dir_power_lost();
+    }
+}
+
+impl BuiltIn for Dir {
+    fn selected(config: &Config) -> bool {
+        config.dir.scheme == crate::config::DirScheme::Dir
+    }
+
+    fn build(config: &Config, _ftl: &Ftl) -> Self {
+        Dir::new(config)
+    }
 }
 
 impl Simulator<'_> {
@@ -139,13 +202,13 @@ impl Simulator<'_> {
         };
         let planes_per_die = self.ftl.addr.planes_per_die;
         let dies = self.ftl.addr.dies();
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         if d.placing.request != request {
             d.placing = Placing { request, placed: 0, second_plane: NONE, first_txn: NONE, role: 0 };
         }
         let k = d.placing.placed;
         d.placing.placed += 1;
-        if k % 2 == 0 && k + 1 < pages && d.group_pairs {
+        if k.is_multiple_of(2) && k + 1 < pages && d.group_pairs {
             let region = d.next_region;
             d.next_region = (region + 1) % (dies * (planes_per_die / 2));
             let first = (region % dies) * planes_per_die + 2 * (region / dies);
@@ -166,7 +229,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn dir_write_queued(&mut self, txn: u32) {
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         match d.placing.role {
             1 => d.placing.first_txn = txn,
             2 if d.placing.first_txn != NONE => {
@@ -183,7 +246,7 @@ impl Simulator<'_> {
     /// The queued write that must be programmed with `txn` (its group's other page), if
     /// it can be now: queued at the same die, in another plane, with room.
     pub(crate) fn dir_write_partner(&mut self, die: u32, txn: u32) -> Option<usize> {
-        let p = dir!(self).partner_of(txn);
+        let p = self.designs.state_mut::<Dir>().partner_of(txn);
         if p == NONE {
             return None;
         }
@@ -191,7 +254,7 @@ impl Simulator<'_> {
         let joins =
             index.filter(|_| self.txns[p as usize].plane != self.txns[txn as usize].plane && self.write_has_room(p));
         if joins.is_none() {
-            let d = dir!(self);
+            let d = self.designs.state_mut::<Dir>();
             d.unlink(txn);
             d.broken_groups += 1;
         }
@@ -201,7 +264,7 @@ impl Simulator<'_> {
     /// A free write's page: LSB or CSB first (`dir.free_page_type`), pa-BLAlloc's order.
     pub(crate) fn dir_user_page(&mut self, txn: u32) -> Allocated {
         let plane = self.txns[txn as usize].plane;
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         d.unlink(txn);
         let want = d.free_type;
         self.ftl.allocate_typed(plane, want, 1, self.now).expect("room was checked").0
@@ -211,7 +274,7 @@ impl Simulator<'_> {
     /// program now, else LSB in the first plane and MSB in the second as pa-BLAlloc can.
     pub(crate) fn dir_pair_pages(&mut self, l: u32, m: u32) -> (Allocated, Allocated) {
         let (pa, pb) = (self.txns[l as usize].plane, self.txns[m as usize].plane);
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         d.unlink(l);
         let bits = d.bits;
         // (Taken out and put back: no copy per program.)
@@ -225,11 +288,11 @@ impl Simulator<'_> {
                 candidates()
                     .find(|&(x, y)| self.ftl.can_take_type(pa, x, Some(1)) && self.ftl.can_take_type(pb, y, Some(1)))
             });
-        dir!(self).type_pairs = pairs;
+        self.designs.state_mut::<Dir>().type_pairs = pairs;
         let (x, y) = chosen.unwrap_or((0, bits as u8 - 1));
         let a = self.ftl.allocate_typed(pa, x, 1, self.now).expect("room was checked").0;
         let b = self.ftl.allocate_typed(pb, y, 1, self.now).expect("room was checked").0;
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         d.pairs_by_types[a.page_type as usize * bits + b.page_type as usize] += 1;
         if a.page_type == b.page_type {
             d.same_type_pairs += 1;
@@ -239,12 +302,12 @@ impl Simulator<'_> {
 
     /// GC moves take LSB or CSB pages first too (relaxed order has no GC write point).
     pub(crate) fn dir_gc_page(&mut self, plane: u32) -> Option<Allocated> {
-        let want = dir!(self).free_type;
+        let want = self.designs.state_mut::<Dir>().free_type;
         self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
     }
 
     pub(crate) fn dir_power_lost(&mut self) {
-        let d = dir!(self);
+        let d = self.designs.state_mut::<Dir>();
         d.partner.clear();
         d.placing = Placing { request: u64::MAX, placed: 0, second_plane: NONE, first_txn: NONE, role: 0 };
     }
@@ -264,7 +327,7 @@ impl Simulator<'_> {
             interleaved_write_share: ratio(2 * f.interleaved_pairs, f.user_programs),
             ..DirSummary::default()
         };
-        if let crate::designs::Design::Dir(d) = &self.design {
+        if let Some(d) = self.designs.try_state::<Dir>() {
             let names = crate::stats::page_type_names(d.bits);
             for a in 0..d.bits {
                 for b in 0..d.bits {

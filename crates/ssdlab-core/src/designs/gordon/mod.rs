@@ -26,9 +26,11 @@
 
 pub mod config;
 
+use super::{BuiltIn, Design, Hook, MoveTarget};
+use crate::config::Config;
 use crate::engine::{Simulator, TxnKind, NO_REQUEST};
-use crate::ftl::WriteMode;
-use crate::stats::GordonSummary;
+use crate::ftl::{Ftl, WriteMode};
+use crate::stats::{GordonSummary, Report};
 
 struct WritePoint {
     /// The dies it writes, in turn (FTL view: a super-page gang is one die).
@@ -141,6 +143,33 @@ impl Gordon {
     }
 }
 
+impl Design for Gordon {
+    const NAME: &'static str = "gordon";
+    const HOOKS: &'static [Hook] = &[Hook::PlaceWrite, Hook::GcMoveTarget, Hook::Report];
+
+    fn place_write(sim: &mut Simulator<'_>, _static_plane: u32, _request: u32, lpn: u32) -> (u32, WriteMode) {
+        (sim.gordon_place_write(lpn), WriteMode::Auto)
+    }
+
+    fn gc_move_target(_sim: &Simulator<'_>, _plane: u32) -> MoveTarget {
+        MoveTarget::SamePlane
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.gordon = sim.gordon_summary();
+    }
+}
+
+impl BuiltIn for Gordon {
+    fn selected(config: &Config) -> bool {
+        config.gordon.enabled()
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Gordon::new(config.gordon.write_points_per_channel, &ftl.addr, ftl.logical_pages)
+    }
+}
+
 impl Simulator<'_> {
     /// `place_write`: the plane of the write point this write of `lpn` takes. A write
     /// point that moves on takes the user writes still queued at the die it leaves along
@@ -149,7 +178,7 @@ impl Simulator<'_> {
     pub(crate) fn gordon_place_write(&mut self, lpn: u32) -> u32 {
         let dies = &self.dies;
         let load = |d: u32| dies[d as usize].load();
-        let super::Design::Gordon(g) = &mut self.design else { unreachable!("Gordon hook with another design active") };
+        let g = self.designs.state_mut::<Gordon>();
         let min_seq = g.lpn_seq.get(lpn as usize).copied().unwrap_or(0);
         let (i, constrained) = g.choose(min_seq, load);
         g.constrained += constrained as u64;
@@ -171,7 +200,7 @@ impl Simulator<'_> {
                 txn.kind == TxnKind::Write && txn.request != NO_REQUEST && txn.mode == WriteMode::Auto
             });
         self.dies[die as usize].writes = kept;
-        let super::Design::Gordon(g) = &mut self.design else { unreachable!("Gordon hook with another design active") };
+        let g = self.designs.state_mut::<Gordon>();
         g.carried += carry.len() as u64;
         let planes: Vec<u32> = carry.iter().map(|_| g.carry(i)).collect();
         for (&t, plane) in carry.iter().zip(planes) {
@@ -180,7 +209,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn gordon_summary(&self) -> Option<GordonSummary> {
-        let super::Design::Gordon(g) = &self.design else { return None };
+        let g = self.designs.try_state::<Gordon>()?;
         Some(GordonSummary {
             write_points: g.points.len() as u32,
             write_points_per_channel: self.config.gordon.write_points_per_channel,

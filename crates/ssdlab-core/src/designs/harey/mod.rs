@@ -31,10 +31,12 @@
 pub mod config;
 
 use self::config::{PagePreference, Rtf};
+use super::{BuiltIn, Design, Hook};
+use crate::config::Config;
 use crate::engine::{SimError, Simulator, TxnKind};
-use crate::flash::NO_PAGE;
-use crate::ftl::{Allocated, GcNeed};
-use crate::stats::HareySummary;
+use crate::flash::{Ppn, NO_PAGE};
+use crate::ftl::{Allocated, Ftl, GcNeed};
+use crate::stats::{HareySummary, Report};
 
 /// What a write asks of the write point's next page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,13 +210,91 @@ pub(crate) struct Harey {
     target_sum: f64,
 }
 
-macro_rules! harey {
-    ($s:expr) => {
-        match &mut $s.design {
-            super::Design::Harey(h) => h,
-            _ => unreachable!("Harey Tortoise hook without the design"),
-        }
-    };
+impl Design for Harey {
+    const NAME: &'static str = "harey";
+    const HOOKS: &'static [Hook] = &[
+        Hook::PairsUserWrites,
+        Hook::UserPage,
+        Hook::GcPage,
+        Hook::GcPageElsewhere,
+        Hook::GcMoved,
+        Hook::BlockErased,
+        Hook::DieWork,
+        Hook::IdleWork,
+        Hook::DeviceIdle,
+        Hook::CommandStarted,
+        Hook::CommandEnded,
+        Hook::PowerLost,
+        Hook::Report,
+    ];
+
+    /// A write's page is the design's choice of write point, one write at a time.
+    fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
+        false
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        sim.harey_user_page(txn)
+    }
+
+    fn gc_page(sim: &mut Simulator<'_>, plane: u32, from: Ppn) -> Option<Allocated> {
+        sim.harey_gc_page(plane).or_else(|| sim.baseline_gc_page(plane, from))
+    }
+
+    fn gc_page_elsewhere(sim: &mut Simulator<'_>, to: u32) -> Option<Allocated> {
+        sim.harey_gc_page(to).or_else(|| sim.ftl.allocate_gc(to, sim.now))
+    }
+
+    fn gc_moved(sim: &mut Simulator<'_>, pages: u64, _out_of_slc: bool, _cross_plane: bool) {
+        sim.harey_gc_moved(pages);
+    }
+
+    fn block_erased(sim: &mut Simulator<'_>, _plane: u32, _block: u32, _slc: bool) {
+        sim.harey_block_erased();
+    }
+
+    fn die_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        sim.harey_die_work(die)
+    }
+
+    fn idle_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        sim.harey_idle_work(die)
+    }
+
+    fn device_idle(sim: &mut Simulator<'_>) -> Result<(), SimError> {
+        sim.harey_device_idle()
+    }
+
+    fn command_started(sim: &mut Simulator<'_>, die: u32) {
+        sim.harey_command_started(die);
+    }
+
+    fn command_ended(sim: &mut Simulator<'_>, die: u32) {
+        sim.harey_command_ended(die);
+    }
+
+    fn power_lost(sim: &mut Simulator<'_>) {
+        sim.designs.state_mut::<Harey>().power_lost();
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.harey = sim.harey_summary();
+    }
+}
+
+impl BuiltIn for Harey {
+    fn selected(config: &Config) -> bool {
+        config.harey.enabled()
+    }
+
+    /// The Harey Tortoise's many write points start above the GC threshold.
+    fn prepare_ftl(_config: &Config, ftl: &mut Ftl) {
+        ftl.fill_reserves_write_points = true;
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Harey::new(config, ftl)
+    }
 }
 
 impl Harey {
@@ -279,7 +359,7 @@ impl Simulator<'_> {
     fn harey_take(&mut self, plane: u32, gc: bool) -> Option<Allocated> {
         let reserve = if gc { 0 } else { 1 };
         let next = self.harey_next_pages(plane, reserve);
-        let h = harey!(self);
+        let h = self.designs.state_mut::<Harey>();
         let want = if gc { h.gc_want() } else { h.user_want() };
         let points = &next[..self.ftl.user_write_points as usize];
         let k = choose_point(&self.ftl.layout.types, points, h.cursor[plane as usize], want)?;
@@ -289,7 +369,7 @@ impl Simulator<'_> {
             // pre-emptive GC would then move more to redo it, round after round), so the
             // data goes to the plane's GC write point.
             let a = self.ftl.allocate_gc_point(plane, self.now)?;
-            harey!(self).gc_pages[usize::from(a.page_type != 0)] += 1;
+            self.designs.state_mut::<Harey>().gc_pages[usize::from(a.page_type != 0)] += 1;
             return Some(a);
         }
         let a = if gc {
@@ -297,7 +377,7 @@ impl Simulator<'_> {
         } else {
             self.ftl.allocate_user_point(plane, k, self.now)?
         };
-        let h = harey!(self);
+        let h = self.designs.state_mut::<Harey>();
         h.cursor[plane as usize] = (k + 1) % self.ftl.user_write_points;
         let slow = usize::from(a.page_type != 0);
         let preferred = u64::from(fits && want != Want::Any);
@@ -329,7 +409,7 @@ impl Simulator<'_> {
     /// RTF's pre-emptive GC: on an idle device, a die whose write points are not all
     /// ready moves one page (or erases a cleaned block) towards that.
     pub(crate) fn harey_idle_work(&mut self, die: u32) -> Result<bool, SimError> {
-        let strong = match harey!(self).rtf {
+        let strong = match self.designs.state_mut::<Harey>().rtf {
             Rtf::Off => return Ok(false),
             Rtf::Weak => false,
             Rtf::Strong => true,
@@ -344,7 +424,7 @@ impl Simulator<'_> {
             // Pre-emptive: a victim even when the plane does not need GC.
             self.ftl.ensure_victim_forced(plane, self.now);
             if self.start_gc_step(die, plane, false)? {
-                harey!(self).preemptive_steps += 1;
+                self.designs.state_mut::<Harey>().preemptive_steps += 1;
                 return Ok(true);
             }
         }
@@ -353,7 +433,7 @@ impl Simulator<'_> {
 
     /// The device went idle: every die may start pre-emptive GC.
     pub(crate) fn harey_device_idle(&mut self) -> Result<(), SimError> {
-        if harey!(self).rtf == Rtf::Off || !self.config.harey.preemptive_gc {
+        if self.designs.state_mut::<Harey>().rtf == Rtf::Off || !self.config.harey.preemptive_gc {
             return Ok(());
         }
         for die in 0..self.dies.len() as u32 {
@@ -373,14 +453,14 @@ impl Simulator<'_> {
                 continue;
             }
             let target = self.harey_target_ratio(plane);
-            let h = harey!(self);
+            let h = self.designs.state_mut::<Harey>();
             let mut window = h.windows[die as usize];
             window.decay_to(self.now, self.config.harey.rate_window_ns);
             h.windows[die as usize] = window;
             h.rate_decisions += 1;
             h.target_sum += target;
             if window.pick_gc(target) && self.start_gc_step(die, plane, false)? {
-                harey!(self).rate_gc_steps += 1;
+                self.designs.state_mut::<Harey>().rate_gc_steps += 1;
                 return Ok(true);
             }
         }
@@ -392,7 +472,7 @@ impl Simulator<'_> {
     /// per block GC measured so far (before the first erase: the current victim's valid
     /// pages, else half a block).
     fn harey_target_ratio(&self, plane: u32) -> f64 {
-        let super::Design::Harey(h) = &self.design else { unreachable!() };
+        let h = self.designs.state::<Harey>();
         let l = &h.latencies;
         let w = l.program(h.user_want()) + l.transfer;
         let mv = l.mean_read + 2.0 * l.transfer + l.program(h.gc_want());
@@ -411,7 +491,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn harey_command_started(&mut self, die: u32) {
-        harey!(self).started_ns[die as usize] = self.now;
+        self.designs.state_mut::<Harey>().started_ns[die as usize] = self.now;
     }
 
     /// A command ended on `die`: its busy time joins the die's GC or user-write history.
@@ -423,21 +503,21 @@ impl Simulator<'_> {
         }
         let window_ns = self.config.harey.rate_window_ns;
         let now = self.now;
-        let h = harey!(self);
+        let h = self.designs.state_mut::<Harey>();
         let ns = now - h.started_ns[die as usize];
         h.windows[die as usize].add(gc, ns, now, window_ns);
     }
 
     pub(crate) fn harey_gc_moved(&mut self, pages: u64) {
-        harey!(self).moved += pages;
+        self.designs.state_mut::<Harey>().moved += pages;
     }
 
     pub(crate) fn harey_block_erased(&mut self) {
-        harey!(self).erased += 1;
+        self.designs.state_mut::<Harey>().erased += 1;
     }
 
     pub(crate) fn harey_summary(&self) -> Option<HareySummary> {
-        let super::Design::Harey(h) = &self.design else { return None };
+        let h = self.designs.try_state::<Harey>()?;
         let share = |a: u64, b: u64| if a + b == 0 { 0.0 } else { a as f64 / (a + b) as f64 };
         let ratios: Vec<f64> = h.windows.iter().map(RateWindow::ratio).collect();
         Some(HareySummary {

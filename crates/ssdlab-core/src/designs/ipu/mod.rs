@@ -37,10 +37,12 @@
 
 pub mod config;
 
-use crate::config::{IpuCacheGc, IpuConfig, IpuScheme};
+use super::{BuiltIn, Design, Hook, MoveTarget};
+use crate::config::{Config, IpuCacheGc, IpuConfig, IpuScheme};
 use crate::engine::{SimError, Simulator};
 use crate::flash::{Ppn, NO_PAGE};
 use crate::ftl::{Allocated, BlockState, Ftl};
+use crate::stats::Report;
 use serde::Serialize;
 
 /// IPU's section of the report (`ipu.scheme` other than `off`; IPU §4's metrics).
@@ -105,12 +107,111 @@ pub(crate) struct Ipu {
     start_partials: u64,
 }
 
+impl Design for Ipu {
+    const NAME: &'static str = "ipu";
+    const HOOKS: &'static [Hook] = &[
+        Hook::RunStarting,
+        Hook::SplitWrite,
+        Hook::WriteQueued,
+        Hook::PartialTargetOk,
+        Hook::PacksSmallWrites,
+        Hook::PairsUserWrites,
+        Hook::UserPage,
+        Hook::WriteBound,
+        Hook::GcMoveTarget,
+        Hook::GcPage,
+        Hook::GcVictim,
+        Hook::GcMoved,
+        Hook::PowerLost,
+        Hook::Report,
+    ];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.ipu_run_starting();
+    }
+
+    fn split_write(
+        sim: &mut Simulator<'_>,
+        slot: u32,
+        lpn: u32,
+        unit: u32,
+        units: u32,
+    ) -> Result<Option<u32>, SimError> {
+        sim.ipu_split_write(slot, lpn, unit, units)
+    }
+
+    fn write_queued(sim: &mut Simulator<'_>, txn: u32) {
+        sim.ipu_write_queued(txn);
+    }
+
+    fn partial_target_ok(sim: &Simulator<'_>, txn: u32) -> bool {
+        sim.ipu_partial_target_ok(txn)
+    }
+
+    /// The IPU Baseline's and IPU's pages hold one logical page each (MGA packs).
+    fn packs_small_writes(sim: &Simulator<'_>) -> bool {
+        sim.designs.state::<Ipu>().packs()
+    }
+
+    /// IPU's levels are write streams of their own; its Table 2 names no multi-plane
+    /// programs, so none of its three schemes forms them.
+    fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
+        false
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        sim.ipu_user_page(txn)
+    }
+
+    fn write_bound(sim: &mut Simulator<'_>, txn: u32, slc: bool) {
+        sim.ipu_write_bound(txn, slc);
+    }
+
+    fn gc_move_target(_sim: &Simulator<'_>, _plane: u32) -> MoveTarget {
+        MoveTarget::SamePlane
+    }
+
+    fn gc_page(sim: &mut Simulator<'_>, plane: u32, from: Ppn) -> Option<Allocated> {
+        match sim.ipu_gc_page(plane, from) {
+            Some(page) => page,
+            None => sim.baseline_gc_page(plane, from),
+        }
+    }
+
+    fn gc_victim(sim: &mut Simulator<'_>, plane: u32) -> Option<u32> {
+        sim.ipu_gc_victim(plane)
+    }
+
+    fn gc_moved(sim: &mut Simulator<'_>, pages: u64, out_of_slc: bool, _cross_plane: bool) {
+        sim.designs.state_mut::<Ipu>().gc_moved(pages, out_of_slc);
+    }
+
+    fn power_lost(sim: &mut Simulator<'_>) {
+        sim.designs.state_mut::<Ipu>().power_lost();
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.ipu = sim.ipu_summary();
+        if let Some(s) = &report.ipu {
+            report.device.mapping_table_bytes = s.mapping_table_bytes;
+        }
+    }
+}
+
+impl BuiltIn for Ipu {
+    fn selected(config: &Config) -> bool {
+        config.ipu.enabled()
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Ipu::new(&config.ipu, ftl)
+    }
+}
+
+/// The IPU state of `sim` (a field borrow: `sim.ftl` stays usable beside it).
 macro_rules! ipu {
     ($sim:expr) => {
-        match &mut $sim.design {
-            crate::designs::Design::Ipu(d) => d,
-            _ => unreachable!("IPU hook without an IPU scheme"),
-        }
+        $sim.designs.state_mut::<Ipu>()
     };
 }
 
@@ -415,8 +516,8 @@ impl Simulator<'_> {
     /// into the page still holding its logical page (MGA's open page may hold anything).
     pub(crate) fn ipu_partial_target_ok(&self, txn: u32) -> bool {
         let t = &self.txns[txn as usize];
-        match &self.design {
-            crate::designs::Design::Ipu(d) if d.scheme == IpuScheme::Ipu => {
+        match self.designs.try_state::<Ipu>() {
+            Some(d) if d.scheme == IpuScheme::Ipu => {
                 (0..self.ftl.units_per_page()).any(|k| self.ftl.unit_page(t.lpn, k) == Some(t.ppn))
             }
             _ => true,
@@ -447,7 +548,7 @@ impl Simulator<'_> {
 
     /// ISR of an SLC block: (invalid subpages + IS′) / all subpages.
     pub(crate) fn ipu_isr(&self, block: u32) -> f64 {
-        let crate::designs::Design::Ipu(d) = &self.design else { return 0.0 };
+        let Some(d) = self.designs.try_state::<Ipu>() else { return 0.0 };
         let ftl = &self.ftl;
         let (shift, units, pages) = (ftl.unit_shift, ftl.units_per_page(), ftl.slc_layout.pages());
         let b = d.slc_block(ftl, block);
@@ -534,7 +635,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn ipu_summary(&self) -> Option<IpuSummary> {
-        let crate::designs::Design::Ipu(d) = &self.design else { return None };
+        let d = self.designs.try_state::<Ipu>()?;
         let mut s = d.summary.clone();
         let c = &self.ftl.counters;
         s.partial_program_writes = c.partial_programs - d.start_partials;

@@ -80,7 +80,7 @@ fn ipus_victim_is_the_block_isr_ranks_first_where_greedy_would_take_another() {
     }
     sim.now = 100_000_000_000;
     let now = sim.now;
-    let d = ipu!(sim);
+    let d = sim.designs.state_mut::<Ipu>();
     // Mean update interval 1 s in both blocks.
     for blk in [a, b] {
         let i = d.slc_block(&sim.ftl, blk);
@@ -102,7 +102,7 @@ fn ipus_victim_is_the_block_isr_ranks_first_where_greedy_would_take_another() {
     assert!((isr_b - (6.0 + 10.0 * (1.0 - (-10f64).exp())) / 16.0).abs() < 1e-9, "{isr_b}");
     assert_eq!(sim.ipu_gc_victim(0), Some(b));
     // Made hot, B falls behind A on the lower block number (equal ISR).
-    let d = ipu!(sim);
+    let d = sim.designs.state_mut::<Ipu>();
     d.updated.fill(true);
     assert_eq!(sim.ipu_gc_victim(0), Some(a));
 }

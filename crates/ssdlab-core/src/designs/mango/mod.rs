@@ -14,6 +14,7 @@
 
 pub mod config;
 
+use super::{BuiltIn, Design, Hook};
 use crate::config::{Config, MangoGc};
 use crate::engine::{Simulator, TxnKind};
 use crate::flash::Ppn;
@@ -105,12 +106,48 @@ enum Skip {
     NoBlock,
 }
 
+impl Design for Mango {
+    const NAME: &'static str = "mango";
+    const HOOKS: &'static [Hook] =
+        &[Hook::JoinsMultiPlane, Hook::UserPage, Hook::GcPage, Hook::BlockErased, Hook::Report];
+
+    /// A high-priority write may skip pages in its plane: a multi-plane program's pages
+    /// must share their address.
+    fn joins_multi_plane(sim: &Simulator<'_>, txn: u32) -> bool {
+        !sim.mango_is_high(txn)
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        sim.mango_user_page(txn)
+    }
+
+    fn gc_page(sim: &mut Simulator<'_>, plane: u32, from: Ppn) -> Option<Allocated> {
+        sim.mango_gc_page(plane, from);
+        sim.baseline_gc_page(plane, from)
+    }
+
+    fn block_erased(sim: &mut Simulator<'_>, plane: u32, block: u32, _slc: bool) {
+        sim.mango_block_erased(plane, block);
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        sim.mango_report(report);
+    }
+}
+
+impl BuiltIn for Mango {
+    fn selected(config: &Config) -> bool {
+        config.mango.enabled()
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Mango::new(config, ftl)
+    }
+}
+
 impl Simulator<'_> {
     fn mango(&mut self) -> &mut Mango {
-        match &mut self.design {
-            crate::designs::Design::Mango(m) => m,
-            _ => unreachable!("Mango hooks run only with Mango"),
-        }
+        self.designs.state_mut::<Mango>()
     }
 
     /// Whether user write `txn` is of a high-priority request (a write flushed out of a
@@ -214,7 +251,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn mango_report(&self, report: &mut Report) {
-        let crate::designs::Design::Mango(m) = &self.design else { return };
+        let Some(m) = self.designs.try_state::<Mango>() else { return };
         let mut c = m.c.clone();
         let skipped = (c.skipped_for_user + c.skipped_for_gc) as f64;
         let passed = skipped + report.flash.programs_by_page_type.iter().sum::<u64>() as f64;

@@ -6,10 +6,12 @@
 pub mod config;
 pub mod scheme;
 
+use super::{BuiltIn, Design, Hook, MoveTarget};
 use crate::config::Config;
 use crate::engine::Simulator;
+use crate::flash::Ppn;
 use crate::ftl::{Allocated, Ftl};
-use crate::stats::PaSummary;
+use crate::stats::{PaSummary, Report};
 use scheme::{PaPolicy, WriteContext};
 use ssdlab_trace::Record;
 
@@ -41,15 +43,56 @@ impl PaSsd {
     }
 }
 
-/// Borrows the PA-SSD state out of the simulator (a field borrow, so `self.ftl` stays
-/// usable beside it).
-macro_rules! pa {
-    ($sim:expr) => {
-        match &mut $sim.design {
-            crate::designs::Design::PaSsd(pa) => pa,
-            _ => unreachable!("PA-SSD hook called without PA-SSD"),
-        }
-    };
+impl Design for PaSsd {
+    const NAME: &'static str = "pa-ssd";
+    const HOOKS: &'static [Hook] = &[
+        Hook::RunStarting,
+        Hook::WriteRequestType,
+        Hook::PairsUserWrites,
+        Hook::UserPage,
+        Hook::GcMoveTarget,
+        Hook::GcPage,
+        Hook::Report,
+    ];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.pa_run_starting();
+    }
+
+    fn write_request_type(sim: &mut Simulator<'_>, pages: u32, record: &Record) -> u8 {
+        sim.pa_write_request_type(pages, record)
+    }
+
+    /// Type-specified writes are programmed alone.
+    fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
+        false
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        Some(sim.pa_user_page(txn))
+    }
+
+    fn gc_move_target(_sim: &Simulator<'_>, _plane: u32) -> MoveTarget {
+        MoveTarget::SamePlane
+    }
+
+    fn gc_page(sim: &mut Simulator<'_>, plane: u32, _from: Ppn) -> Option<Allocated> {
+        sim.pa_gc_page(plane)
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.pa = Some(sim.designs.state::<PaSsd>().summary(&sim.config, &sim.ftl));
+    }
+}
+
+impl BuiltIn for PaSsd {
+    fn selected(config: &Config) -> bool {
+        config.pa.enabled()
+    }
+
+    fn build(config: &Config, _ftl: &Ftl) -> Self {
+        PaSsd::new(config)
+    }
 }
 
 impl Simulator<'_> {
@@ -70,7 +113,7 @@ impl Simulator<'_> {
             buffered_pages: self.buffered_write_pages,
             free_pages_by_type: &self.ftl.free_pages_by_type,
         };
-        pa!(self).policy.assign(&ctx)
+        self.designs.state_mut::<PaSsd>().policy.assign(&ctx)
     }
 
     /// pa-BLAlloc: the page of the assigned type (or the nearest available) for a user
@@ -78,7 +121,7 @@ impl Simulator<'_> {
     pub(crate) fn pa_user_page(&mut self, txn: u32) -> Allocated {
         let (plane, want) = (self.txns[txn as usize].plane, self.txns[txn as usize].want);
         let (a, matched) = self.ftl.allocate_typed(plane, want, 1, self.now).expect("room was checked");
-        let pa = pa!(self);
+        let pa = self.designs.state_mut::<PaSsd>();
         pa.typed_allocations += 1;
         pa.typed_successes += u64::from(matched);
         a
@@ -86,7 +129,7 @@ impl Simulator<'_> {
 
     /// GC moves take a page type from UBS (§4.2).
     pub(crate) fn pa_gc_page(&mut self, plane: u32) -> Option<Allocated> {
-        let want = pa!(self).policy.assign_gc(&self.ftl.free_pages_by_type);
+        let want = self.designs.state_mut::<PaSsd>().policy.assign_gc(&self.ftl.free_pages_by_type);
         self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
     }
 }

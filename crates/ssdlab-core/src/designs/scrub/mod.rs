@@ -20,11 +20,12 @@
 pub mod config;
 mod sanitize;
 
-use super::Design;
+use super::{BuiltIn, Design, Hook};
 use crate::config::{Config, ScrubMode};
 use crate::engine::{SimError, Simulator, TxnKind, NO_REQUEST};
 use crate::flash::{Ppn, NO_PAGE};
 use crate::ftl::{BlockState, Ftl};
+use crate::stats::Report;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -131,13 +132,94 @@ pub(crate) struct Scrub {
     summary: ScrubSummary,
 }
 
-/// Borrows the scrub state out of `self.design` (a field borrow: `self.ftl` stays usable).
+impl Design for Scrub {
+    const NAME: &'static str = "scrub";
+    const HOOKS: &'static [Hook] = &[
+        Hook::RunStarting,
+        Hook::BlockErased,
+        Hook::EraseDone,
+        Hook::DieWork,
+        Hook::IdleWork,
+        Hook::CopyReleased,
+        Hook::MaintenanceDone,
+        Hook::SanitizeRequested,
+        Hook::HostFinished,
+        Hook::Timer,
+        Hook::PowerLost,
+        Hook::Report,
+    ];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.scrub_run_starting();
+    }
+
+    fn block_erased(sim: &mut Simulator<'_>, _plane: u32, block: u32, _slc: bool) {
+        sim.scrub_block_erased(block);
+    }
+
+    fn erase_done(sim: &mut Simulator<'_>, block: u32) -> Result<(), SimError> {
+        sim.scrub_erase_done(block)
+    }
+
+    fn die_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        sim.scrub_die_work(die)
+    }
+
+    fn idle_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        sim.scrub_idle_work(die)
+    }
+
+    fn copy_released(sim: &mut Simulator<'_>, old: Ppn, request: u32) -> Result<(), SimError> {
+        sim.scrub_copy_released(old, request)
+    }
+
+    fn maintenance_done(sim: &mut Simulator<'_>, kind: TxnKind, tag: u32) -> Result<(), SimError> {
+        sim.scrub_maintenance_done(kind, tag)
+    }
+
+    fn sanitize_requested(sim: &mut Simulator<'_>, slot: u32) -> Result<(), SimError> {
+        sim.scrub_sanitize(slot)
+    }
+
+    fn host_finished(sim: &mut Simulator<'_>) -> Result<bool, SimError> {
+        sim.scrub_host_finished()
+    }
+
+    fn timer(sim: &mut Simulator<'_>, tag: u8) -> Result<(), SimError> {
+        sim.scrub_timer(tag)
+    }
+
+    fn power_lost(sim: &mut Simulator<'_>) {
+        state!(sim).power_lost();
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.scrub = Some(sim.scrub_summary());
+    }
+}
+
+impl BuiltIn for Scrub {
+    fn selected(config: &Config) -> bool {
+        config.scrub.enabled() || config.scrub.sanitize_bytes > 0
+    }
+
+    /// Scrubbing and sanitisation find copies by the logical page in each page's
+    /// out-of-band area (the block summaries recovery reads, thesis §6.2.2).
+    fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
+        if config.scrub.enabled() {
+            ftl.track_oob();
+        }
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Scrub::new(config, ftl)
+    }
+}
+
+/// Borrows the scrub state out of `self.designs` (a field borrow: `self.ftl` stays usable).
 macro_rules! state {
     ($sim:expr) => {
-        match &mut $sim.design {
-            $crate::designs::Design::Scrub(s) => &mut **s,
-            _ => unreachable!("scrub hook called for another design"),
-        }
+        $sim.designs.state_mut::<$crate::designs::scrub::Scrub>()
     };
 }
 pub(crate) use state;
@@ -241,7 +323,7 @@ impl Simulator<'_> {
         let s = state!(self);
         s.summary.remnants_at_start = remnants;
         if self.config.scrub.sanitize_bytes > 0 && at > 0 {
-            self.push(at, crate::engine::Event::Design { tag: 0 });
+            self.schedule_design_timer::<Scrub>(at, 0);
         }
     }
 
@@ -524,7 +606,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn scrub_summary(&self) -> ScrubSummary {
-        let Design::Scrub(s) = &self.design else { unreachable!("scrub report of another design") };
+        let s = self.designs.state::<Scrub>();
         let mut summary = s.summary.clone();
         (summary.remnants_at_end, summary.remnants_at_end_in_gc_victims) = self.scrub_remnants();
         summary.sanitize = s.sanitizes.iter().map(|op| op.record.clone()).collect();

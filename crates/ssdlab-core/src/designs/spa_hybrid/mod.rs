@@ -7,32 +7,131 @@
 pub mod config;
 pub mod policy;
 
-use super::MoveTarget;
-use crate::config::{HybridAllocation, SlcMigration};
-use crate::engine::{Event, SimError, Simulator, NO_REQUEST};
-use crate::ftl::GcNeed;
-use crate::ftl::WriteMode;
-use crate::stats::HybridSummary;
+use super::{BuiltIn, Design, Hook, MoveTarget};
+use crate::config::{Config, HybridAllocation, SlcMigration};
+use crate::engine::{SimError, Simulator, NO_REQUEST};
+use crate::ftl::{Ftl, GcNeed, WriteMode};
+use crate::stats::{HybridSummary, Report};
 use policy::{least_loaded_tlc, qpc_migration_planes, tpj_choose, tw_choose, PlaneView, TpjParams};
 
-/// Borrows the hybrid state out of the simulator (a field borrow, so `self.ftl` stays
-/// usable beside it).
+/// The hybrid state of the simulator (a field borrow, so `self.ftl` stays usable beside it).
 macro_rules! spa {
     ($sim:expr) => {
-        match &mut $sim.design {
-            crate::designs::Design::SpaHybrid(h) => h,
-            _ => unreachable!("SPA hybrid hook called without the hybrid design"),
-        }
+        $sim.designs.state_mut::<SpaHybrid>()
     };
 }
 
 macro_rules! spa_ref {
     ($sim:expr) => {
-        match &$sim.design {
-            crate::designs::Design::SpaHybrid(h) => h,
-            _ => unreachable!("SPA hybrid hook called without the hybrid design"),
-        }
+        $sim.designs.state::<SpaHybrid>()
     };
+}
+
+impl Design for SpaHybrid {
+    const NAME: &'static str = "spa-hybrid";
+    const HOOKS: &'static [Hook] = &[
+        Hook::RequestArrived,
+        Hook::PlaceWrite,
+        Hook::WriteQueued,
+        Hook::WriteMoved,
+        Hook::PairsUserWrites,
+        Hook::WriteBound,
+        Hook::WriteProgrammed,
+        Hook::GcMoveTarget,
+        Hook::GcMoved,
+        Hook::BlockErased,
+        Hook::DieWork,
+        Hook::DeviceIdle,
+        Hook::Timer,
+        Hook::PowerLost,
+        Hook::Report,
+    ];
+
+    fn request_arrived(sim: &mut Simulator<'_>) -> Result<(), SimError> {
+        sim.spa_request_arrived()
+    }
+
+    fn place_write(sim: &mut Simulator<'_>, static_plane: u32, request: u32, _lpn: u32) -> (u32, WriteMode) {
+        if sim.spa_places_writes() {
+            sim.spa_place_write(static_plane, request)
+        } else {
+            (static_plane, WriteMode::Auto)
+        }
+    }
+
+    fn write_queued(sim: &mut Simulator<'_>, txn: u32) {
+        sim.spa_write_queued(txn);
+    }
+
+    fn write_moved(sim: &mut Simulator<'_>, txn: u32, from: u32) {
+        sim.spa_write_moved(txn, from);
+    }
+
+    /// Writes placed by a hybrid policy carry a mode of their own.
+    fn pairs_user_writes(sim: &Simulator<'_>) -> bool {
+        !sim.spa_places_writes()
+    }
+
+    fn write_bound(sim: &mut Simulator<'_>, txn: u32, slc: bool) {
+        sim.spa_write_bound(txn, slc);
+    }
+
+    fn write_programmed(sim: &mut Simulator<'_>, plane: u32) -> Result<(), SimError> {
+        sim.spa_write_programmed(plane)
+    }
+
+    fn gc_move_target(sim: &Simulator<'_>, plane: u32) -> MoveTarget {
+        sim.spa_gc_move_target(plane)
+    }
+
+    fn gc_moved(sim: &mut Simulator<'_>, pages: u64, out_of_slc: bool, cross_plane: bool) {
+        spa!(sim).gc_moved(pages, out_of_slc, cross_plane);
+    }
+
+    fn block_erased(sim: &mut Simulator<'_>, plane: u32, _block: u32, slc: bool) {
+        if slc {
+            sim.spa_slc_reclaimed(plane);
+        }
+    }
+
+    fn die_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        sim.spa_die_work(die)
+    }
+
+    fn device_idle(sim: &mut Simulator<'_>) -> Result<(), SimError> {
+        sim.spa_device_idle();
+        Ok(())
+    }
+
+    fn timer(sim: &mut Simulator<'_>, tag: u8) -> Result<(), SimError> {
+        sim.spa_timer(tag)
+    }
+
+    fn power_lost(sim: &mut Simulator<'_>) {
+        spa!(sim).reset_volatile();
+        sim.ftl.slc_migrating.fill(false);
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.hybrid = sim.spa_summary();
+    }
+}
+
+impl BuiltIn for SpaHybrid {
+    /// A hybrid allocation policy other than PF-PA asks for the design (TPJ-PA etc. also
+    /// run on a drive without SLC: TPJ-PA then fills page sets first).
+    fn selected(config: &Config) -> bool {
+        config.hybrid.allocation != HybridAllocation::Pf
+    }
+
+    /// The drive's SLC cache is run by PF-PA when no other design runs it.
+    fn runs_by_default(_config: &Config, ftl: &Ftl) -> bool {
+        ftl.has_slc
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        SpaHybrid::new(config, ftl.addr.planes())
+    }
 }
 
 /// The only timer this design schedules (`Event::Design`): the device may have been idle
@@ -207,7 +306,7 @@ impl Simulator<'_> {
         match mode {
             WriteMode::Slc => h.pending_slc[p] += 1,
             WriteMode::Tlc => h.pending_tlc[p] += 1,
-            WriteMode::Auto | WriteMode::Mapping => {}
+            WriteMode::Auto | WriteMode::Mapping | WriteMode::UserPoint(_) => {}
         }
         if h.migration == SlcMigration::Qpc {
             self.qpc_enforce();
@@ -257,7 +356,7 @@ impl Simulator<'_> {
         match mode {
             WriteMode::Slc => h.pending_slc[plane] = h.pending_slc[plane].saturating_sub(1),
             WriteMode::Tlc => h.pending_tlc[plane] = h.pending_tlc[plane].saturating_sub(1),
-            WriteMode::Auto | WriteMode::Mapping => {}
+            WriteMode::Auto | WriteMode::Mapping | WriteMode::UserPoint(_) => {}
         }
         if slc {
             h.slc_user_pages += 1;
@@ -321,7 +420,7 @@ impl Simulator<'_> {
         h.idle_since_ns = Some(now);
         if !h.idle_check_pending {
             h.idle_check_pending = true;
-            self.push(now + idle_ns, Event::Design { tag: MIGRATION_CHECK });
+            self.schedule_design_timer::<SpaHybrid>(now + idle_ns, MIGRATION_CHECK);
         }
     }
 
@@ -338,7 +437,7 @@ impl Simulator<'_> {
         if self.now < since + idle_ns {
             let h = spa!(self);
             h.idle_check_pending = true;
-            self.push(since + idle_ns, Event::Design { tag: MIGRATION_CHECK });
+            self.schedule_design_timer::<SpaHybrid>(since + idle_ns, MIGRATION_CHECK);
             return Ok(());
         }
         let target = self.config.hybrid.idle_free_target;

@@ -30,11 +30,12 @@
 
 pub mod config;
 
-use super::Design;
+use super::{BuiltIn, Design, Hook};
 use crate::config::Config;
 use crate::engine::Simulator;
 use crate::flash::{Ppn, NO_PAGE};
 use crate::ftl::Ftl;
+use crate::stats::Report;
 use serde::{Deserialize, Serialize};
 
 /// What a page of a block holds under the code.
@@ -111,11 +112,49 @@ pub(crate) struct Wom {
 
 macro_rules! state {
     ($sim:expr) => {
-        match &mut $sim.design {
-            Design::Wom(w) => &mut **w,
-            _ => unreachable!("WOM hook called for another design"),
-        }
+        $sim.designs.state_mut::<Wom>()
     };
+}
+
+impl Design for Wom {
+    const NAME: &'static str = "wom";
+    const HOOKS: &'static [Hook] =
+        &[Hook::RunStarting, Hook::ReprogramsInPlace, Hook::InPlaceClaim, Hook::BlockErased, Hook::Report];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.wom_run_starting();
+    }
+
+    fn reprograms_in_place(sim: &mut Simulator<'_>, lpn: u32, old: Ppn) -> bool {
+        sim.wom_reprograms_in_place(lpn, old)
+    }
+
+    fn in_place_claim(sim: &mut Simulator<'_>, ppn: Ppn) -> Option<Ppn> {
+        sim.wom_in_place_claim(ppn)
+    }
+
+    fn block_erased(sim: &mut Simulator<'_>, _plane: u32, block: u32, _slc: bool) {
+        sim.wom_block_erased(block);
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        report.wom = Some(sim.wom_summary());
+    }
+}
+
+impl BuiltIn for Wom {
+    fn selected(config: &Config) -> bool {
+        config.wom.enabled()
+    }
+
+    /// The code's third page of every trio of WOM-safe pages.
+    fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
+        prepare_ftl(config, ftl);
+    }
+
+    fn build(config: &Config, ftl: &Ftl) -> Self {
+        Wom::new(config, ftl)
+    }
 }
 
 impl Wom {
@@ -204,7 +243,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn wom_summary(&self) -> WomSummary {
-        let Design::Wom(w) = &self.design else { unreachable!("WOM report of another design") };
+        let w = self.designs.state::<Wom>();
         let mut s = w.summary.clone();
         let (erases, programs, codes, energy) = w.at_start;
         s.erases = self.ftl.counters.erases - erases;
