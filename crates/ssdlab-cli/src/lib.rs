@@ -30,6 +30,7 @@ pub mod reproduce_spa_jobs;
 pub mod reproduce_wom;
 pub mod reproduce_wom_jobs;
 pub mod reproduce_workloads;
+pub mod run;
 pub mod scaling;
 pub mod session;
 pub mod setup;

@@ -2,7 +2,7 @@
 //! summary, JSON report, time-series CSV and per-request CSV.
 
 use crate::setup::Prepared;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use ssdlab_core::stats::{page_type_names, RequestRecord};
@@ -110,7 +110,13 @@ pub struct RunOptions {
     pub series: Option<Box<dyn Write + Send>>,
     /// Stops the run after the event in progress when set (Ctrl-C): the outcome is partial.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Designs built outside `ssdlab-core`, added to the simulator before it runs.
+    pub designs: Vec<DesignInstaller>,
 }
+
+/// Adds a design built outside `ssdlab-core` to a simulator that has not run yet (it
+/// reads its config section with `Config::design_section` and calls `add_design`).
+pub type DesignInstaller = fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError>;
 
 /// Per-request CSV rows are handed to the file in whole rows only, 64 KiB at a time, so
 /// a run killed part way (Ctrl-C) leaves complete rows, never a torn last line. The CSV
@@ -211,7 +217,7 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
 
 /// As [`execute`], with every option of `ssdlab run` (outputs opened by the caller).
 pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> {
-    let RunOptions { requests, check, verify, quiet, total_requests, series, stop } = options;
+    let RunOptions { requests, check, verify, quiet, total_requests, series, stop, designs } = options;
     let Prepared { config, workload, import } = prepared;
     let resolved = config.clone();
     let describe = crate::setup::user_paths(workload.describe());
@@ -259,6 +265,17 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
         _ => Vec::new(),
     };
     let mut sim = Simulator::new_with_flows(config, factory, flow_sources, observers).map_err(|e| anyhow!("{e}"))?;
+    for install in &designs {
+        install(&mut sim).map_err(|e| anyhow!("{e}"))?;
+    }
+    // A section no active design reads is a typo or a design this binary does not have.
+    if let Some(name) = resolved.designs.keys().find(|k| !sim.active_designs().contains(&k.as_str())) {
+        bail!(
+            "config section [designs.{name}]: no design named {name} runs here (active: {}); `ssdlab` runs the \
+             built-in designs, a design of your own runs in your own binary (ARCHITECTURE.md, \"Adding a design\")",
+            if sim.active_designs().is_empty() { "none".to_string() } else { sim.active_designs().join(", ") }
+        );
+    }
     let setup = started.elapsed().as_secs_f64();
     bar.set_message("0 s");
     sim.set_check(check);
@@ -796,6 +813,16 @@ pub fn summary_text(o: &Outcome) -> String {
                 e.back_at_ns as f64 / 1e9
             );
         }
+    }
+    // Sections of designs built outside ssdlab-core: their own fields, as they wrote them.
+    for (name, section) in &r.designs {
+        let fields = match section {
+            serde_json::Value::Object(map) => {
+                map.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+            }
+            other => other.to_string(),
+        };
+        out!(w, "design {name}: {fields}");
     }
     if r.runs.len() > 1 {
         for run in &r.runs {
