@@ -3,15 +3,17 @@
 //! Every simulation is the preset plus a list of `--set` overrides, so each table cell can
 //! be rerun alone with the `ssdlab run` command the report prints.
 
+pub mod jobs;
+
 use crate::output::Outcome;
+use crate::reproduce::claims::{pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::{write_header, ReproduceArgs};
-use crate::reproduce_claims::{pct, verdict, verdict_counts, write_claims, Claim};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::reproduce_spa_jobs::*;
+use jobs::*;
 
 pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     let spa_traces = spa_traces(args)?;
@@ -696,7 +698,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     md.insert_str(checks_at + top.len(), &acc);
 
     let template = crate::reproduce::discussion(&args.out, "spa-ssd");
-    writeln!(md, "{}", crate::reproduce_claims::fill(&template, &values)?.trim_end())?;
+    writeln!(md, "{}", crate::reproduce::claims::fill(&template, &values)?.trim_end())?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());
     for c in checks.iter().filter(|c| c.required) {

@@ -1,10 +1,10 @@
-//! The experiments of `ssdlab reproduce spa-ssd` (`reproduce_spa.rs` writes the report):
+//! The experiments of `ssdlab reproduce spa-ssd` (`mod.rs` writes the report):
 //! the SPA-SSD figures' parameters, one simulation job per table cell, the shipped Fig. 7
 //! traces, and what is read back from a run's time series.
 
 use crate::output::{execute, Outcome};
+use crate::reproduce::workloads::{manifest_entries, Entry};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_workloads::{manifest_entries, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};
 use ssdlab_core::config::apply_overrides;

@@ -6,8 +6,8 @@
 //! report.
 
 use crate::output::execute;
+use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, Result};
 use ssdlab_core::config::{apply_overrides, Config, ReplayMode};

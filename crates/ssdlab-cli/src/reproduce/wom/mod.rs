@@ -2,14 +2,16 @@
 //! sanitisation (§6.2, Figs. 6.5 and 6.6), following REPRODUCING.md: a claims table with
 //! computed verdicts first, required checks that set the exit code, workloads from a
 //! manifest (`--traces DIR`) or the built-in list plus two synthetic ones, and a
-//! discussion template filled from the run. The experiments are in `reproduce_wom_jobs.rs`.
+//! discussion template filled from the run. The experiments are in `jobs.rs`.
+
+pub mod jobs;
 
 use crate::figures::Figures;
 use crate::plot::BarChart;
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_wom_jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, SYNTHETIC, UNLIMITED};
 use anyhow::Result;
+use jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, SYNTHETIC, UNLIMITED};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -289,7 +291,7 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_claims::gate(&claims, "wom-scrub")
+    crate::reproduce::claims::gate(&claims, "wom-scrub")
 }
 
 /// What the claims are computed from.
@@ -525,7 +527,7 @@ fn claims(i: &Inputs) -> Vec<Claim> {
     claims
 }
 
-fn setup(md: &mut String, traces: &[crate::reproduce_workloads::Trace], passes: u64) -> Result<()> {
+fn setup(md: &mut String, traces: &[crate::reproduce::workloads::Trace], passes: u64) -> Result<()> {
     writeln!(md, "## Setup\n")?;
     writeln!(
         md,

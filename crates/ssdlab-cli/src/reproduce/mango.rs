@@ -10,10 +10,9 @@
 use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::workloads::{load_traces, stand_in, Entry, Trace, STAND_INS};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_harey_jobs::{stand_in, STAND_INS};
-use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, Result};
 use rayon::prelude::*;
@@ -476,5 +475,5 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_claims::gate(&claims, "mango")
+    crate::reproduce::claims::gate(&claims, "mango")
 }

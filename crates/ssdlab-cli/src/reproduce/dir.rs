@@ -8,9 +8,9 @@
 use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
+use crate::reproduce::claims::{fill, gate, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, gate, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;

@@ -5,12 +5,13 @@
 //! shipped excerpts with small updates, synthetic workloads built from IPU Table 3, and a
 //! discussion template whose numbers come from the run.
 
+pub mod workloads;
+
 use crate::figures::Figures;
 use crate::output::execute;
 use crate::plot::BarChart;
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_ipu_workloads::{row_interval_ns, save_synthetic, workloads, Load, SYNTHETIC_SHARE, TRACE_SPAN_S};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
@@ -20,6 +21,7 @@ use ssdlab_core::stats::IpuSummary;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use workloads::{row_interval_ns, save_synthetic, workloads, Load, SYNTHETIC_SHARE, TRACE_SPAN_S};
 
 /// IPU §4.1's schemes, the normalisation base (Baseline) first, then the ablation: IPU's
 /// write path with the baselines' cache GC.

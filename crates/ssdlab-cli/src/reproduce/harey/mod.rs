@@ -3,17 +3,20 @@
 //! set the exit code, the microbenchmark and sustained-load experiments as §7.3.2-7.3.3
 //! describe them, trace workloads (manifest or built-in list) and Table 7.2 stand-ins
 //! replayed as bursts, and a discussion template filled from the run. The experiments are
-//! in `reproduce_harey_jobs.rs`.
+//! in `jobs.rs`.
+
+pub mod jobs;
 
 use crate::figures::Figures;
 use crate::plot::{BarChart, Line, LineChart};
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::workloads::{stand_in, STAND_INS};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_harey_jobs::{
-    run_job, stand_in, traces, Drive, Job, Load, Measured, Policy, Pref, Workloads, BURSTS, MICRO_DIES, MICRO_PAGES,
-    MICRO_POINTS, POINTS, PULSES, PULSE_DEPTH, PULSE_IDLE_NS, PULSE_WRITES, STAND_INS,
-};
 use anyhow::Result;
+use jobs::{
+    run_job, traces, Drive, Job, Load, Measured, Policy, Pref, Workloads, BURSTS, MICRO_DIES, MICRO_PAGES,
+    MICRO_POINTS, POINTS, PULSES, PULSE_DEPTH, PULSE_IDLE_NS, PULSE_WRITES,
+};
 use rayon::prelude::*;
 use ssdlab_trace::Record;
 use std::collections::BTreeMap;
@@ -67,7 +70,7 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     let all_fast = Job { drive: Drive::Work, policy: Policy::AllFast, load: Load::Sustained };
     let logical = ssdlab_core::config::apply_overrides(
         &ssdlab_core::presets::preset("harey-tortoise-mlc").map_err(|e| anyhow::anyhow!("{e}"))?,
-        &crate::reproduce_harey_jobs::sets(&all_fast),
+        &jobs::sets(&all_fast),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?
     .logical_pages();
@@ -481,5 +484,5 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_claims::gate(&claims, "harey-tortoise")
+    crate::reproduce::claims::gate(&claims, "harey-tortoise")
 }

@@ -4,8 +4,8 @@
 //! from them), a job per table cell and what is read back from its report.
 
 use crate::output::execute;
+use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_workloads::{load_traces, Entry, Trace};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Result};
 use ssdlab_core::config::{apply_overrides, Config, ReplayMode};

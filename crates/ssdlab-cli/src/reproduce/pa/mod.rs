@@ -4,13 +4,15 @@
 //! with `manifest.toml`) or the built-in list, plus a synthetic heavy workload, and a
 //! discussion template whose numbers come from the run.
 
+pub mod long;
+
 use crate::output::{execute, Outcome};
+use crate::reproduce::claims::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::workloads::{load_traces, Entry};
 use crate::reproduce::{discussion, write_header, ReproduceArgs};
-use crate::reproduce_claims::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_pa_long::{long_runs, BURSTY};
-use crate::reproduce_workloads::{load_traces, Entry};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, bail, Context, Result};
+use long::{long_runs, BURSTY};
 use rayon::prelude::*;
 use ssdlab_core::config::{Config, ReplayMode};
 use ssdlab_core::presets::preset;
@@ -594,7 +596,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             let rows = cell(wi, 0).series.len();
             let per_scheme: Vec<(&str, &[ssdlab_core::SeriesRow])> =
                 (0..PA_SCHEMES.len()).map(|si| (PA_SCHEMES[si].0, cell(wi, si).series.as_slice())).collect();
-            crate::reproduce_pa_long::series_chart(
+            long::series_chart(
                 &mut md,
                 &mut figures,
                 &format!("fig12-{}", w.name.split_whitespace().next().unwrap_or("run").to_lowercase()),
@@ -611,7 +613,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
                 for si in 0..PA_SCHEMES.len() {
                     match cell(wi, si).series.get(r) {
                         Some(s) => {
-                            let lsb = crate::reproduce_pa_long::lsb_share(s) * 100.0;
+                            let lsb = long::lsb_share(s) * 100.0;
                             write!(row, " {:.2} / {lsb:.1}% |", s.write_latency_mean_ns / 1e6)?;
                         }
                         None => write!(row, " – |")?,
@@ -660,7 +662,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
             md.push_str(&l.md);
             l.values.iter().cloned().collect()
         }
-        None => crate::reproduce_pa_long::KEYS.iter().map(|k| (*k, "(not run)".to_string())).collect(),
+        None => long::KEYS.iter().map(|k| (*k, "(not run)".to_string())).collect(),
     };
     let normv = |name: &str, wl: &str, write: bool| -> String {
         match workloads.iter().position(|w| w.name == wl) {

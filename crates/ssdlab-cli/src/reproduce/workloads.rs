@@ -1,10 +1,12 @@
-//! The trace workloads of a reproduction: a manifest (`--traces DIR` holding
-//! `manifest.toml`, docs/reproductions/README.md) or the reproduction's built-in list over
-//! the shipped excerpts, filtered by `--only`, each trace read whole.
+//! The workloads reproductions share: the trace workloads (a manifest, `--traces DIR`
+//! holding `manifest.toml`, docs/reproductions/README.md, or the reproduction's built-in
+//! list over the shipped excerpts, filtered by `--only`, each trace read whole), and the
+//! thesis' Table 7.2 stand-ins that harey-tortoise and mango both replay.
 
 use crate::reproduce::ReproduceArgs;
 use anyhow::{anyhow, bail, Context, Result};
-use ssdlab_trace::{open_trace_with, Format, Record, TraceOptions};
+use rand::{Rng, SeedableRng};
+use ssdlab_trace::{open_trace_with, Format, Op, Record, TraceOptions};
 
 /// One workload of the manifest (or the built-in list).
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -105,4 +107,47 @@ pub(crate) fn manifest_entries(args: &ReproduceArgs) -> Result<Option<Vec<Entry>
     let text = std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
     let m: Manifest = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
     Ok(Some(m.workload))
+}
+
+/// A stand-in request's size (bytes): one 4-KiB page.
+const PAGE: u64 = 4096;
+
+/// Table 7.2's stand-ins (the traces are not available): name, gap threshold (ns), mean
+/// burst (pages), mean idle (s), read share (Table 7.1; WebIndex: ours), sequential runs
+/// (WebIndex's spatial locality).
+pub(crate) const STAND_INS: [(&str, u64, f64, f64, f64, bool); 4] = [
+    ("Build", 87_000_000, 3.56, 1.74, 0.1214, false),
+    ("Swap", 150_000_000, 1.0, 0.0218, 0.8407, false),
+    ("DeskDev", 700_000_000, 4.48, 3.82, 0.6581, false),
+    ("WebIndex", 48_000, 212.0, 0.000564, 0.10, true),
+];
+/// Bursts per stand-in.
+const STAND_IN_BURSTS: f64 = 3000.0;
+
+/// A stand-in's records: bursts of geometric size (mean from Table 7.2, at least one
+/// page), each request one page, reads with the table's share at random written-range
+/// pages; bursts separated by exponential idle times (mean from Table 7.2) well above the
+/// gap threshold. WebIndex's bursts write sequential runs at a random place.
+pub(crate) fn stand_in(i: usize, logical_pages: u64, scale: f64) -> Vec<Record> {
+    let (_, threshold, burst, idle, reads, sequential) = STAND_INS[i];
+    let rng = &mut rand_pcg::Pcg64Mcg::seed_from_u64(71 + i as u64);
+    let bursts = ((STAND_IN_BURSTS * scale / burst.max(1.0).sqrt()).round() as u64).max(20);
+    let mut out = Vec::new();
+    let mut t = 0u64;
+    for _ in 0..bursts {
+        // Geometric with mean `burst`: P(stop) = 1 / mean.
+        let mut n = 1u64;
+        while rng.random::<f64>() > 1.0 / burst.max(1.0) && n < 4096 {
+            n += 1;
+        }
+        let start = rng.random_range(0..logical_pages - n);
+        for at in start..start + n {
+            let op = if rng.random::<f64>() < reads { Op::Read } else { Op::Write };
+            let page = if sequential { at } else { rng.random_range(0..logical_pages) };
+            out.push(Record { arrival_ns: t, device: 0, offset_bytes: page * PAGE, size_bytes: PAGE, op, hint: None });
+        }
+        let gap = -(1.0 - rng.random::<f64>()).ln() * idle * 1e9;
+        t += (gap as u64).max(threshold + 1);
+    }
+    out
 }

@@ -2,8 +2,8 @@
 //! excerpts with small updates), the synthetic ones built from IPU Table 3, their
 //! statistics for the report's workload table, and `--save-workloads`.
 
+use crate::reproduce::workloads::{load_traces, Entry};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_workloads::{load_traces, Entry};
 use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

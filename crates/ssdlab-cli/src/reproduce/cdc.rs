@@ -6,8 +6,8 @@
 //! model. The model is analytic: nothing is simulated and no trace is read.
 
 use crate::figures::Figures;
+use crate::reproduce::claims::{fill, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, verdict, verdict_counts, write_claims, Claim};
 use crate::scaling::{chart, projections, size_text, Metric};
 use anyhow::{bail, Result};
 use ssdlab_core::scaling::{
@@ -675,7 +675,7 @@ pub fn ssd_cdc(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {}", args.out.display());
-    crate::reproduce_claims::gate(&claims, "ssd-cdc")
+    crate::reproduce::claims::gate(&claims, "ssd-cdc")
 }
 
 #[cfg(test)]

@@ -2,17 +2,19 @@
 //! REPRODUCING.md: a claims table with computed verdicts first, required checks that set the
 //! exit code, synthetic workloads as §5.3 describes them plus trace workloads from a
 //! manifest or the built-in list, and a discussion template filled from the run. The
-//! experiments are in `reproduce_gordon_jobs.rs`.
+//! experiments are in `jobs.rs`.
+
+pub mod jobs;
 
 use crate::figures::Figures;
 use crate::plot::{BarChart, Line, LineChart};
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
-use crate::reproduce_gordon_jobs::{
+use anyhow::{anyhow, Result};
+use jobs::{
     fold_sets, run_job, sets, traces, Drive, Job, Load, Measured, ACCESSES, MIX_WRITES, PAIRS, QUEUE_DEPTH,
     SWEEP_WRITE_POINTS,
 };
-use anyhow::{anyhow, Result};
 use rayon::prelude::*;
 use ssdlab_core::config::apply_overrides;
 use ssdlab_core::presets::preset;
@@ -164,7 +166,7 @@ pub fn gordon(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "```")?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {:.1} s)", args.out.display(), jobs.len(), started.elapsed().as_secs_f64());
-    crate::reproduce_claims::gate(&claims, "gordon")
+    crate::reproduce::claims::gate(&claims, "gordon")
 }
 
 /// Every run, by its job.
@@ -529,7 +531,7 @@ fn synthetic_claims(
     Ok(claims)
 }
 
-fn setup(md: &mut String, traces: &[crate::reproduce_workloads::Trace], erases: f64) -> Result<()> {
+fn setup(md: &mut String, traces: &[crate::reproduce::workloads::Trace], erases: f64) -> Result<()> {
     let example = sets(&Job::sweep(64, true, MIX_WRITES));
     writeln!(md, "## Setup\n")?;
     writeln!(

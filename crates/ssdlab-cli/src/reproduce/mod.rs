@@ -3,6 +3,28 @@
 //! of differences lives in `docs/reproductions/NAME.discussion.md` (compiled in; a file
 //! of that name beside `--out` overrides it) and is included verbatim (dir: as a template
 //! filled from the run), so rerunning the command refreshes the numbers without losing it.
+//!
+//! This module owns the command's arguments, the dispatch by name (and `all`), the
+//! discussions compiled in and the table header every report writes. What every
+//! reproduction shares lives beside it: `claims` (verdicts, the claims table, the gate on
+//! required checks, the discussion template filled from the run) and `workloads` (a
+//! manifest or built-in trace list, `--only`, the thesis' Table 7.2 stand-ins). Each paper
+//! is one file or folder (`pa`, `spa`, `dir`, `ipu`, `cdc`, `wom`, `gordon`, `harey`,
+//! `mango`); in a folder, `mod.rs` writes the report and its claims and `jobs.rs` (ipu:
+//! `workloads.rs`, pa: `long.rs`, its long-term experiment) runs the experiments. A paper
+//! uses only these shared modules and the crate's helpers, never another paper's module.
+
+pub mod cdc;
+pub mod claims;
+pub mod dir;
+pub mod gordon;
+pub mod harey;
+pub mod ipu;
+pub mod mango;
+pub mod pa;
+pub mod spa;
+pub mod wom;
+pub mod workloads;
 
 use anyhow::{bail, Result};
 use std::fmt::Write as _;
@@ -45,15 +67,15 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         );
     }
     match args.name.as_str() {
-        "pa-ssd" => crate::reproduce_pa::pa_ssd(&args),
-        "spa-ssd" => crate::reproduce_spa::spa_ssd(&args),
-        "dir" => crate::reproduce_dir::dir(&args),
-        "ipu" => crate::reproduce_ipu::ipu(&args),
-        "ssd-cdc" => crate::reproduce_cdc::ssd_cdc(&args),
-        "wom-scrub" => crate::reproduce_wom::wom_scrub(&args),
-        "gordon" => crate::reproduce_gordon::gordon(&args),
-        "harey-tortoise" => crate::reproduce_harey::harey_tortoise(&args),
-        "mango" => crate::reproduce_mango::mango(&args),
+        "pa-ssd" => pa::pa_ssd(&args),
+        "spa-ssd" => spa::spa_ssd(&args),
+        "dir" => dir::dir(&args),
+        "ipu" => ipu::ipu(&args),
+        "ssd-cdc" => cdc::ssd_cdc(&args),
+        "wom-scrub" => wom::wom_scrub(&args),
+        "gordon" => gordon::gordon(&args),
+        "harey-tortoise" => harey::harey_tortoise(&args),
+        "mango" => mango::mango(&args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -99,15 +121,15 @@ pub fn discussion(out: &Path, name: &str) -> String {
         return text;
     }
     match name {
-        "pa-ssd" => include_str!("../../../docs/reproductions/pa-ssd.discussion.md"),
-        "spa-ssd" => include_str!("../../../docs/reproductions/spa-ssd.discussion.md"),
-        "dir" => include_str!("../../../docs/reproductions/dir.discussion.md"),
-        "ipu" => include_str!("../../../docs/reproductions/ipu.discussion.md"),
-        "ssd-cdc" => include_str!("../../../docs/reproductions/ssd-cdc.discussion.md"),
-        "wom-scrub" => include_str!("../../../docs/reproductions/wom-scrub.discussion.md"),
-        "gordon" => include_str!("../../../docs/reproductions/gordon.discussion.md"),
-        "harey-tortoise" => include_str!("../../../docs/reproductions/harey-tortoise.discussion.md"),
-        "mango" => include_str!("../../../docs/reproductions/mango.discussion.md"),
+        "pa-ssd" => include_str!("../../../../docs/reproductions/pa-ssd.discussion.md"),
+        "spa-ssd" => include_str!("../../../../docs/reproductions/spa-ssd.discussion.md"),
+        "dir" => include_str!("../../../../docs/reproductions/dir.discussion.md"),
+        "ipu" => include_str!("../../../../docs/reproductions/ipu.discussion.md"),
+        "ssd-cdc" => include_str!("../../../../docs/reproductions/ssd-cdc.discussion.md"),
+        "wom-scrub" => include_str!("../../../../docs/reproductions/wom-scrub.discussion.md"),
+        "gordon" => include_str!("../../../../docs/reproductions/gordon.discussion.md"),
+        "harey-tortoise" => include_str!("../../../../docs/reproductions/harey-tortoise.discussion.md"),
+        "mango" => include_str!("../../../../docs/reproductions/mango.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()

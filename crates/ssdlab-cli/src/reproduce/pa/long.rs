@@ -7,8 +7,8 @@
 //! mode does; Fig. 13 is the third run.
 
 use crate::output::execute;
+use crate::reproduce::claims::{pct, verdict, Claim};
 use crate::reproduce::ReproduceArgs;
-use crate::reproduce_claims::{pct, verdict, Claim};
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
