@@ -116,7 +116,13 @@ pub struct RunOptions {
 
 /// Adds a design built outside `ssdlab-core` to a simulator that has not run yet (it
 /// reads its config section with `Config::design_section` and calls `add_design`).
-pub type DesignInstaller = fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError>;
+/// Shared: a multi-scenario run and `--fairness` install it in every simulation.
+pub type DesignInstaller = Arc<dyn Fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError> + Send + Sync>;
+
+/// A design's install function as a `DesignInstaller`.
+pub fn installer(install: fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError>) -> DesignInstaller {
+    Arc::new(install)
+}
 
 /// Per-request CSV rows are handed to the file in whole rows only, 64 KiB at a time, so
 /// a run killed part way (Ctrl-C) leaves complete rows, never a torn last line. The CSV

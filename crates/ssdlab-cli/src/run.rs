@@ -5,6 +5,7 @@
 use crate::output::DesignInstaller;
 use crate::{catch_interrupt, import, interrupted, mqsim_xml, output, report_html, session, setup, RunArgs, SetupArgs};
 use anyhow::{bail, Context, Result};
+use ssdlab_core::{SimError, Simulator};
 
 /// `ssdlab run`.
 pub fn run(args: RunArgs) -> Result<()> {
@@ -14,7 +15,13 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// `ssdlab run` with designs built outside `ssdlab-core` added to every simulation it
 /// makes (each `install` adds its design to the simulator, reading its own config
 /// section): what a researcher's own binary calls (examples/hotcold).
-pub fn run_with_designs(mut args: RunArgs, designs: &[DesignInstaller]) -> Result<()> {
+pub fn run_with_designs(args: RunArgs, installs: &[fn(&mut Simulator<'_>) -> Result<(), SimError>]) -> Result<()> {
+    let designs: Vec<DesignInstaller> = installs.iter().map(|&f| output::installer(f)).collect();
+    run_with_installers(args, &designs)
+}
+
+/// As [`run_with_designs`], with installers that may hold state (a Python object).
+pub fn run_with_installers(mut args: RunArgs, designs: &[DesignInstaller]) -> Result<()> {
     args.setup.quiet = args.quiet;
     let scenarios = match (&args.setup.workload, args.setup.scenario) {
         (Some(path), None) => import::mqsim::scenario_count(path)?,

@@ -326,6 +326,10 @@ pub enum SimError {
     EventBudget { time_ns: u64, events: u64, outstanding: u64, message: String },
     #[error("{0}")]
     Setup(String),
+    /// A design failed (`Simulator::fail_design`): an exception in a design written in
+    /// Python, an answer out of range.
+    #[error("design {design} failed at {time_ns} ns: {message}")]
+    Design { time_ns: u64, design: String, message: String },
 }
 
 /// Optional observers of a run: progress, per-request records and time-series rows. The
@@ -429,6 +433,8 @@ pub struct Simulator<'a> {
     /// The active designs (`crate::designs`): their states; the engine calls them through
     /// the hook dispatchers.
     pub(crate) designs: Designs,
+    /// A design's failure, ending the run after the event in progress (`fail_design`).
+    pub(crate) design_error: Option<(String, String)>,
     /// GC moves to another plane: pages read out of their plane, waiting at the
     /// destination die to be transferred in and programmed, as (txns, count, program ns).
     pub(crate) moves_in: Vec<VecDeque<([u32; 4], u8, u64)>>,
@@ -698,6 +704,7 @@ impl<'a> Simulator<'a> {
             power_loss_records: Vec::new(),
             pending_writes: std::collections::HashMap::new(),
             designs,
+            design_error: None,
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
             request_pages: Vec::new(),
@@ -846,6 +853,9 @@ impl<'a> Simulator<'a> {
             self.handle(event)?;
             if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
                 return Err(SimError::Invariant { time_ns: self.now, message });
+            }
+            if let Some((design, message)) = self.design_error.take() {
+                return Err(SimError::Design { time_ns: self.now, design, message });
             }
             // (A design may issue work of its own once the workload is done.)
             if self.host_done && self.outstanding == 0 && !self.host_finished()? {

@@ -60,14 +60,43 @@ impl<'a> Simulator<'a> {
         self.designs.try_state::<T>()
     }
 
+    /// As [`Simulator::add_design`], for a design whose name and hooks are decided at run
+    /// time (a binding to another language: a Python class and the hooks it overrides).
+    /// `hooks` outside `T::HOOKS` are ignored.
+    pub fn add_design_as<T: Design>(&mut self, name: &str, state: T, hooks: &[Hook]) -> Result<(), SimError> {
+        if self.events_processed > 0 {
+            return Err(SimError::Setup(format!("design {name}: added after the run started")));
+        }
+        self.designs.add_as(name, state, hooks).map_err(SimError::Setup)
+    }
+
+    /// Ends the run after the event in progress with an error naming `design` (a hook
+    /// that cannot answer: an exception in a Python design, an answer out of range). The
+    /// hook still returns a value (the baseline's, say); the run stops right after.
+    pub fn fail_design(&mut self, design: &str, message: impl Into<String>) {
+        if self.design_error.is_none() {
+            self.design_error = Some((design.to_string(), message.into()));
+        }
+    }
+
     /// The names of the active designs, in the order their notifications run.
-    pub fn active_designs(&self) -> &[&'static str] {
-        self.designs.names()
+    pub fn active_designs(&self) -> Vec<&str> {
+        self.designs.names().iter().map(String::as_str).collect()
     }
 
     /// Which active design decides `hook` (`None`: the baseline).
-    pub fn decider_of(&self, hook: Hook) -> Option<&'static str> {
+    pub fn decider_of(&self, hook: Hook) -> Option<&str> {
         self.designs.decider_name(hook)
+    }
+
+    /// Starts one GC step on `plane` of `die` (an idle die: from `idle_work` or
+    /// `die_work`), as background GC would: true if it started a command. A plane with
+    /// nothing worth cleaning starts nothing.
+    pub fn start_gc(&mut self, die: u32, plane: u32) -> Result<bool, SimError> {
+        if self.ftl.addr.die_of_plane(plane) != die || self.dies[die as usize].busy {
+            return Ok(false);
+        }
+        self.start_gc_step(die, plane, false)
     }
 
     /// Simulated time now, ns.
@@ -108,8 +137,8 @@ impl<'a> Simulator<'a> {
 
 impl Designs {
     /// The name of the design that decides `hook`, if any.
-    pub(crate) fn decider_name(&self, hook: Hook) -> Option<&'static str> {
+    pub(crate) fn decider_name(&self, hook: Hook) -> Option<&str> {
         let slot = self.decider_slot(hook)?;
-        Some(self.names()[slot as usize])
+        Some(self.names()[slot as usize].as_str())
     }
 }

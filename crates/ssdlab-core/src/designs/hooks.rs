@@ -299,7 +299,13 @@ macro_rules! hooks {
         impl HookTable {
             /// The table of design `T`: the hooks it lists in `T::HOOKS`.
             pub(crate) fn of<T: Design>() -> HookTable {
-                let listed = |h: Hook| T::HOOKS.contains(&h);
+                HookTable::of_listed::<T>(T::HOOKS)
+            }
+
+            /// The table of design `T` with only those of its hooks that `hooks` names
+            /// (a design whose hooks are decided at run time: a Python class's overrides).
+            pub(crate) fn of_listed<T: Design>(hooks: &[Hook]) -> HookTable {
+                let listed = |h: Hook| T::HOOKS.contains(&h) && hooks.contains(&h);
                 HookTable {
                     $( $name: listed(Hook::$variant).then_some(T::$name as hooks!(@fnptr $kind ($($ty),*) -> $ret)), )*
                 }

@@ -101,9 +101,10 @@ fn selection(config: &Config, ftl: &Ftl) -> Result<Vec<Registration>, String> {
 }
 
 /// Two designs may run together when no decision hook is listed by both.
-fn check_composition(tables: &[(&'static str, HookTable)]) -> Result<(), String> {
+fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), String> {
     for (i, (a, ta)) in tables.iter().enumerate() {
         for (b, tb) in &tables[i + 1..] {
+            let (a, b) = (a.as_ref(), b.as_ref());
             if let Some(h) = Hook::ALL.iter().find(|h| h.is_decision() && ta.has(**h) && tb.has(**h)) {
                 return Err(format!(
                     "designs {a} and {b} cannot run together: both decide `{}` (a decision hook only one                      design may implement); select one of them",
@@ -148,7 +149,7 @@ impl Slots {
 
 /// The active designs: their states, hook tables and the dispatch of each hook.
 pub(crate) struct Designs {
-    names: Vec<&'static str>,
+    names: Vec<String>,
     states: Vec<Box<dyn Any>>,
     tables: Vec<HookTable>,
     /// Per hook: the design that decides it (`NONE`: the baseline).
@@ -162,7 +163,7 @@ impl Designs {
     pub(crate) fn new(config: &Config, ftl: &Ftl) -> Result<Designs, SimError> {
         let mut designs = Designs::empty();
         for r in selection(config, ftl).map_err(SimError::Setup)? {
-            designs.add_raw(r.name, (r.build)(config, ftl), (r.table)()).map_err(SimError::Setup)?;
+            designs.add_raw(r.name.to_string(), (r.build)(config, ftl), (r.table)()).map_err(SimError::Setup)?;
         }
         Ok(designs)
     }
@@ -180,16 +181,21 @@ impl Designs {
     /// Adds a design to the set (after the built-ins a config selected): refused when it
     /// decides a hook another active design decides, or one of its type is active.
     pub(crate) fn add<T: Design>(&mut self, state: T) -> Result<(), String> {
-        if self.names.contains(&T::NAME) {
-            return Err(format!("design {} is active already", T::NAME));
-        }
-        self.add_raw(T::NAME, Box::new(state), HookTable::of::<T>())
+        self.add_as(T::NAME, state, T::HOOKS)
     }
 
-    fn add_raw(&mut self, name: &'static str, state: Box<dyn Any>, table: HookTable) -> Result<(), String> {
-        let mut all: Vec<(&'static str, HookTable)> =
-            self.names.iter().copied().zip(self.tables.iter().copied()).collect();
-        all.push((name, table));
+    /// As `add`, under `name` and with only those of `T`'s hooks that `hooks` names.
+    pub(crate) fn add_as<T: Design>(&mut self, name: &str, state: T, hooks: &[Hook]) -> Result<(), String> {
+        if self.names.iter().any(|n| n == name) || self.states.iter().any(|s| s.is::<T>()) {
+            return Err(format!("design {name}: a design of its kind is active already"));
+        }
+        self.add_raw(name.to_string(), Box::new(state), HookTable::of_listed::<T>(hooks))
+    }
+
+    fn add_raw(&mut self, name: String, state: Box<dyn Any>, table: HookTable) -> Result<(), String> {
+        let mut all: Vec<(&str, HookTable)> =
+            self.names.iter().map(String::as_str).zip(self.tables.iter().copied()).collect();
+        all.push((&name, table));
         check_composition(&all)?;
         if self.names.len() == MAX_DESIGNS {
             return Err(format!("at most {MAX_DESIGNS} designs may run together"));
@@ -214,7 +220,7 @@ impl Designs {
     }
 
     /// The active designs' names, in selection order.
-    pub(crate) fn names(&self) -> &[&'static str] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
