@@ -119,8 +119,11 @@ pub struct RunOptions {
 /// Shared: a multi-scenario run and `--fairness` install it in every simulation.
 pub type DesignInstaller = Arc<dyn Fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError> + Send + Sync>;
 
+/// A design's install function (`HotCold::install`).
+pub type InstallFn = fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError>;
+
 /// A design's install function as a `DesignInstaller`.
-pub fn installer(install: fn(&mut Simulator<'_>) -> Result<(), ssdlab_core::SimError>) -> DesignInstaller {
+pub fn installer(install: InstallFn) -> DesignInstaller {
     Arc::new(install)
 }
 

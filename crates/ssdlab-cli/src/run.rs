@@ -2,10 +2,9 @@
 //! outputs (JSON, CSV, HTML, MQSim's result XML) and the terminal summary. A binary of
 //! a researcher's own runs it with their designs added (`run_with_designs`).
 
-use crate::output::DesignInstaller;
+use crate::output::{DesignInstaller, InstallFn};
 use crate::{catch_interrupt, import, interrupted, mqsim_xml, output, report_html, session, setup, RunArgs, SetupArgs};
 use anyhow::{bail, Context, Result};
-use ssdlab_core::{SimError, Simulator};
 
 /// `ssdlab run`.
 pub fn run(args: RunArgs) -> Result<()> {
@@ -15,7 +14,7 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// `ssdlab run` with designs built outside `ssdlab-core` added to every simulation it
 /// makes (each `install` adds its design to the simulator, reading its own config
 /// section): what a researcher's own binary calls (examples/hotcold).
-pub fn run_with_designs(args: RunArgs, installs: &[fn(&mut Simulator<'_>) -> Result<(), SimError>]) -> Result<()> {
+pub fn run_with_designs(args: RunArgs, installs: &[InstallFn]) -> Result<()> {
     let designs: Vec<DesignInstaller> = installs.iter().map(|&f| output::installer(f)).collect();
     run_with_installers(args, &designs)
 }
