@@ -100,11 +100,22 @@ fn python_package_tests() {
             .current_dir(repo()),
         "pip install ./crates/ssdlab-py",
     );
+    // The Rust hot/cold design's binary (examples/hotcold), which the Python hot/cold
+    // design is compared with (tests/test_design.py).
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    must(
+        Command::new(cargo)
+            .args(["build", "--quiet", "--profile", &profile, "-p", "ssdlab-hotcold"])
+            .env("CARGO_TARGET_DIR", target)
+            .current_dir(repo()),
+        "cargo build -p ssdlab-hotcold",
+    );
     must(
         Command::new(&python)
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(repo().join("crates/ssdlab-py/tests"))
             .env("SSDLAB_BIN", &bin)
+            .env("SSDLAB_HOTCOLD_BIN", profile_dir.join("ssdlab-hotcold"))
             .env("SSDLAB_TRACES", traces())
             .env("MPLBACKEND", "Agg")
             .current_dir(repo()),

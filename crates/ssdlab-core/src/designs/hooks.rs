@@ -179,8 +179,11 @@ pub trait Design: 'static + Sized {
         sim.ftl.allocate_gc(to, sim.now)
     }
 
-    /// A plane needing GC has no victim: the design may pick the block. Default: `None`,
-    /// the FTL's `ftl.gc_victim` policy.
+    /// A plane needing GC has no victim: the design may pick the block (a closed block of
+    /// `plane`). Default: `None`, the FTL's `ftl.gc_victim` policy. Only the block GC
+    /// starts on is asked for here: when a GC step gathers pages from a further victim
+    /// to fill a page set or a multi-plane program (`Ftl::gc_gather_move`), that block
+    /// is the FTL policy's.
     fn gc_victim(_sim: &mut Simulator<'_>, _plane: u32) -> Option<u32> {
         None
     }

@@ -28,6 +28,7 @@ from ._native import SsdlabError
 
 __all__ = [
     "run",
+    "Design",
     "compare",
     "sweep",
     "report",
@@ -44,6 +45,74 @@ __version__: str = _native.version()
 
 PathLike = Union[str, "os.PathLike[str]"]
 Value = Union[str, int, float, bool, Sequence[Any], Mapping[str, Any]]
+
+
+class Design:
+    """A flash-management design written in Python: subclass it, override any of the
+    methods below, and pass an instance to :func:`run` (``design=MyDesign()``). Every
+    method you do not override keeps the conventional FTL's behaviour (the baseline);
+    only the ones you override are called. They are the Rust trait's hooks
+    (``ssdlab_core::designs::Design``, ARCHITECTURE.md "Adding a design") with plain
+    numbers in and out:
+
+    - ``place_write(lpn, plane)``: a user write of logical page ``lpn`` is queued at
+      ``plane`` (the plane allocator's choice); return the user write point (0 to
+      ``ftl.user_write_points`` - 1) whose blocks it goes to, or None for the default.
+      The write waits for room at that write point (GC frees blocks) rather than going
+      to another's.
+    - ``user_page(lpn, plane)``: the write is about to be programmed; return the write
+      point to take its page from now, or None (the page of the write's own stream).
+    - ``gc_victim(plane, blocks)``: ``plane`` needs GC and has no victim; ``blocks`` lists
+      its closed blocks as ``(block, valid_pages, erase_count, last_write_ns)``; return
+      one of those block numbers, or None for ``ftl.gc_victim``'s choice.
+    - ``gc_page(lpn, plane)``: GC moves valid logical page ``lpn`` within ``plane``;
+      return the write point it goes to, or None for the GC write point. (Overriding it
+      keeps GC moves in the victim's plane.)
+    - ``idle_work(die)``: ``die`` is idle and found nothing to do; return a plane of it
+      to run one GC step on now, or None.
+    - ``report()``: the design's report section, a JSON-able dict, found in the result
+      as ``summary["designs"][name]``.
+
+    ``name`` (a class attribute) names the design in the report and in errors, and its
+    config section ``[designs.NAME]`` (``set={"designs.NAME.key": value}``), which the
+    design may read from ``summary["config"]``; the default is the class name in lower
+    case. An exception in a method, or an answer out of range (a write point the drive
+    does not have, a block that is not a closed block of the plane), ends the run with an
+    :class:`SsdlabError` naming the design and the method.
+
+    A hook costs a call into Python (the simulation takes the GIL for it): docs/python.md
+    gives the measured cost per call.
+    """
+
+    name: str = ""
+
+    #: The methods a subclass may override.
+    HOOKS: Tuple[str, ...] = ("place_write", "user_page", "gc_victim", "gc_page", "idle_work", "report")
+
+    def place_write(self, lpn: int, plane: int) -> Optional[int]:
+        return None
+
+    def user_page(self, lpn: int, plane: int) -> Optional[int]:
+        return None
+
+    def gc_victim(self, plane: int, blocks: List[Tuple[int, int, int, int]]) -> Optional[int]:
+        return None
+
+    def gc_page(self, lpn: int, plane: int) -> Optional[int]:
+        return None
+
+    def idle_work(self, die: int) -> Optional[int]:
+        return None
+
+    def report(self) -> Dict[str, Any]:
+        return {}
+
+    def _overridden(self) -> List[str]:
+        """The hook methods this object's class overrides."""
+        return [h for h in Design.HOOKS if getattr(type(self), h) is not getattr(Design, h)]
+
+    def _name(self) -> str:
+        return self.name or type(self).__name__.lower()
 
 
 class SsdlabWarning(UserWarning):
@@ -274,6 +343,7 @@ def run(
     verify: bool = False,
     series: bool = True,
     requests: bool = True,
+    design: Optional[Design] = None,
 ) -> RunResult:
     """Simulates one device on one workload, as ``ssdlab run`` does.
 
@@ -296,6 +366,8 @@ def run(
             JSON with ``--series FILE``, which turns the series on in the config).
         requests: keep one row per request (``--requests``). Both cost memory on long
             runs.
+        design: a :class:`Design` (a subclass instance) to run in the simulator; its
+            report section is ``summary["designs"][design name]``.
 
     Returns:
         a :class:`RunResult`. The report's warnings are also issued as
@@ -339,8 +411,13 @@ def run(
         argv += ["--check-every", str(check_every)]
     if verify:
         argv.append("--verify")
+    native_design = None
+    if design is not None:
+        if not isinstance(design, Design):
+            raise TypeError(f"design: expected an ssdlab.Design subclass instance, got {type(design).__name__}")
+        native_design = (design, design._name(), design._overridden())
     try:
-        out = _native.run(argv, config_json, series, requests)
+        out = _native.run(argv, config_json, series, requests, native_design)
     except SsdlabError as e:
         raise _clean_error(e) from None
     result = RunResult(*out)

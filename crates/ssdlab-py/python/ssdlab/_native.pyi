@@ -1,15 +1,20 @@
 """Type stubs of ssdlab._native, the compiled half of the package (crates/ssdlab-py/src/lib.rs).
 Use the functions of ``ssdlab`` instead: they build these arguments."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 class SsdlabError(Exception):
     """An error from ssdlab, with the CLI's message (file, line and field where there is one)."""
 
 def run(
-    argv: Sequence[str], config_json: Optional[str] = None, series: bool = True, requests: bool = True
+    argv: Sequence[str],
+    config_json: Optional[str] = None,
+    series: bool = True,
+    requests: bool = True,
+    design: Optional[Tuple[Any, str, List[str]]] = None,
 ) -> Tuple[str, str, str, Optional[bytes], Optional[bytes]]:
-    """``ssdlab run ARGV``: (summary JSON, speed JSON, terminal summary, series CSV, requests CSV)."""
+    """``ssdlab run ARGV``: (summary JSON, speed JSON, terminal summary, series CSV, requests CSV).
+    ``design``: (a Python design object, its name, the hook methods it overrides)."""
 
 def compare(
     argv: Sequence[str],
