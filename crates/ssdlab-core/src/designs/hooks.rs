@@ -54,6 +54,49 @@ impl Design for Baseline {
 /// `txn` arguments index the engine's transactions (a user write of one logical page, a
 /// GC move, ...); `plane`, `die` and `block` are global indices (`ftl.addr`); `request`
 /// indexes the requests in the device.
+///
+/// # Example
+///
+/// A design that sends even logical pages to user write point 0 and odd ones to write
+/// point 1 (so they never share a block), added to a simulation from outside the crate:
+///
+/// ```
+/// use ssdlab_core::designs::{Design, Hook};
+/// use ssdlab_core::ftl::WriteMode;
+/// use ssdlab_core::source::VecSource;
+/// use ssdlab_core::{Config, Observers, Report, Simulator};
+/// use ssdlab_trace::{Op, Record, RecordSource};
+///
+/// struct EvenOdd {
+///     odd: u64,
+/// }
+///
+/// impl Design for EvenOdd {
+///     const NAME: &'static str = "even-odd";
+///     const HOOKS: &'static [Hook] = &[Hook::PlaceWrite, Hook::Report];
+///
+///     fn place_write(sim: &mut Simulator<'_>, plane: u32, _request: u32, lpn: u32) -> (u32, WriteMode) {
+///         sim.design_mut::<EvenOdd>().odd += u64::from(lpn % 2);
+///         (plane, WriteMode::UserPoint((lpn % 2) as u8))
+///     }
+///
+///     fn report(sim: &Simulator<'_>, report: &mut Report) {
+///         report.set_section(Self::NAME, &sim.design::<EvenOdd>().odd);
+///     }
+/// }
+///
+/// let mut config = Config::default();
+/// config.ftl.user_write_points = 2;
+/// let records: Vec<Record> = (0..1000u64)
+///     .map(|i| Record { arrival_ns: i * 100_000, device: 0, offset_bytes: (i * 7919 % 5000) * 16384,
+///                       size_bytes: 16384, op: Op::Write, hint: None })
+///     .collect();
+/// let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
+/// let mut sim = Simulator::new(config, factory, Observers::default()).unwrap();
+/// sim.add_design(EvenOdd { odd: 0 }).unwrap();
+/// let (report, _) = sim.run().unwrap();
+/// assert!(report.get_section("even-odd").unwrap().as_u64().unwrap() > 0);
+/// ```
 pub trait Design: 'static + Sized {
     /// The design's name: the key of its config and report sections, and what errors say.
     const NAME: &'static str;
