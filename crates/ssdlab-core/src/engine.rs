@@ -854,8 +854,8 @@ impl<'a> Simulator<'a> {
             if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
                 return Err(SimError::Invariant { time_ns: self.now, message });
             }
-            if let Some((design, message)) = self.design_error.take() {
-                return Err(SimError::Design { time_ns: self.now, design, message });
+            if self.design_error.is_some() {
+                return Err(self.design_failed());
             }
             // (A design may issue work of its own once the workload is done.)
             if self.host_done && self.outstanding == 0 && !self.host_finished()? {
@@ -867,6 +867,14 @@ impl<'a> Simulator<'a> {
             }
         }
         self.end_run(stopped)
+    }
+
+    /// The error of the design that failed (`fail_design`), kept out of the hot loop.
+    #[cold]
+    #[inline(never)]
+    fn design_failed(&mut self) -> SimError {
+        let (design, message) = self.design_error.take().unwrap_or_default();
+        SimError::Design { time_ns: self.now, design, message }
     }
 
     /// The run's first events (kept out of `run_to_end`, whose loop is the hot path).

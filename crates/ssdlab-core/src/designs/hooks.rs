@@ -382,6 +382,9 @@ macro_rules! hooks {
     (@dispatch decide $variant:ident $name:ident ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         #[inline]
         pub(crate) fn $name(&mut self, $($arg: $ty),*) -> $ret {
+            if !self.designs.implemented(Hook::$variant) {
+                return <Baseline as Design>::$name(self, $($arg),*);
+            }
             match self.designs.decider(Hook::$variant).and_then(|t| t.$name) {
                 None => <Baseline as Design>::$name(self, $($arg),*),
                 Some(f) => f(self, $($arg),*),
@@ -391,6 +394,9 @@ macro_rules! hooks {
     (@dispatch decide_ref $variant:ident $name:ident ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         #[inline]
         pub(crate) fn $name(&self, $($arg: $ty),*) -> $ret {
+            if !self.designs.implemented(Hook::$variant) {
+                return <Baseline as Design>::$name(self, $($arg),*);
+            }
             match self.designs.decider(Hook::$variant).and_then(|t| t.$name) {
                 None => <Baseline as Design>::$name(self, $($arg),*),
                 Some(f) => f(self, $($arg),*),
@@ -401,6 +407,9 @@ macro_rules! hooks {
     (@dispatch notify $variant:ident $name:ident ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         #[inline]
         pub(crate) fn $name(&mut self, $($arg: $ty),*) {
+            if !self.designs.implemented(Hook::$variant) {
+                return;
+            }
             let listeners = self.designs.listeners(Hook::$variant);
             for i in listeners.iter() {
                 if let Some(f) = self.designs.table(i).$name {
@@ -412,6 +421,9 @@ macro_rules! hooks {
     (@dispatch notify_result $variant:ident $name:ident ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         #[inline]
         pub(crate) fn $name(&mut self, $($arg: $ty),*) -> Result<(), SimError> {
+            if !self.designs.implemented(Hook::$variant) {
+                return Ok(());
+            }
             let listeners = self.designs.listeners(Hook::$variant);
             for i in listeners.iter() {
                 if let Some(f) = self.designs.table(i).$name {
@@ -425,6 +437,9 @@ macro_rules! hooks {
     (@dispatch chain $variant:ident $name:ident ($($arg:ident : $ty:ty),*) -> $ret:ty) => {
         #[inline]
         pub(crate) fn $name(&mut self, $($arg: $ty),*) -> Result<bool, SimError> {
+            if !self.designs.implemented(Hook::$variant) {
+                return Ok(false);
+            }
             let listeners = self.designs.listeners(Hook::$variant);
             for i in listeners.iter() {
                 if let Some(f) = self.designs.table(i).$name {

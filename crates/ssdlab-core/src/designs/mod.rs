@@ -132,6 +132,8 @@ pub(crate) fn prepare_ftl(config: &Config, ftl: &mut Ftl) {
 
 /// Most designs one run may compose.
 const MAX_DESIGNS: usize = 8;
+// Hooks are bits of `Designs::implemented`.
+const _: () = assert!(Hook::COUNT <= 64);
 /// No design decides the hook: the baseline does.
 const NONE: u8 = u8::MAX;
 
@@ -158,6 +160,9 @@ pub(crate) struct Designs {
     decider: [u8; Hook::COUNT],
     /// Per hook: the designs a notification reaches.
     listeners: [Slots; Hook::COUNT],
+    /// Bit `hook`: some active design implements it (without designs, every dispatcher
+    /// is one test of this word and the baseline's body, inlined).
+    implemented: u64,
 }
 
 impl Designs {
@@ -177,6 +182,7 @@ impl Designs {
             tables: Vec::new(),
             decider: [NONE; Hook::COUNT],
             listeners: [Slots { n: 0, at: [0; MAX_DESIGNS] }; Hook::COUNT],
+            implemented: 0,
         }
     }
 
@@ -207,6 +213,7 @@ impl Designs {
             if !table.has(hook) {
                 continue;
             }
+            self.implemented |= 1 << hook as u32;
             if hook.is_decision() {
                 self.decider[hook as usize] = slot;
             } else {
@@ -247,6 +254,12 @@ impl Designs {
     /// The slot of active design `T` (its timers carry it).
     pub(crate) fn slot_of<T: Design>(&self) -> u8 {
         self.states.iter().position(|s| s.is::<T>()).unwrap_or_else(|| panic!("design {} is not active", T::NAME)) as u8
+    }
+
+    /// Whether some active design implements `hook`.
+    #[inline]
+    pub(crate) fn implemented(&self, hook: Hook) -> bool {
+        self.implemented & (1 << hook as u32) != 0
     }
 
     pub(crate) fn decider_slot(&self, hook: Hook) -> Option<u8> {
