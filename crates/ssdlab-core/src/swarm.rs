@@ -19,7 +19,7 @@ pub struct SwarmCase {
     pub description: String,
 }
 
-fn pick<T: Copy>(rng: &mut Pcg64Mcg, items: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(rng: &mut Pcg64Mcg, items: &[T]) -> T {
     items[rng.random_range(0..items.len())]
 }
 
@@ -75,14 +75,10 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_slc_levels(seed, &mut config);
             draw_super_pages(seed, &mut config);
             draw_errors(seed, &mut config);
-            draw_dir(seed, &mut config);
-            draw_ipu(seed, &mut config);
+            crate::designs::swarm_draws(SwarmPhase::BeforeHost, seed, &mut config, &mut records);
             draw_controller(seed, &mut config, &mut records);
             draw_flows(seed, &mut config);
-            draw_gordon(seed, &mut config);
-            draw_scrub_wom(seed, &mut config, &mut records);
-            draw_harey(seed, &mut config);
-            draw_mango(seed, &mut config, &mut records);
+            crate::designs::swarm_draws(SwarmPhase::AfterHost, seed, &mut config, &mut records);
             draw_mongo(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
@@ -322,33 +318,10 @@ fn draw_super_pages(seed: u64, c: &mut Config) {
     }
 }
 
-/// Gordon's FTL (thesis Ch. 5), from a stream of its own: write points per channel, read
-/// bypassing and write combining, each kept only where the drive allows it.
-fn draw_gordon(seed: u64, c: &mut Config) {
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-gordon"));
-    if !rng.random_bool(0.5) {
-        return;
-    }
-    let mut drawn = c.clone();
-    let per_channel = c.geometry.chips_per_channel * c.geometry.dies_per_chip / c.ftl.super_page_dies.max(1);
-    drawn.gordon.write_points_per_channel = rng.random_range(0..=per_channel.max(1));
-    drawn.ftl.read_bypass = rng.random_bool(0.5);
-    drawn.ftl.write_combining = rng.random_bool(0.5);
-    if drawn.validate().is_ok() {
-        *c = drawn;
-        return;
-    }
-    // Combining needs program acknowledgement and no cache: keep the rest.
-    drawn.ftl.write_combining = false;
-    if drawn.validate().is_ok() {
-        *c = drawn;
-    }
-}
-
 /// Whether an earlier draw gave the drive a design the write-point designs (the Harey
 /// Tortoise, Mango) are not combined with. (Cached mapping tables keep their drives: few
 /// cases draw one.)
-fn has_design(c: &Config) -> bool {
+pub(crate) fn has_design(c: &Config) -> bool {
     c.pa.enabled()
         || c.ipu.enabled()
         || c.dir.scheme != crate::config::DirScheme::Off
@@ -361,7 +334,7 @@ fn has_design(c: &Config) -> bool {
 /// The drive with a plain page map: one design at a time, so the drive's own features the
 /// write-point designs are not modelled with give way (the other draws keep them on the
 /// other half of the drives).
-fn plain_page_map(c: &Config) -> Config {
+pub(crate) fn plain_page_map(c: &Config) -> Config {
     let mut drawn = c.clone();
     drawn.ftl.mapping = crate::config::Mapping::Page;
     drawn.ftl.slc_blocks_per_plane = 0;
@@ -369,67 +342,6 @@ fn plain_page_map(c: &Config) -> Config {
     drawn.ftl.partial_program_updates = false;
     drawn.hybrid = crate::config::Hybrid::default();
     drawn
-}
-
-/// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
-/// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
-/// or a page preference, with or without rate matching, where the drive allows them.
-fn draw_harey(seed: u64, c: &mut Config) {
-    use crate::config::{PagePreference, Rtf};
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
-    let designs = has_design(c) || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
-    if designs || !rng.random_bool(0.5) {
-        return;
-    }
-    let mut drawn = plain_page_map(c);
-    drawn.ftl.user_write_points = rng.random_range(1..=8);
-    drawn.ftl.gc_through_user_write_points = true;
-    if rng.random_bool(0.5) {
-        drawn.harey.rtf = pick(rng, &[Rtf::Weak, Rtf::Strong]);
-        drawn.harey.preemptive_gc = rng.random_bool(0.8);
-    } else {
-        drawn.harey.page_preference = pick(rng, &[PagePreference::None, PagePreference::Fgc, PagePreference::Sgc]);
-    }
-    drawn.harey.rate_matching = rng.random_bool(0.5);
-    drawn.harey.rate_window_ns = rng.random_range(1_000_000..=200_000_000);
-    if drawn.validate().is_ok() {
-        *c = drawn;
-    }
-}
-
-/// Mango (thesis §7.2) and the host's priority bit, from a stream of their own: on drives
-/// with no other design, Mango with a random GC mode and capacity limit, its priority from
-/// Netbook power modes or from hints on a random share of the requests; on some other
-/// drives the power modes alone (statistics only).
-fn draw_mango(seed: u64, c: &mut Config, records: &mut [Record]) {
-    use crate::config::MangoGc;
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
-    let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
-    let other = has_design(c) || c.harey.enabled() || c.ftl.user_write_points > 1;
-    if other || !rng.random_bool(0.6) {
-        if rng.random_bool(0.15) {
-            c.priority.power_segment_requests = segment;
-        }
-        return;
-    }
-    let mut drawn = plain_page_map(c);
-    drawn.ftl.super_page_channels = 1;
-    drawn.ftl.super_page_dies = 1;
-    drawn.mango.enabled = true;
-    drawn.mango.gc = pick(rng, &[MangoGc::Priority, MangoGc::Slow, MangoGc::Fast]);
-    drawn.mango.max_skipped_spare_fraction = pick(rng, &[0.05, 0.5, 1.0]);
-    drawn.mango.reserve_blocks = rng.random_range(0..=2);
-    if drawn.validate().is_err() {
-        return;
-    }
-    *c = drawn;
-    if modes {
-        c.priority.power_segment_requests = segment;
-    } else {
-        for r in records.iter_mut() {
-            r.hint = rng.random_bool(share).then_some(0).or(r.hint.map(|h| h.max(1)));
-        }
-    }
 }
 
 /// Mongo's placement and rapid warm-up (thesis §4.2.2), from a stream of their own:
@@ -467,54 +379,6 @@ fn draw_errors(seed: u64, c: &mut Config) {
     drawn.precondition.pe_spread = pick(rng, &[0.0, 0.2]);
     drawn.precondition.retention_age_days = pick(rng, &[0.0, 30.0, 365.0]);
     drawn.flash.ecc_decode_ns = pick(rng, &[0, 2_000]);
-    if drawn.validate().is_ok() {
-        *c = drawn;
-    }
-}
-
-/// DIR and its baselines (issue 14), from a stream of their own, on half of the drives
-/// that allow the scheme drawn (DIR: conventional multi-bit drives with an even number of
-/// planes per die).
-fn draw_dir(seed: u64, c: &mut Config) {
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-dir"));
-    if !rng.random_bool(0.5) {
-        return;
-    }
-    let mut drawn = c.clone();
-    drawn.dir.scheme = pick(
-        rng,
-        &[DirScheme::Noac, DirScheme::Ac, DirScheme::Interleaving, DirScheme::Dir, DirScheme::Dir, DirScheme::Dir],
-    );
-    if drawn.dir.scheme == DirScheme::Dir {
-        // DIR's relaxed program order is defined over the staircase layout, without
-        // block summaries.
-        drawn.flash.layout = LayoutKind::Staircase;
-        drawn.power.block_summary = false;
-        // It keeps its own open blocks (one user write point, GC not through them).
-        drawn.ftl.user_write_points = 1;
-        drawn.ftl.gc_through_user_write_points = false;
-    }
-    if drawn.validate().is_ok() {
-        *c = drawn;
-    }
-}
-
-/// IPU and its baselines (issue 15), from a stream of their own, on drives with an SLC
-/// cache of 16 KiB pages of four subpages (drawn with partial programming).
-fn draw_ipu(seed: u64, c: &mut Config) {
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-ipu"));
-    if c.geometry.subpages_per_page < 2 || c.ftl.slc_blocks_per_plane == 0 || !rng.random_bool(0.6) {
-        return;
-    }
-    let mut drawn = c.clone();
-    drawn.ipu.scheme = pick(rng, &[IpuScheme::Baseline, IpuScheme::Mga, IpuScheme::Ipu, IpuScheme::Ipu]);
-    drawn.ipu.levels = rng.random_range(2..=3);
-    drawn.ftl.slc_gc_free_fraction = pick(rng, &[0.0, 0.05, 0.2]);
-    drawn.hybrid.allocation = HybridAllocation::Pf;
-    drawn.hybrid.migration = SlcMigration::Gc;
-    if drawn.ftl.slc_blocks_per_plane < drawn.ipu.levels + 2 {
-        drawn.ftl.slc_blocks_per_plane = drawn.ipu.levels + 2;
-    }
     if drawn.validate().is_ok() {
         *c = drawn;
     }
@@ -714,17 +578,19 @@ fn draw_workload(rng: &mut Pcg64Mcg, c: &Config) -> Vec<Record> {
         .collect()
 }
 
-/// Scrubbing (immediate, background or scan; a budget from none to erase-only; a
-/// sanitise command from the config or in the trace) or WOM codes (thesis §6.1-6.2),
-/// where they are modelled.
-fn draw_scrub_wom(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
-    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-scrub-wom"));
-    let roll: f64 = rng.random();
-    if c.cmt.enabled() {
-        // (Cached mapping tables keep their cases: the swarm draws them seldom.)
-        return;
-    }
-    // (The features they are not modelled with are dropped from the case.)
+/// When the swarm draws a built-in design (`BuiltIn::swarm_draw`): before the host-side
+/// draws (DRAM cache, link, flows) or after them, which decide what some designs may be
+/// combined with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SwarmPhase {
+    BeforeHost,
+    AfterHost,
+}
+
+/// The drive without the features the designs that reprogram pages in place (scrubbing,
+/// WOM codes) are not modelled with: a page map, no partial programs, super-pages,
+/// Gordon's write points or hybrid policies.
+pub(crate) fn plain_for_reprogramming(c: &Config) -> Config {
     let mut plain = c.clone();
     plain.ftl.mapping = Mapping::Page;
     plain.ftl.partial_program_updates = false;
@@ -735,52 +601,15 @@ fn draw_scrub_wom(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     plain.hybrid.layout = SlcLayout::Plane;
     plain.hybrid.allocation = HybridAllocation::Pf;
     plain.hybrid.migration = SlcMigration::Gc;
-    if roll < 0.25 {
-        let mut drawn = plain;
-        drawn.scrub.mode = pick(rng, &[ScrubMode::Immediate, ScrubMode::Background, ScrubMode::Scan]);
-        let pages = drawn.geometry.pages_per_block;
-        drawn.scrub.budget_pages = pick(rng, &[u32::MAX, pages / 2, 8, 2, 0]);
-        drawn.scrub.background_backlog_pages = pick(rng, &[4, 64, 1024]);
-        let logical = drawn.logical_pages();
-        let page = drawn.geometry.page_size_bytes as u64;
-        let (first, count) = (rng.random_range(0..logical), rng.random_range(1..=logical.div_ceil(4)));
-        let count = count.min(logical - first);
-        if drawn.flows.is_empty() && rng.random_bool(0.5) {
-            drawn.scrub.sanitize_offset_bytes = first * page;
-            drawn.scrub.sanitize_bytes = count * page;
-            drawn.scrub.sanitize_at_ns = pick(rng, &[0, 0, 2_000_000, 200_000_000]);
-        }
-        if drawn.validate().is_ok() {
-            *c = drawn;
-            if c.flows.is_empty() && !records.is_empty() && rng.random_bool(0.3) {
-                let at = rng.random_range(0..records.len());
-                let arrival_ns = records[at].arrival_ns;
-                let r = Record {
-                    arrival_ns,
-                    device: 0,
-                    offset_bytes: first * page,
-                    size_bytes: count * page,
-                    op: Op::Sanitize,
-                    hint: None,
-                };
-                records.insert(at, r);
-            }
-        }
-    } else if roll < 0.4 {
-        let mut drawn = plain;
-        drawn.wom.enabled = true;
-        drawn.cache = Cache::default();
-        drawn.ftl.slc_blocks_per_plane = 0;
-        drawn.hybrid = Hybrid::default();
-        drawn.power.write_acknowledge = WriteAcknowledge::Program;
-        for op in [drawn.ftl.over_provisioning, 0.45, 0.6] {
-            drawn.ftl.over_provisioning = op;
-            if drawn.validate().is_ok() {
-                *c = drawn;
-                return;
-            }
-        }
-    }
+    plain
+}
+
+/// The roll the scrubbing and WOM draws share (from one stream, so a drive gets at most
+/// one of them): scrubbing below 0.25, WOM codes from 0.25 to 0.4.
+pub(crate) fn reprogramming_roll(seed: u64) -> (f64, Pcg64Mcg) {
+    let mut rng = Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-scrub-wom"));
+    let roll: f64 = rng.random();
+    (roll, rng)
 }
 
 fn describe(c: &Config, records: usize) -> String {

@@ -138,3 +138,36 @@ fn the_design_refuses_a_drive_it_does_not_fit_and_a_typo_in_its_section() {
 fn toml_table(text: &str) -> toml::Table {
     toml::from_str(text).expect("valid TOML")
 }
+
+#[test]
+fn hot_cold_runs_beside_a_built_in_design_whose_decisions_are_disjoint() {
+    // Immediate scrubbing (thesis §6.2) decides maintenance and sanitisation; hot/cold
+    // decides placement and GC destinations: they compose.
+    let mut config = drive();
+    config.designs.insert("hotcold".into(), toml_table("threshold = 3"));
+    config.scrub.mode = ssdlab_core::config::ScrubMode::Immediate;
+    let records = skewed_writes(8_000, logical_pages(&config), 5);
+    let (report, sim) = run_hotcold(&config, records);
+    assert_eq!(sim.active_designs(), vec!["scrub", "hotcold"]);
+    assert_eq!(sim.decider_of(ssdlab_core::designs::Hook::PlaceWrite), Some("hotcold"));
+    assert_eq!(sim.decider_of(ssdlab_core::designs::Hook::SanitizeRequested), Some("scrub"));
+    let scrub = report.scrub.as_ref().expect("scrub's section");
+    let hotcold = report.get_section("hotcold").expect("hot/cold's section");
+    assert!(hotcold["hot_writes"].as_u64().unwrap() > 0, "{hotcold}");
+    assert!(scrub.pages_scrubbed > 0, "{scrub:?}");
+    // Every stale copy was destroyed at once, as immediate scrubbing promises, with the
+    // writes placed by class (but those in blocks GC was cleaning, which their erase
+    // destroys).
+    assert_eq!(scrub.remnants_at_end, scrub.remnants_at_end_in_gc_victims, "{scrub:?}");
+}
+
+#[test]
+fn a_design_deciding_what_a_built_in_design_decides_is_refused_naming_both_and_the_hook() {
+    // Gordon's write points decide where a user write goes, as hot/cold does.
+    let mut config = drive();
+    config.gordon.write_points_per_channel = 1;
+    let mut sim = simulator(config, Vec::new());
+    let e = HotCold::install(&mut sim).expect_err("both decide place_write");
+    let text = e.to_string();
+    assert!(text.contains("gordon") && text.contains("hotcold") && text.contains("place_write"), "{text}");
+}

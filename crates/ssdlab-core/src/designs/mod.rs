@@ -48,6 +48,12 @@ pub(crate) trait BuiltIn: Design {
     /// (called before preconditioning when the config selects the design).
     fn prepare_ftl(_config: &Config, _ftl: &mut Ftl) {}
     fn build(config: &Config, ftl: &Ftl) -> Self;
+    /// When the swarm draws it (`swarm_draw`).
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+    /// The swarm's draw of the design (`crate::swarm`): on a share of the drives that allow
+    /// it, from a stream of its own (`rng::derive(seed, "swarm-NAME")`), so that the rest of
+    /// every seed's case stays as it was. Default: never drawn.
+    fn swarm_draw(_seed: u64, _config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {}
 }
 
 /// A built-in design's entry in the registry.
@@ -58,6 +64,8 @@ pub(crate) struct Registration {
     prepare_ftl: fn(&Config, &mut Ftl),
     build: fn(&Config, &Ftl) -> Box<dyn Any>,
     table: fn() -> HookTable,
+    swarm_phase: crate::swarm::SwarmPhase,
+    swarm_draw: fn(u64, &mut Config, &mut Vec<ssdlab_trace::Record>),
 }
 
 impl Registration {
@@ -69,22 +77,24 @@ impl Registration {
             prepare_ftl: T::prepare_ftl,
             build: |config, ftl| Box::new(T::build(config, ftl)),
             table: HookTable::of::<T>,
+            swarm_phase: T::SWARM_PHASE,
+            swarm_draw: T::swarm_draw,
         }
     }
 }
 
 /// The built-in designs, one line each. The order is the order in which notifications
-/// reach designs that run together; it decides nothing else.
+/// reach designs that run together, and in which the swarm draws them (within a phase).
 pub(crate) fn registry() -> Vec<Registration> {
     vec![
         Registration::of::<pa_ssd::PaSsd>(),
+        Registration::of::<dir::Dir>(),
         Registration::of::<ipu::Ipu>(),
         Registration::of::<gordon::Gordon>(),
+        Registration::of::<scrub::Scrub>(),
+        Registration::of::<wom::Wom>(),
         Registration::of::<harey::Harey>(),
         Registration::of::<mango::Mango>(),
-        Registration::of::<dir::Dir>(),
-        Registration::of::<wom::Wom>(),
-        Registration::of::<scrub::Scrub>(),
         Registration::of::<spa_hybrid::SpaHybrid>(),
     ]
 }
@@ -121,6 +131,18 @@ fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), Str
 /// The names of the designs `config` selects (for messages and the swarm).
 pub fn selected_names(config: &Config) -> Vec<&'static str> {
     registry().into_iter().filter(|r| (r.selected)(config)).map(|r| r.name).collect()
+}
+
+/// The swarm's draws of the built-in designs of `phase`, in registry order.
+pub(crate) fn swarm_draws(
+    phase: crate::swarm::SwarmPhase,
+    seed: u64,
+    config: &mut Config,
+    records: &mut Vec<ssdlab_trace::Record>,
+) {
+    for r in registry().iter().filter(|r| r.swarm_phase == phase) {
+        (r.swarm_draw)(seed, config, records);
+    }
 }
 
 /// FTL state the selected designs need before preconditioning.

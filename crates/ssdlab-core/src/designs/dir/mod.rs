@@ -174,6 +174,12 @@ impl Design for Dir {
 }
 
 impl BuiltIn for Dir {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::BeforeHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config);
+    }
+
     fn selected(config: &Config) -> bool {
         config.dir.scheme == crate::config::DirScheme::Dir
     }
@@ -344,5 +350,38 @@ impl Simulator<'_> {
             s.gc_deinterleaved = self.ftl.counters.deinterleaved;
         }
         Some(s)
+    }
+}
+
+/// DIR and its baselines (issue 14), from a stream of their own, on half of the drives
+/// that allow the scheme drawn (DIR: conventional multi-bit drives with an even number of
+/// planes per die).
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
+    use crate::config::*;
+    use crate::swarm::{has_design, pick, plain_page_map};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use ssdlab_trace::{Op, Record};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-dir"));
+    if !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = c.clone();
+    drawn.dir.scheme = pick(
+        rng,
+        &[DirScheme::Noac, DirScheme::Ac, DirScheme::Interleaving, DirScheme::Dir, DirScheme::Dir, DirScheme::Dir],
+    );
+    if drawn.dir.scheme == DirScheme::Dir {
+        // DIR's relaxed program order is defined over the staircase layout, without
+        // block summaries.
+        drawn.flash.layout = LayoutKind::Staircase;
+        drawn.power.block_summary = false;
+        // It keeps its own open blocks (one user write point, GC not through them).
+        drawn.ftl.user_write_points = 1;
+        drawn.ftl.gc_through_user_write_points = false;
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
     }
 }

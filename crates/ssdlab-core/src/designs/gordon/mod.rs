@@ -161,6 +161,12 @@ impl Design for Gordon {
 }
 
 impl BuiltIn for Gordon {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config);
+    }
+
     fn selected(config: &Config) -> bool {
         config.gordon.enabled()
     }
@@ -218,6 +224,35 @@ impl Simulator<'_> {
             write_point_moves: g.moves,
             carried_writes: g.carried,
         })
+    }
+}
+
+/// Gordon's FTL (thesis Ch. 5), from a stream of its own: write points per channel, read
+/// bypassing and write combining, each kept only where the drive allows it.
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
+    use crate::config::*;
+    use crate::swarm::{has_design, pick, plain_page_map};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use ssdlab_trace::{Op, Record};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-gordon"));
+    if !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = c.clone();
+    let per_channel = c.geometry.chips_per_channel * c.geometry.dies_per_chip / c.ftl.super_page_dies.max(1);
+    drawn.gordon.write_points_per_channel = rng.random_range(0..=per_channel.max(1));
+    drawn.ftl.read_bypass = rng.random_bool(0.5);
+    drawn.ftl.write_combining = rng.random_bool(0.5);
+    if drawn.validate().is_ok() {
+        *c = drawn;
+        return;
+    }
+    // Combining needs program acknowledgement and no cache: keep the rest.
+    drawn.ftl.write_combining = false;
+    if drawn.validate().is_ok() {
+        *c = drawn;
     }
 }
 

@@ -283,6 +283,12 @@ impl Design for Harey {
 }
 
 impl BuiltIn for Harey {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config);
+    }
+
     fn selected(config: &Config) -> bool {
         config.harey.enabled()
     }
@@ -540,6 +546,37 @@ impl Simulator<'_> {
             mean_chip_use_ratio: ratios.iter().sum::<f64>() / ratios.len().max(1) as f64,
             gc_pages_moved_per_erase: if h.erased == 0 { 0.0 } else { h.moved as f64 / h.erased as f64 },
         })
+    }
+}
+
+/// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
+/// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
+/// or a page preference, with or without rate matching, where the drive allows them.
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
+    use crate::config::*;
+    use crate::swarm::{has_design, pick, plain_page_map};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use ssdlab_trace::{Op, Record};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
+    let designs = has_design(c) || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
+    if designs || !rng.random_bool(0.5) {
+        return;
+    }
+    let mut drawn = plain_page_map(c);
+    drawn.ftl.user_write_points = rng.random_range(1..=8);
+    drawn.ftl.gc_through_user_write_points = true;
+    if rng.random_bool(0.5) {
+        drawn.harey.rtf = pick(rng, &[Rtf::Weak, Rtf::Strong]);
+        drawn.harey.preemptive_gc = rng.random_bool(0.8);
+    } else {
+        drawn.harey.page_preference = pick(rng, &[PagePreference::None, PagePreference::Fgc, PagePreference::Sgc]);
+    }
+    drawn.harey.rate_matching = rng.random_bool(0.5);
+    drawn.harey.rate_window_ns = rng.random_range(1_000_000..=200_000_000);
+    if drawn.validate().is_ok() {
+        *c = drawn;
     }
 }
 

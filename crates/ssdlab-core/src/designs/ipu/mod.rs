@@ -199,6 +199,12 @@ impl Design for Ipu {
 }
 
 impl BuiltIn for Ipu {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::BeforeHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config);
+    }
+
     fn selected(config: &Config) -> bool {
         config.ipu.enabled()
     }
@@ -654,6 +660,33 @@ impl Simulator<'_> {
             IpuScheme::Ipu => s.page_map_bytes + (split * units * units.trailing_zeros() as u64).div_ceil(8),
         };
         Some(s)
+    }
+}
+
+/// IPU and its baselines (issue 15), from a stream of their own, on drives with an SLC
+/// cache of 16 KiB pages of four subpages (drawn with partial programming).
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
+    use crate::config::*;
+    use crate::swarm::{has_design, pick, plain_page_map};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use ssdlab_trace::{Op, Record};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-ipu"));
+    if c.geometry.subpages_per_page < 2 || c.ftl.slc_blocks_per_plane == 0 || !rng.random_bool(0.6) {
+        return;
+    }
+    let mut drawn = c.clone();
+    drawn.ipu.scheme = pick(rng, &[IpuScheme::Baseline, IpuScheme::Mga, IpuScheme::Ipu, IpuScheme::Ipu]);
+    drawn.ipu.levels = rng.random_range(2..=3);
+    drawn.ftl.slc_gc_free_fraction = pick(rng, &[0.0, 0.05, 0.2]);
+    drawn.hybrid.allocation = HybridAllocation::Pf;
+    drawn.hybrid.migration = SlcMigration::Gc;
+    if drawn.ftl.slc_blocks_per_plane < drawn.ipu.levels + 2 {
+        drawn.ftl.slc_blocks_per_plane = drawn.ipu.levels + 2;
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
     }
 }
 

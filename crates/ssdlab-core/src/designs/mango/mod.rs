@@ -136,6 +136,12 @@ impl Design for Mango {
 }
 
 impl BuiltIn for Mango {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config, records);
+    }
+
     fn selected(config: &Config) -> bool {
         config.mango.enabled()
     }
@@ -257,5 +263,46 @@ impl Simulator<'_> {
         let passed = skipped + report.flash.programs_by_page_type.iter().sum::<u64>() as f64;
         c.skipped_fraction = if passed > 0.0 { skipped / passed } else { 0.0 };
         report.mango = Some(c);
+    }
+}
+
+/// Mango (thesis §7.2) and the host's priority bit, from a stream of their own: on drives
+/// with no other design, Mango with a random GC mode and capacity limit, its priority from
+/// Netbook power modes or from hints on a random share of the requests; on some other
+/// drives the power modes alone (statistics only).
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut [ssdlab_trace::Record]) {
+    use crate::config::MangoGc;
+    use crate::config::*;
+    use crate::swarm::{has_design, pick, plain_page_map};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+    use ssdlab_trace::{Op, Record};
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
+    let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
+    let other = has_design(c) || c.harey.enabled() || c.ftl.user_write_points > 1;
+    if other || !rng.random_bool(0.6) {
+        if rng.random_bool(0.15) {
+            c.priority.power_segment_requests = segment;
+        }
+        return;
+    }
+    let mut drawn = plain_page_map(c);
+    drawn.ftl.super_page_channels = 1;
+    drawn.ftl.super_page_dies = 1;
+    drawn.mango.enabled = true;
+    drawn.mango.gc = pick(rng, &[MangoGc::Priority, MangoGc::Slow, MangoGc::Fast]);
+    drawn.mango.max_skipped_spare_fraction = pick(rng, &[0.05, 0.5, 1.0]);
+    drawn.mango.reserve_blocks = rng.random_range(0..=2);
+    if drawn.validate().is_err() {
+        return;
+    }
+    *c = drawn;
+    if modes {
+        c.priority.power_segment_requests = segment;
+    } else {
+        for r in records.iter_mut() {
+            r.hint = rng.random_bool(share).then_some(0).or(r.hint.map(|h| h.max(1)));
+        }
     }
 }

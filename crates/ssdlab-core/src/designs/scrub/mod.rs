@@ -199,6 +199,12 @@ impl Design for Scrub {
 }
 
 impl BuiltIn for Scrub {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config, records);
+    }
+
     fn selected(config: &Config) -> bool {
         config.scrub.enabled() || config.scrub.sanitize_bytes > 0
     }
@@ -611,6 +617,55 @@ impl Simulator<'_> {
         (summary.remnants_at_end, summary.remnants_at_end_in_gc_victims) = self.scrub_remnants();
         summary.sanitize = s.sanitizes.iter().map(|op| op.record.clone()).collect();
         summary
+    }
+}
+
+/// The swarm's scrubbing draw (immediate, background or scan; a budget from none to
+/// erase-only; a sanitise command from the config or in the trace), where scrubbing is
+/// modelled. It shares its stream and roll with the WOM draw (`reprogramming_roll`): a
+/// drive gets one of them at most.
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut Vec<ssdlab_trace::Record>) {
+    use crate::config::*;
+    use crate::swarm::{pick, plain_for_reprogramming, reprogramming_roll};
+    use rand::Rng;
+    use ssdlab_trace::{Op, Record};
+    let (roll, mut rng) = reprogramming_roll(seed);
+    let rng = &mut rng;
+    if c.cmt.enabled() || roll >= 0.25 {
+        // (Cached mapping tables keep their cases: the swarm draws them seldom.)
+        return;
+    }
+    // (The features scrubbing is not modelled with are dropped from the case.)
+    let mut drawn = plain_for_reprogramming(c);
+    drawn.scrub.mode = pick(rng, &[ScrubMode::Immediate, ScrubMode::Background, ScrubMode::Scan]);
+    let pages = drawn.geometry.pages_per_block;
+    drawn.scrub.budget_pages = pick(rng, &[u32::MAX, pages / 2, 8, 2, 0]);
+    drawn.scrub.background_backlog_pages = pick(rng, &[4, 64, 1024]);
+    let logical = drawn.logical_pages();
+    let page = drawn.geometry.page_size_bytes as u64;
+    let (first, count) = (rng.random_range(0..logical), rng.random_range(1..=logical.div_ceil(4)));
+    let count = count.min(logical - first);
+    if drawn.flows.is_empty() && rng.random_bool(0.5) {
+        drawn.scrub.sanitize_offset_bytes = first * page;
+        drawn.scrub.sanitize_bytes = count * page;
+        drawn.scrub.sanitize_at_ns = pick(rng, &[0, 0, 2_000_000, 200_000_000]);
+    }
+    if drawn.validate().is_ok() {
+        *c = drawn;
+        if c.flows.is_empty() && !records.is_empty() && rng.random_bool(0.3) {
+            let at = rng.random_range(0..records.len());
+            let arrival_ns = records[at].arrival_ns;
+            let r = Record {
+                arrival_ns,
+                device: 0,
+                offset_bytes: first * page,
+                size_bytes: count * page,
+                op: Op::Sanitize,
+                hint: None,
+            };
+            records.insert(at, r);
+        }
     }
 }
 

@@ -143,6 +143,12 @@ impl Design for Wom {
 }
 
 impl BuiltIn for Wom {
+    const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
+
+    fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
+        swarm_draw(seed, config);
+    }
+
     fn selected(config: &Config) -> bool {
         config.wom.enabled()
     }
@@ -254,6 +260,32 @@ impl Simulator<'_> {
         let spent = self.energy.program + self.energy.erase - energy;
         s.program_energy_nj_per_byte = if bytes == 0.0 { 0.0 } else { spent / bytes };
         s
+    }
+}
+
+/// The swarm's WOM-codes draw, on the drives whose share of the roll it shares with the
+/// scrubbing draw (`reprogramming_roll`) says so (0.25 to 0.4), where WOM codes are
+/// modelled (over-provisioning raised until the capacity check passes).
+#[allow(unused_imports)]
+pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
+    use crate::config::*;
+    use crate::swarm::{plain_for_reprogramming, reprogramming_roll};
+    let (roll, _) = reprogramming_roll(seed);
+    if c.cmt.enabled() || !(0.25..0.4).contains(&roll) {
+        return;
+    }
+    let mut drawn = plain_for_reprogramming(c);
+    drawn.wom.enabled = true;
+    drawn.cache = Cache::default();
+    drawn.ftl.slc_blocks_per_plane = 0;
+    drawn.hybrid = Hybrid::default();
+    drawn.power.write_acknowledge = WriteAcknowledge::Program;
+    for op in [drawn.ftl.over_provisioning, 0.45, 0.6] {
+        drawn.ftl.over_provisioning = op;
+        if drawn.validate().is_ok() {
+            *c = drawn;
+            return;
+        }
     }
 }
 
