@@ -27,12 +27,14 @@ mod partial;
 mod pending;
 mod power;
 pub(crate) mod priority;
+mod queue;
 mod reads;
 mod report;
 mod reprogram;
 mod scheduler;
 
 pub(crate) use accounting::ProgramOf;
+pub(crate) use queue::Scheduled;
 pub(crate) use report::kebab;
 
 use crate::config::{
@@ -91,43 +93,6 @@ pub(crate) enum Event {
     FlowArrival { flow: u16 },
     /// A timer design `slot` scheduled (`Simulator::schedule_design_timer`), with its tag.
     Design { slot: u8, tag: u8 },
-}
-
-/// An event in the queue, ordered by (time, insertion sequence): equal times keep
-/// insertion order. The sequence is unique, so the event never decides the order. The
-/// pair is compared as one 128-bit number (two instructions, no branch) and the order is
-/// reversed because `BinaryHeap` pops its greatest element.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Scheduled {
-    pub(crate) time: u64,
-    pub(crate) seq: u64,
-    pub(crate) event: Event,
-}
-
-impl Scheduled {
-    fn key(&self) -> u128 {
-        (self.time as u128) << 64 | self.seq as u128
-    }
-}
-
-impl PartialEq for Scheduled {
-    fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
-    }
-}
-
-impl Eq for Scheduled {}
-
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Scheduled {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.key().cmp(&self.key())
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -867,14 +832,6 @@ impl<'a> Simulator<'a> {
             }
         }
         self.end_run(stopped)
-    }
-
-    /// The error of the design that failed (`fail_design`), kept out of the hot loop.
-    #[cold]
-    #[inline(never)]
-    fn design_failed(&mut self) -> SimError {
-        let (design, message) = self.design_error.take().unwrap_or_default();
-        SimError::Design { time_ns: self.now, design, message }
     }
 
     /// The run's first events (kept out of `run_to_end`, whose loop is the hot path).

@@ -141,21 +141,6 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    /// Section `[designs.NAME]` as a design outside this crate reads it: its defaults
-    /// when the config has no such section; an error naming `designs.NAME` and the key
-    /// serde refused (a typo, a wrong type) otherwise. Give `T` `#[serde(default,
-    /// deny_unknown_fields)]` so a misspelt key is refused, not ignored.
-    pub fn design_section<T: serde::de::DeserializeOwned + Default>(&self, name: &str) -> Result<T, ConfigError> {
-        match self.designs.get(name) {
-            None => Ok(T::default()),
-            Some(table) => toml::Value::Table(table.clone())
-                .try_into()
-                .map_err(|e: toml::de::Error| err(&format!("designs.{name}"), e.message())),
-        }
-    }
-}
-
 /// A configuration problem, naming the dotted key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {

@@ -57,6 +57,22 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
     })
 }
 
+/// A design's own section of the config.
+impl Config {
+    /// Section `[designs.NAME]` as a design outside this crate reads it: its defaults
+    /// when the config has no such section; an error naming `designs.NAME` and the key
+    /// serde refused (a typo, a wrong type) otherwise. Give `T` `#[serde(default,
+    /// deny_unknown_fields)]` so a misspelt key is refused, not ignored.
+    pub fn design_section<T: serde::de::DeserializeOwned + Default>(&self, name: &str) -> Result<T, ConfigError> {
+        match self.designs.get(name) {
+            None => Ok(T::default()),
+            Some(table) => toml::Value::Table(table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| err(&format!("designs.{name}"), e.message())),
+        }
+    }
+}
+
 /// `designs.NAME.key=value`: a key of an outside design's section, which the core does
 /// not know; the design checks its section when it reads it (`Config::design_section`).
 fn set_design_key(value: &mut toml::Value, key: &str, parts: &[&str], parsed: toml::Value) -> Result<(), ConfigError> {

@@ -135,6 +135,16 @@ impl<'a> Simulator<'a> {
     }
 }
 
+impl Simulator<'_> {
+    /// The error of the design that failed (`fail_design`), kept out of the hot loop.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn design_failed(&mut self) -> SimError {
+        let (design, message) = self.design_error.take().unwrap_or_default();
+        SimError::Design { time_ns: self.now, design, message }
+    }
+}
+
 impl Designs {
     /// The name of the design that decides `hook`, if any.
     pub(crate) fn decider_name(&self, hook: Hook) -> Option<&str> {

@@ -5,6 +5,17 @@
 use super::*;
 
 impl Simulator<'_> {
+    /// The (block-in-plane, page) queued user write `t` would get now, without a design's
+    /// choice (`user_page`): the next page of the write point its mode names, else of the
+    /// FTL's own choice. Multi-plane programs need equal addresses in every plane.
+    pub(crate) fn peek_write_page(&self, t: u32) -> Option<(u32, u32)> {
+        let plane = self.txns[t as usize].plane;
+        match self.txns[t as usize].mode {
+            WriteMode::UserPoint(k) => self.ftl.peek_user_point(plane, k.into()),
+            _ => self.ftl.peek_user(plane),
+        }
+    }
+
     /// Tells the occupancy checker which step the die runs next (and, for a new command,
     /// what the command is).
     pub(crate) fn check_step(&mut self, die: u32) {

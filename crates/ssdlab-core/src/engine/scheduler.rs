@@ -681,17 +681,6 @@ impl Simulator<'_> {
         a.expect("room was checked")
     }
 
-    /// The (block-in-plane, page) queued user write `t` would get now, without a design's
-    /// choice (`user_page`): the next page of the write point its mode names, else of the
-    /// FTL's own choice. Multi-plane programs need equal addresses in every plane.
-    fn peek_write_page(&self, t: u32) -> Option<(u32, u32)> {
-        let plane = self.txns[t as usize].plane;
-        match self.txns[t as usize].mode {
-            WriteMode::UserPoint(k) => self.ftl.peek_user_point(plane, k.into()),
-            _ => self.ftl.peek_user(plane),
-        }
-    }
-
     /// Maps a user write to its page (its units in their own slots) and counts the
     /// program.
     pub(crate) fn bind_write(&mut self, txn: u32, ppn: Ppn, page_type: u8, slc: bool) {
