@@ -5,6 +5,7 @@ mod analytic;
 mod cmt;
 mod controller;
 mod core;
+mod designs;
 mod dir;
 mod errors;
 mod everyday;
