@@ -29,8 +29,8 @@ fn drive() -> Config {
     let mut c = tiny(1, 1, 2, 2);
     slc_like(&mut c);
     c.ftl.user_write_points = 2;
-    // GC only at the last free blocks: a full write point then meets a plane whose one
-    // free block is GC's.
+    // GC as late as the FTL lets it start (two free blocks left): write point 1 often
+    // waits for a block.
     c.ftl.gc_background_free_fraction = 0.0;
     c.ftl.gc_emergency_free_fraction = 0.0;
     c.precondition.used_fraction = 0.9;
