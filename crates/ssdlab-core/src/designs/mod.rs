@@ -119,7 +119,8 @@ fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), Str
             let (a, b) = (a.as_ref(), b.as_ref());
             if let Some(h) = Hook::ALL.iter().find(|h| h.is_decision() && ta.has(**h) && tb.has(**h)) {
                 return Err(format!(
-                    "designs {a} and {b} cannot run together: both decide `{}` (a decision hook only one                      design may implement); select one of them",
+                    "designs {a} and {b} cannot run together: both decide `{}` (a decision hook only one \
+                     design may implement); select one of them",
                     h.name()
                 ));
             }
