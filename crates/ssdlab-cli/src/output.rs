@@ -278,11 +278,12 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
         install(&mut sim).map_err(|e| anyhow!("{e}"))?;
     }
     // A section no active design reads is a typo or a design this binary does not have.
-    if let Some(name) = resolved.designs.keys().find(|k| !sim.active_designs().contains(&k.as_str())) {
+    let active = sim.active_designs();
+    if let Some(name) = resolved.designs.keys().find(|k| !active.contains(&k.as_str())) {
         bail!(
             "config section [designs.{name}]: no design named {name} runs here (active: {}); `ssdlab` runs the \
              built-in designs, a design of your own runs in your own binary (ARCHITECTURE.md, \"Adding a design\")",
-            if sim.active_designs().is_empty() { "none".to_string() } else { sim.active_designs().join(", ") }
+            if active.is_empty() { "none".to_string() } else { active.join(", ") }
         );
     }
     let setup = started.elapsed().as_secs_f64();

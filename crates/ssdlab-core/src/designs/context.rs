@@ -36,10 +36,7 @@ impl<'a> Simulator<'a> {
     /// Preconditioning has placed the data by then: a design that needs FTL state from
     /// the first page written must be built in (`BuiltIn::prepare_ftl`).
     pub fn add_design<T: Design>(&mut self, state: T) -> Result<(), SimError> {
-        if self.events_processed > 0 {
-            return Err(SimError::Setup(format!("design {}: added after the run started", T::NAME)));
-        }
-        self.designs.add(state).map_err(SimError::Setup)
+        self.add_design_as(T::NAME, state, T::HOOKS)
     }
 
     /// The state of active design `T`. Panics if `T` is not active (a hook of `T` only

@@ -58,7 +58,7 @@ pub(crate) trait BuiltIn: Design {
 
 /// A built-in design's entry in the registry.
 pub(crate) struct Registration {
-    pub(crate) name: &'static str,
+    name: &'static str,
     selected: fn(&Config) -> bool,
     runs_by_default: fn(&Config, &Ftl) -> bool,
     prepare_ftl: fn(&Config, &mut Ftl),
@@ -127,11 +127,6 @@ fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), Str
         }
     }
     Ok(())
-}
-
-/// The names of the designs `config` selects (for messages and the swarm).
-pub fn selected_names(config: &Config) -> Vec<&'static str> {
-    registry().into_iter().filter(|r| (r.selected)(config)).map(|r| r.name).collect()
 }
 
 /// The swarm's draws of the built-in designs of `phase`, in registry order.
@@ -209,13 +204,9 @@ impl Designs {
         }
     }
 
-    /// Adds a design to the set (after the built-ins a config selected): refused when it
-    /// decides a hook another active design decides, or one of its type is active.
-    pub(crate) fn add<T: Design>(&mut self, state: T) -> Result<(), String> {
-        self.add_as(T::NAME, state, T::HOOKS)
-    }
-
-    /// As `add`, under `name` and with only those of `T`'s hooks that `hooks` names.
+    /// Adds design `T`, under `name` and with only those of its hooks that `hooks` names,
+    /// after the built-ins a config selected: refused when it decides a hook another
+    /// active design decides, or one of its type (or name) is active.
     pub(crate) fn add_as<T: Design>(&mut self, name: &str, state: T, hooks: &[Hook]) -> Result<(), String> {
         if self.names.iter().any(|n| n == name) || self.states.iter().any(|s| s.is::<T>()) {
             return Err(format!("design {name}: a design of its kind is active already"));
@@ -285,6 +276,7 @@ impl Designs {
         self.implemented & (1 << hook as u32) != 0
     }
 
+    #[inline]
     pub(crate) fn decider_slot(&self, hook: Hook) -> Option<u8> {
         let at = self.decider[hook as usize];
         (at != NONE).then_some(at)
@@ -292,8 +284,7 @@ impl Designs {
 
     #[inline]
     pub(crate) fn decider(&self, hook: Hook) -> Option<&HookTable> {
-        let at = self.decider[hook as usize];
-        (at != NONE).then(|| &self.tables[at as usize])
+        self.decider_slot(hook).map(|slot| &self.tables[slot as usize])
     }
 
     #[inline]
