@@ -214,13 +214,6 @@ impl BuiltIn for Ipu {
     }
 }
 
-/// The IPU state of `sim` (a field borrow: `sim.ftl` stays usable beside it).
-macro_rules! ipu {
-    ($sim:expr) => {
-        $sim.designs.state_mut::<Ipu>()
-    };
-}
-
 impl Ipu {
     pub(crate) fn new(config: &IpuConfig, ftl: &Ftl) -> Ipu {
         let slc_per_plane = ftl.slc_blocks.iter().copied().max().unwrap_or(0);
@@ -314,12 +307,12 @@ pub(crate) fn cold_weight(age_ns: f64, mean_interval_ns: f64) -> f64 {
 impl Simulator<'_> {
     pub(crate) fn ipu_run_starting(&mut self) {
         // The Baseline's and IPU's page maps: GC never packs two logical pages together.
-        self.ftl.compact_across_pages = ipu!(self).scheme == IpuScheme::Mga;
+        self.ftl.compact_across_pages = self.designs.state_mut::<Ipu>().scheme == IpuScheme::Mga;
         let c = &self.ftl.counters;
         let (erases, slc_erases) = (c.erases, c.slc_erases);
         let utilisation = (c.slc_erased_subpages_used, c.slc_erased_subpages);
         let partials = c.partial_programs;
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         d.start_partials = partials;
         d.start_erases = (erases, slc_erases);
         d.start_utilisation = utilisation;
@@ -354,7 +347,7 @@ impl Simulator<'_> {
         let (mask, old, spread) = self.ipu_valid_units(lpn);
         let new_mask = ((1u32 << units) - 1) << unit;
         let others = mask & !new_mask;
-        let scheme = ipu!(self).scheme;
+        let scheme = self.designs.state_mut::<Ipu>().scheme;
         if scheme == IpuScheme::Ipu {
             self.ipu_note_update_intervals(lpn, new_mask);
         }
@@ -368,7 +361,7 @@ impl Simulator<'_> {
                     return Ok(None);
                 }
                 let plane = self.allocator_plane(lpn);
-                let d = ipu!(self);
+                let d = self.designs.state_mut::<Ipu>();
                 let page = d.open_page[plane as usize];
                 if page == NO_PAGE
                     || !self.ftl.can_partial_program(page, (units + d.open_promised[plane as usize]) as u8)
@@ -405,7 +398,7 @@ impl Simulator<'_> {
                 }
                 // Only the update's data moves up (Algorithm 1, `find_page(block_flag + 1,
                 // size)`): the logical page's other subpages stay where they are.
-                ipu!(self).summary.promotions += 1;
+                self.designs.state_mut::<Ipu>().summary.promotions += 1;
                 Ok(None)
             }
         }
@@ -416,7 +409,7 @@ impl Simulator<'_> {
     fn ipu_read_modify_write(&mut self, slot: u32, lpn: u32, union: u32, old: Ppn) -> u32 {
         let lo = union.trailing_zeros();
         let hi = 32 - union.leading_zeros();
-        ipu!(self).summary.update_reads += 1;
+        self.designs.state_mut::<Ipu>().summary.update_reads += 1;
         self.enqueue_update_read(slot, lpn, lo, hi - lo, old)
     }
 
@@ -433,7 +426,7 @@ impl Simulator<'_> {
                 continue;
             }
             let block = self.ftl.addr.block_of(pu >> shift);
-            let d = ipu!(self);
+            let d = self.designs.state_mut::<Ipu>();
             let (b, u) = (d.slc_block(&self.ftl, block), d.slc_unit(&self.ftl, pu));
             let interval = self.now.saturating_sub(d.written_ns[u]) as f64;
             d.interval_sum[b] += interval;
@@ -451,7 +444,7 @@ impl Simulator<'_> {
         let t = self.txns[txn as usize];
         let written = (t.unit as u32..t.unit as u32 + t.units as u32).find_map(|k| self.ftl.unit_page(t.lpn, k));
         let old = written.unwrap_or_else(|| self.ipu_valid_units(t.lpn).1);
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         let level = if old != NO_PAGE && self.ftl.is_slc(old) {
             let l = self.ftl.blocks[self.ftl.addr.block_of(old) as usize].slc_level as u32;
             (l + 1).min(d.levels - 1)
@@ -467,7 +460,7 @@ impl Simulator<'_> {
     /// IPU: a user write's page, from its level, else a lower one, else a high-density
     /// block. (The baselines take the SLC cache's one stream: `None`.)
     pub(crate) fn ipu_user_page(&mut self, txn: u32) -> Option<Allocated> {
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         if d.scheme != IpuScheme::Ipu {
             return None;
         }
@@ -488,7 +481,7 @@ impl Simulator<'_> {
     pub(crate) fn ipu_write_bound(&mut self, txn: u32, slc: bool) {
         let t = self.txns[txn as usize];
         let level = slc.then(|| self.ftl.blocks[self.ftl.addr.block_of(t.ppn) as usize].slc_level as u32);
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         *d.summary.writes_by_level.entry(d.level_name(level)).or_insert(0) += 1;
         match d.scheme {
             IpuScheme::Mga if slc => {
@@ -533,7 +526,7 @@ impl Simulator<'_> {
     /// IPU's victim (§3.2, Eq. 1): while the plane's SLC cache needs cleaning (and its
     /// normal blocks do not), the closed SLC block of largest ISR (lowest number on ties).
     pub(crate) fn ipu_gc_victim(&mut self, plane: u32) -> Option<u32> {
-        if !ipu!(self).level_gc || !self.ftl.gc_kinds_wanted(plane).1 {
+        if !self.designs.state_mut::<Ipu>().level_gc || !self.ftl.gc_kinds_wanted(plane).1 {
             return None;
         }
         let first = self.ftl.addr.first_block_of_plane(plane);
@@ -548,7 +541,7 @@ impl Simulator<'_> {
             }
         }
         let (block, _) = best?;
-        ipu!(self).summary.isr_victims += 1;
+        self.designs.state_mut::<Ipu>().summary.isr_victims += 1;
         Some(block)
     }
 
@@ -591,7 +584,7 @@ impl Simulator<'_> {
     /// else the level below; out of the cache below Work (a high-density block), and a
     /// lower level when the wanted one has no room. The baselines: `None` (the FTL's).
     pub(crate) fn ipu_gc_page(&mut self, plane: u32, from: Ppn) -> Option<Option<Allocated>> {
-        if !ipu!(self).level_gc {
+        if !self.designs.state_mut::<Ipu>().level_gc {
             return None;
         }
         let block = self.ftl.addr.block_of(from);
@@ -600,7 +593,7 @@ impl Simulator<'_> {
         }
         let shift = self.ftl.unit_shift;
         let level = self.ftl.blocks[block as usize].slc_level as i32;
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         let valid: Vec<u32> = (0..1u32 << shift)
             .map(|k| (from << shift) + k)
             .filter(|&pu| self.ftl.reverse[pu as usize] != NO_PAGE)
@@ -620,7 +613,7 @@ impl Simulator<'_> {
                 break;
             }
         }
-        let d = ipu!(self);
+        let d = self.designs.state_mut::<Ipu>();
         match dest {
             Some((a, l)) => {
                 if l == level {

@@ -190,7 +190,7 @@ impl Design for Scrub {
     }
 
     fn power_lost(sim: &mut Simulator<'_>) {
-        state!(sim).power_lost();
+        sim.designs.state_mut::<Scrub>().power_lost();
     }
 
     fn report(sim: &Simulator<'_>, report: &mut Report) {
@@ -221,14 +221,6 @@ impl BuiltIn for Scrub {
         Scrub::new(config, ftl)
     }
 }
-
-/// Borrows the scrub state out of `self.designs` (a field borrow: `self.ftl` stays usable).
-macro_rules! state {
-    ($sim:expr) => {
-        $sim.designs.state_mut::<$crate::designs::scrub::Scrub>()
-    };
-}
-pub(crate) use state;
 
 impl Scrub {
     pub(crate) fn new(config: &Config, ftl: &Ftl) -> Scrub {
@@ -326,7 +318,7 @@ impl Simulator<'_> {
     pub(crate) fn scrub_run_starting(&mut self) {
         let (remnants, _) = self.scrub_remnants();
         let at = self.config.scrub.sanitize_at_ns;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         s.summary.remnants_at_start = remnants;
         if self.config.scrub.sanitize_bytes > 0 && at > 0 {
             self.schedule_design_timer::<Scrub>(at, 0);
@@ -353,7 +345,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn scrub_copy_released(&mut self, old: Ppn, request: u32) -> Result<(), SimError> {
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         if s.trimming || !matches!(s.mode, ScrubMode::Immediate | ScrubMode::Background) {
             return Ok(());
         }
@@ -378,7 +370,7 @@ impl Simulator<'_> {
         if self.scrub_clean_condemned(die, true)? || self.scrub_next_item(die, true)? || self.scrub_next_scan(die)? {
             return Ok(true);
         }
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         if s.background[die as usize].len() > s.backlog {
             return self.scrub_next_item(die, false);
         }
@@ -402,7 +394,7 @@ impl Simulator<'_> {
     /// Starts destroying the next stale page of the die's urgent (or background) queue.
     fn scrub_next_item(&mut self, die: u32, urgent: bool) -> Result<bool, SimError> {
         loop {
-            let s = state!(self);
+            let s = self.designs.state_mut::<Scrub>();
             let queue = if urgent { &mut s.urgent[die as usize] } else { &mut s.background[die as usize] };
             let Some(item) = queue.pop_front() else { return Ok(false) };
             let block = self.ftl.addr.block_of(item.ppn);
@@ -410,7 +402,7 @@ impl Simulator<'_> {
             match self.scrub_plan(item.ppn) {
                 Plan::Done => self.scrub_complete(item.waiter)?,
                 Plan::AwaitErase(block, over_budget) => {
-                    let s = state!(self);
+                    let s = self.designs.state_mut::<Scrub>();
                     s.erase_waiters.push((block, item.waiter));
                     if !over_budget {
                         s.summary.copies_in_gc_victims += 1;
@@ -424,14 +416,14 @@ impl Simulator<'_> {
                     }
                 }
                 Plan::Relocate(ppn, lpn) => {
-                    let s = state!(self);
+                    let s = self.designs.state_mut::<Scrub>();
                     let queue = if urgent { &mut s.urgent[die as usize] } else { &mut s.background[die as usize] };
                     queue.push_front(item);
                     s.summary.shared_pages_relocated += 1;
                     return self.start_same_plane_move(die, plane, ppn, lpn);
                 }
                 Plan::Scrub(pages) => {
-                    let s = state!(self);
+                    let s = self.designs.state_mut::<Scrub>();
                     let tag = s.tag(item.waiter);
                     for &p in &pages {
                         s.mark_scrubbed(p);
@@ -451,7 +443,7 @@ impl Simulator<'_> {
     /// What destroying stale page `ppn` takes now.
     fn scrub_plan(&mut self, ppn: Ppn) -> Plan {
         let f = &self.ftl;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         if s.is_scrubbed(ppn) {
             return Plan::Done;
         }
@@ -496,7 +488,7 @@ impl Simulator<'_> {
     /// not yet zeroed pages sharing their cells.
     pub(crate) fn scrub_pages_needed(&mut self, block: u32, targets: &[Ppn]) -> u32 {
         let f = &self.ftl;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let mut pages: Vec<u32> = targets.iter().map(|&p| f.addr.page_in_block(p)).collect();
         if !f.blocks[block as usize].slc {
             for &t in targets {
@@ -514,7 +506,7 @@ impl Simulator<'_> {
 
     /// Scrubs `block` may still take before its next erase.
     pub(crate) fn scrub_budget_left(&mut self, block: u32) -> u32 {
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         s.budget.saturating_sub(s.scrubs[block as usize])
     }
 
@@ -523,7 +515,7 @@ impl Simulator<'_> {
     /// (a victim GC was already cleaning goes first).
     fn scrub_clean_condemned(&mut self, die: u32, urgent: bool) -> Result<bool, SimError> {
         for plane in self.die_planes(die) {
-            let s = state!(self);
+            let s = self.designs.state_mut::<Scrub>();
             let Some(&(block, _)) = s.condemned[plane as usize].iter().find(|&&(_, u)| u || !urgent) else {
                 continue;
             };
@@ -537,7 +529,7 @@ impl Simulator<'_> {
             if self.ftl.planes[plane as usize].victim == NO_PAGE {
                 if self.ftl.blocks[block as usize].state == BlockState::Open {
                     let given_up = self.ftl.close_early(block);
-                    let s = state!(self);
+                    let s = self.designs.state_mut::<Scrub>();
                     s.summary.blocks_closed_early += 1;
                     s.summary.pages_given_up += given_up;
                 }
@@ -560,7 +552,7 @@ impl Simulator<'_> {
         let first = a.ppn(block, 0);
         let pages = a.pages_per_block;
         let of_block = |ppn: Ppn| ppn >= first && ppn < first + pages;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         s.scrubs[block as usize] = 0;
         for ppn in first..first + pages {
             s.scrubbed[ppn as usize / 64] &= !(1 << (ppn % 64));
@@ -584,7 +576,7 @@ impl Simulator<'_> {
 
     /// The erase of `block` ended: its waiters are done.
     pub(crate) fn scrub_erase_done(&mut self, block: u32) -> Result<(), SimError> {
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         if s.erase_waiters.is_empty() {
             return Ok(());
         }
@@ -605,7 +597,7 @@ impl Simulator<'_> {
         if tag == NO_REQUEST {
             return Ok(());
         }
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let Some(i) = s.in_flight.iter().position(|&(t, _)| t == tag) else { return Ok(()) };
         let (_, waiter) = s.in_flight.swap_remove(i);
         self.scrub_complete(waiter)

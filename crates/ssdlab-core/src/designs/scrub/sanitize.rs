@@ -7,7 +7,7 @@
 //! relocates and erases the block when the scrub budget would not allow it. The command
 //! completes when the last die has scanned its blocks and destroyed what it found.
 
-use super::{state, Item, Waiter};
+use super::{Item, Scrub, Waiter};
 use crate::engine::{SimError, Simulator};
 use serde::{Deserialize, Serialize};
 use ssdlab_trace::{Op, Record};
@@ -59,20 +59,20 @@ impl Simulator<'_> {
     /// A sanitise request reached the device: trim its range, then scan.
     pub(crate) fn scrub_sanitize(&mut self, slot: u32) -> Result<(), SimError> {
         let r = self.requests[slot as usize];
-        if !state!(self).mode_scrubs() {
+        if !self.designs.state_mut::<Scrub>().mode_scrubs() {
             return self.trim_request(slot);
         }
         let page = self.ftl.addr.page_size_bytes as u64;
         let logical = self.ftl.logical_pages as u64;
         // One sub-request stands for the whole scan (it ends with the last die's work).
         self.hold_request(slot);
-        state!(self).trimming = true;
+        self.designs.state_mut::<Scrub>().trimming = true;
         let trimmed = self.trim_request(slot);
-        state!(self).trimming = false;
+        self.designs.state_mut::<Scrub>().trimming = false;
         trimmed?;
         let dies = self.ftl.addr.dies();
         let start_seq = self.ftl.oob_next_seq();
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let id = s.sanitizes.len() as u32;
         s.sanitizes.push(SanitizeOp {
             slot,
@@ -103,7 +103,7 @@ impl Simulator<'_> {
         let a = &self.ftl.addr;
         let (per_die, planes_per_die) = (a.planes_per_die * a.blocks_per_plane, a.planes_per_die);
         loop {
-            let s = state!(self);
+            let s = self.designs.state_mut::<Scrub>();
             let Some(scan) = s.scans[die as usize].front_mut() else { return Ok(false) };
             let id = scan.id;
             let found = (scan.next..per_die).find_map(|i| {
@@ -123,7 +123,7 @@ impl Simulator<'_> {
             // pages sharing their cells would zero, against what the budget has left.
             let over = !copies.is_empty() && self.scrub_pages_needed(block, &copies) > self.scrub_budget_left(block);
             let plane = self.ftl.addr.plane_of_block(block) as usize;
-            let s = state!(self);
+            let s = self.designs.state_mut::<Scrub>();
             let op = &mut s.sanitizes[id as usize];
             op.record.copies_found += copies.len() as u64;
             op.record.blocks_scanned += 1;
@@ -143,7 +143,7 @@ impl Simulator<'_> {
             }
             let tag = s.tag(Waiter::Sanitize(id));
             let cost = self.start_scan_read(die, block, tag)?;
-            let s = state!(self);
+            let s = self.designs.state_mut::<Scrub>();
             let op = &mut s.sanitizes[id as usize];
             op.scan_ns[die as usize] += cost.duration_ns;
             if cost.summary {
@@ -159,7 +159,7 @@ impl Simulator<'_> {
     /// not yet zeroed (none is valid: the range was trimmed).
     fn copies_in(&mut self, block: u32, id: u32) -> Vec<u32> {
         let f = &self.ftl;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let op = &s.sanitizes[id as usize];
         let logical = f.logical_pages as u64;
         let in_range = |lpn: u32| (lpn as u64 + logical - op.first_lpn) % logical < op.pages;
@@ -174,7 +174,7 @@ impl Simulator<'_> {
     /// One piece of sanitise `id`'s work is done; the command completes with its last.
     pub(crate) fn sanitize_step_done(&mut self, id: u32) -> Result<(), SimError> {
         let now = self.now;
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let op = &mut s.sanitizes[id as usize];
         if op.outstanding == 0 {
             // (A power loss cut it short.)
@@ -192,7 +192,7 @@ impl Simulator<'_> {
 
     /// The sanitise command of `scrub.sanitize_*` (at its time, or once the workload is done).
     fn issue_sanitize(&mut self) -> Result<(), SimError> {
-        state!(self).sanitize_issued = true;
+        self.designs.state_mut::<Scrub>().sanitize_issued = true;
         let c = &self.config.scrub;
         let record = Record {
             arrival_ns: self.now,
@@ -209,7 +209,7 @@ impl Simulator<'_> {
     /// drive keeps working until no stale copy it owes is left), then the configured
     /// sanitise command, if any, is issued (or waited for).
     pub(crate) fn scrub_host_finished(&mut self) -> Result<bool, SimError> {
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         let owed: Vec<u32> = (0..s.background.len() as u32)
             .filter(|&d| !s.background[d as usize].is_empty() || !s.urgent[d as usize].is_empty())
             .collect();
@@ -225,7 +225,7 @@ impl Simulator<'_> {
                 return Ok(true);
             }
         }
-        if self.config.scrub.sanitize_bytes == 0 || state!(self).sanitize_issued {
+        if self.config.scrub.sanitize_bytes == 0 || self.designs.state_mut::<Scrub>().sanitize_issued {
             return Ok(false);
         }
         if self.config.scrub.sanitize_at_ns == 0 || self.now >= self.config.scrub.sanitize_at_ns {
@@ -236,7 +236,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn scrub_timer(&mut self, _tag: u8) -> Result<(), SimError> {
-        if !state!(self).sanitize_issued {
+        if !self.designs.state_mut::<Scrub>().sanitize_issued {
             self.issue_sanitize()?;
         }
         Ok(())
@@ -244,7 +244,7 @@ impl Simulator<'_> {
 
     /// The blocks erased while sanitise commands were under way count for them.
     pub(crate) fn sanitize_note_erase(&mut self) {
-        let s = state!(self);
+        let s = self.designs.state_mut::<Scrub>();
         for op in s.sanitizes.iter_mut().filter(|op| op.outstanding > 0) {
             op.record.blocks_erased += 1;
         }

@@ -14,19 +14,6 @@ use crate::ftl::{Ftl, GcNeed, WriteMode};
 use crate::stats::{HybridSummary, Report};
 use policy::{least_loaded_tlc, qpc_migration_planes, tpj_choose, tw_choose, PlaneView, TpjParams};
 
-/// The hybrid state of the simulator (a field borrow, so `self.ftl` stays usable beside it).
-macro_rules! spa {
-    ($sim:expr) => {
-        $sim.designs.state_mut::<SpaHybrid>()
-    };
-}
-
-macro_rules! spa_ref {
-    ($sim:expr) => {
-        $sim.designs.state::<SpaHybrid>()
-    };
-}
-
 impl Design for SpaHybrid {
     const NAME: &'static str = "spa-hybrid";
     const HOOKS: &'static [Hook] = &[
@@ -85,7 +72,7 @@ impl Design for SpaHybrid {
     }
 
     fn gc_moved(sim: &mut Simulator<'_>, pages: u64, out_of_slc: bool, cross_plane: bool) {
-        spa!(sim).gc_moved(pages, out_of_slc, cross_plane);
+        sim.designs.state_mut::<SpaHybrid>().gc_moved(pages, out_of_slc, cross_plane);
     }
 
     fn block_erased(sim: &mut Simulator<'_>, plane: u32, _block: u32, slc: bool) {
@@ -108,7 +95,7 @@ impl Design for SpaHybrid {
     }
 
     fn power_lost(sim: &mut Simulator<'_>) {
-        spa!(sim).reset_volatile();
+        sim.designs.state_mut::<SpaHybrid>().reset_volatile();
         sim.ftl.slc_migrating.fill(false);
     }
 
@@ -237,7 +224,7 @@ impl Simulator<'_> {
     }
 
     fn fill_views(&mut self) {
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         let set = h.params.page_set;
         for (p, v) in h.views.iter_mut().enumerate() {
             let plane = p as u32;
@@ -263,7 +250,7 @@ impl Simulator<'_> {
             _ => self.timing.page_size_bytes,
         };
         self.fill_views();
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         let start = h.cursor;
         h.cursor = (h.cursor + 1) % h.views.len();
         let views = &h.views;
@@ -299,7 +286,7 @@ impl Simulator<'_> {
     /// A user write was queued for `plane`.
     pub(crate) fn spa_write_queued(&mut self, txn: u32) {
         let (plane, mode) = (self.txns[txn as usize].plane, self.txns[txn as usize].mode);
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         let p = plane as usize;
         h.outstanding[p] += 1;
         h.total_outstanding += 1;
@@ -319,7 +306,7 @@ impl Simulator<'_> {
     /// §IV-B.2), so the bound holds at every moment.
     fn qpc_enforce(&mut self) {
         let allowed = self.qpc_allowed();
-        let mut excess = spa_ref!(self).migrating_count.saturating_sub(allowed);
+        let mut excess = self.designs.state::<SpaHybrid>().migrating_count.saturating_sub(allowed);
         let mut plane = self.ftl.addr.planes();
         while excess > 0 && plane > 0 {
             plane -= 1;
@@ -335,7 +322,7 @@ impl Simulator<'_> {
         let mode = self.txns[txn as usize].mode;
         let to = self.txns[txn as usize].plane;
         {
-            let h = spa!(self);
+            let h = self.designs.state_mut::<SpaHybrid>();
             let (f, t) = (from as usize, to as usize);
             h.outstanding[f] = h.outstanding[f].saturating_sub(1);
             h.outstanding[t] += 1;
@@ -352,7 +339,7 @@ impl Simulator<'_> {
     /// A user write starts programming into an SLC-mode page or not.
     pub(crate) fn spa_write_bound(&mut self, txn: u32, slc: bool) {
         let (mode, plane) = (self.txns[txn as usize].mode, self.txns[txn as usize].plane as usize);
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         match mode {
             WriteMode::Slc => h.pending_slc[plane] = h.pending_slc[plane].saturating_sub(1),
             WriteMode::Tlc => h.pending_tlc[plane] = h.pending_tlc[plane].saturating_sub(1),
@@ -367,7 +354,7 @@ impl Simulator<'_> {
 
     /// A user write of `plane` is programmed.
     pub(crate) fn spa_write_programmed(&mut self, plane: u32) -> Result<(), SimError> {
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.outstanding[plane as usize] = h.outstanding[plane as usize].saturating_sub(1);
         h.total_outstanding = h.total_outstanding.saturating_sub(1);
         if h.migration == SlcMigration::Qpc {
@@ -387,7 +374,7 @@ impl Simulator<'_> {
     }
 
     fn idle_long_enough(&self) -> bool {
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         self.outstanding == 0
             && h.idle_since_ns.is_some_and(|t| self.now >= t + self.config.hybrid.idle_ns)
             // (With host flows the single host has no record: their arrivals are events.)
@@ -397,7 +384,7 @@ impl Simulator<'_> {
     /// A request arrived: BG-DM stops; QPC-DM's idle episodes stop too (its busy ones are
     /// bounded by the queue length from now on).
     pub(crate) fn spa_request_arrived(&mut self) -> Result<(), SimError> {
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.idle_since_ns = None;
         if h.migration == SlcMigration::Bg {
             for p in 0..self.ftl.addr.planes() {
@@ -413,7 +400,7 @@ impl Simulator<'_> {
     pub(crate) fn spa_device_idle(&mut self) {
         let now = self.now;
         let idle_ns = self.config.hybrid.idle_ns;
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         if h.migration == SlcMigration::Gc {
             return;
         }
@@ -428,14 +415,14 @@ impl Simulator<'_> {
     pub(crate) fn spa_timer(&mut self, tag: u8) -> Result<(), SimError> {
         debug_assert_eq!(tag, MIGRATION_CHECK);
         let idle_ns = self.config.hybrid.idle_ns;
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.idle_check_pending = false;
         let Some(since) = h.idle_since_ns else { return Ok(()) };
         if self.outstanding > 0 {
             return Ok(());
         }
         if self.now < since + idle_ns {
-            let h = spa!(self);
+            let h = self.designs.state_mut::<SpaHybrid>();
             h.idle_check_pending = true;
             self.schedule_design_timer::<SpaHybrid>(since + idle_ns, MIGRATION_CHECK);
             return Ok(());
@@ -443,7 +430,7 @@ impl Simulator<'_> {
         let target = self.config.hybrid.idle_free_target;
         let qpc = self.config.hybrid.migration == SlcMigration::Qpc;
         for plane in 0..self.ftl.addr.planes() {
-            if qpc && spa_ref!(self).migrating_count >= self.qpc_allowed() {
+            if qpc && self.designs.state::<SpaHybrid>().migrating_count >= self.qpc_allowed() {
                 break;
             }
             if !self.ftl.slc_migrating[plane as usize]
@@ -461,7 +448,7 @@ impl Simulator<'_> {
     /// than max(p − l/3 − σ, 0) planes migrate.
     fn qpc_start_planes(&mut self) -> Result<(), SimError> {
         let allowed = self.qpc_allowed();
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         if h.migrating_count >= allowed {
             return Ok(());
         }
@@ -479,7 +466,7 @@ impl Simulator<'_> {
             if !self.ftl.slc_migrating[plane as usize]
                 && self.ftl.slc_blocks[plane as usize] > 0
                 && p.free_slc.is_empty()
-                && spa_ref!(self).outstanding[plane as usize] == 0
+                && self.designs.state::<SpaHybrid>().outstanding[plane as usize] == 0
                 && self.ftl.has_closed_slc(plane)
             {
                 self.start_migrating(plane)?;
@@ -490,7 +477,7 @@ impl Simulator<'_> {
     }
 
     fn qpc_allowed(&self) -> u32 {
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         qpc_migration_planes(
             self.ftl.addr.planes(),
             h.total_outstanding,
@@ -501,7 +488,7 @@ impl Simulator<'_> {
 
     fn start_migrating(&mut self, plane: u32) -> Result<(), SimError> {
         self.ftl.slc_migrating[plane as usize] = true;
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.reclaimed[plane as usize] = 0;
         h.migrating_count += 1;
         h.migration_episodes += 1;
@@ -512,7 +499,7 @@ impl Simulator<'_> {
 
     fn stop_migrating(&mut self, plane: u32) {
         self.ftl.slc_migrating[plane as usize] = false;
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.migrating_count = h.migrating_count.saturating_sub(1);
     }
 
@@ -523,7 +510,7 @@ impl Simulator<'_> {
             return;
         }
         let idle = self.idle_long_enough();
-        let h = spa!(self);
+        let h = self.designs.state_mut::<SpaHybrid>();
         h.reclaimed[plane as usize] += 1;
         let reclaimed = h.reclaimed[plane as usize];
         let migration = h.migration;
@@ -535,7 +522,7 @@ impl Simulator<'_> {
             // Stop if the preserved planes no longer suffice for the queue, or the plane
             // reclaimed its share of blocks, or its pool is back above the target.
             let allowed = self.qpc_allowed();
-            let h = spa_ref!(self);
+            let h = self.designs.state::<SpaHybrid>();
             h.migrating_count > allowed || reclaimed >= hy.qpc_reclaim_limit || share >= hy.busy_free_target
         };
         if stop || !self.ftl.has_closed_slc(plane) {
@@ -548,7 +535,7 @@ impl Simulator<'_> {
         if !self.ftl.slc_migrating[plane as usize] {
             return false;
         }
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         match h.migration {
             // BG-DM never moves data while a request is outstanding.
             SlcMigration::Bg => self.outstanding == 0,
@@ -561,7 +548,7 @@ impl Simulator<'_> {
     /// The plane a wholly-SLC plane migrates to: a plane with normal blocks on the same
     /// channel (else anywhere) with room for GC to spare and the fewest outstanding writes.
     fn migration_target(&self, from: u32) -> Option<u32> {
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         let addr = &self.ftl.addr;
         let channel = addr.channel_of_die(addr.die_of_plane(from));
         let ok = |p: u32| {
@@ -589,7 +576,7 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn spa_summary(&self) -> Option<HybridSummary> {
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         let slc_planes = self.ftl.slc_blocks.iter().filter(|&&n| n > 0).count() as u32;
         let slc_only = (0..self.ftl.addr.planes()).filter(|&p| !self.ftl.has_normal(p)).count() as u32;
         let total = h.slc_user_pages + h.tlc_user_pages;
@@ -636,7 +623,7 @@ impl Simulator<'_> {
     /// device, QPC-DM on at most max(p − l/3 − σ, 0) planes, and the count of migrating
     /// planes is right.
     fn check_migration_bounds(&self) -> Result<(), SimError> {
-        let h = spa_ref!(self);
+        let h = self.designs.state::<SpaHybrid>();
         let fail = |message: String| Err(SimError::Invariant { time_ns: self.now, message });
         let flagged = self.migrating_planes();
         if flagged != h.migrating_count {

@@ -110,12 +110,6 @@ pub(crate) struct Wom {
     at_start: (u64, u64, u64, f64),
 }
 
-macro_rules! state {
-    ($sim:expr) => {
-        $sim.designs.state_mut::<Wom>()
-    };
-}
-
 impl Design for Wom {
     const NAME: &'static str = "wom";
     const HOOKS: &'static [Hook] =
@@ -198,7 +192,7 @@ impl Simulator<'_> {
             self.ftl.counters.companion_programs,
             self.energy.program + self.energy.erase,
         );
-        state!(self).at_start = start;
+        self.designs.state_mut::<Wom>().at_start = start;
     }
 
     /// A write of `lpn` whose copy is `old` goes in place when `old` is a trio's data page
@@ -207,7 +201,7 @@ impl Simulator<'_> {
         let f = &self.ftl;
         let block = f.addr.block_of(old);
         let p = &f.planes[f.addr.plane_of(old) as usize];
-        let w = state!(self);
+        let w = self.designs.state_mut::<Wom>();
         let role = w.roles[f.addr.page_in_block(old) as usize].0;
         if role != Role::Data {
             return false;
@@ -224,7 +218,7 @@ impl Simulator<'_> {
     pub(crate) fn wom_in_place_claim(&mut self, ppn: Ppn) -> Option<Ppn> {
         let f = &self.ftl;
         let (block, page) = (f.addr.block_of(ppn), f.addr.page_in_block(ppn));
-        let w = state!(self);
+        let w = self.designs.state_mut::<Wom>();
         let (role, code) = w.roles[page as usize];
         if role != Role::Data || w.is_second(ppn) {
             return None;
@@ -242,7 +236,7 @@ impl Simulator<'_> {
     pub(crate) fn wom_block_erased(&mut self, block: u32) {
         let first = self.ftl.addr.ppn(block, 0);
         let pages = self.ftl.addr.pages_per_block;
-        let w = state!(self);
+        let w = self.designs.state_mut::<Wom>();
         for ppn in first..first + pages {
             w.second[ppn as usize / 64] &= !(1 << (ppn % 64));
         }
