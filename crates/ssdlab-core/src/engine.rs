@@ -93,6 +93,8 @@ pub(crate) enum Event {
     FlowArrival { flow: u16 },
     /// A timer design `slot` scheduled (`Simulator::schedule_design_timer`), with its tag.
     Design { slot: u8, tag: u8 },
+    /// A design failed (`Simulator::fail_design`): the run ends with its error.
+    DesignFailed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -398,7 +400,8 @@ pub struct Simulator<'a> {
     /// The active designs (`crate::designs`): their states; the engine calls them through
     /// the hook dispatchers.
     pub(crate) designs: Designs,
-    /// A design's failure, ending the run after the event in progress (`fail_design`).
+    /// A design's failure (`fail_design`), which `Event::DesignFailed` turns into the run's
+    /// error.
     pub(crate) design_error: Option<(String, String)>,
     /// GC moves to another plane: pages read out of their plane, waiting at the
     /// destination die to be transferred in and programmed, as (txns, count, program ns).
@@ -819,9 +822,6 @@ impl<'a> Simulator<'a> {
             if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
                 return Err(SimError::Invariant { time_ns: self.now, message });
             }
-            if self.design_error.is_some() {
-                return Err(self.design_failed());
-            }
             // (A design may issue work of its own once the workload is done.)
             if self.host_done && self.outstanding == 0 && !self.host_finished()? {
                 break;
@@ -947,6 +947,7 @@ impl<'a> Simulator<'a> {
             Event::CmtKick => self.on_cmt_kick()?,
             Event::FlowArrival { flow } => self.on_flow_arrival(flow)?,
             Event::Design { slot, tag } => self.design_timer(slot, tag)?,
+            Event::DesignFailed => return Err(self.design_failed()),
         }
         Ok(())
     }

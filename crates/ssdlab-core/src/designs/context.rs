@@ -67,12 +67,15 @@ impl<'a> Simulator<'a> {
         self.designs.add_as(name, state, hooks).map_err(SimError::Setup)
     }
 
-    /// Ends the run after the event in progress with an error naming `design` (a hook
+    /// Ends the run, at the current simulated time, with an error naming `design` (a hook
     /// that cannot answer: an exception in a Python design, an answer out of range). The
-    /// hook still returns a value (the baseline's, say); the run stops right after.
+    /// hook still returns a value (the baseline's, say); the events already due now run,
+    /// then the run stops. The first failure is the one reported. (Through an event, so
+    /// the event loop checks nothing for it.)
     pub fn fail_design(&mut self, design: &str, message: impl Into<String>) {
         if self.design_error.is_none() {
             self.design_error = Some((design.to_string(), message.into()));
+            self.push(self.now, crate::engine::Event::DesignFailed);
         }
     }
 
@@ -133,7 +136,7 @@ impl<'a> Simulator<'a> {
 }
 
 impl Simulator<'_> {
-    /// The error of the design that failed (`fail_design`), kept out of the hot loop.
+    /// The error of the design that failed (`fail_design`).
     #[cold]
     #[inline(never)]
     pub(crate) fn design_failed(&mut self) -> SimError {
