@@ -356,13 +356,11 @@ impl Simulator<'_> {
 /// DIR and its baselines (issue 14), from a stream of their own, on half of the drives
 /// that allow the scheme drawn (DIR: conventional multi-bit drives with an even number of
 /// planes per die).
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
-    use crate::swarm::{has_design, pick, plain_page_map};
+    use crate::swarm::pick;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
-    use ssdlab_trace::{Op, Record};
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-dir"));
     if !rng.random_bool(0.5) {
         return;

@@ -229,13 +229,9 @@ impl Simulator<'_> {
 
 /// Gordon's FTL (thesis Ch. 5), from a stream of its own: write points per channel, read
 /// bypassing and write combining, each kept only where the drive allows it.
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
-    use crate::config::*;
-    use crate::swarm::{has_design, pick, plain_page_map};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
-    use ssdlab_trace::{Op, Record};
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-gordon"));
     if !rng.random_bool(0.5) {
         return;

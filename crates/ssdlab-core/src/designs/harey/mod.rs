@@ -552,13 +552,11 @@ impl Simulator<'_> {
 /// The Harey Tortoise (thesis §7.3), from a stream of its own: 1-8 user write points per
 /// plane that GC writes through, and RTF (weak / strong, with or without pre-emptive GC)
 /// or a page preference, with or without rate matching, where the drive allows them.
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
     use crate::swarm::{has_design, pick, plain_page_map};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
-    use ssdlab_trace::{Op, Record};
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
     let designs = has_design(c) || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
     if designs || !rng.random_bool(0.5) {

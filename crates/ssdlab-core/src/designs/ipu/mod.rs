@@ -658,13 +658,11 @@ impl Simulator<'_> {
 
 /// IPU and its baselines (issue 15), from a stream of their own, on drives with an SLC
 /// cache of 16 KiB pages of four subpages (drawn with partial programming).
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
-    use crate::swarm::{has_design, pick, plain_page_map};
+    use crate::swarm::pick;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
-    use ssdlab_trace::{Op, Record};
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-ipu"));
     if c.geometry.subpages_per_page < 2 || c.ftl.slc_blocks_per_plane == 0 || !rng.random_bool(0.6) {
         return;

@@ -270,14 +270,11 @@ impl Simulator<'_> {
 /// with no other design, Mango with a random GC mode and capacity limit, its priority from
 /// Netbook power modes or from hints on a random share of the requests; on some other
 /// drives the power modes alone (statistics only).
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut [ssdlab_trace::Record]) {
     use crate::config::MangoGc;
-    use crate::config::*;
     use crate::swarm::{has_design, pick, plain_page_map};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
-    use ssdlab_trace::{Op, Record};
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
     let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
     let other = has_design(c) || c.harey.enabled() || c.ftl.user_write_points > 1;

@@ -616,7 +616,6 @@ impl Simulator<'_> {
 /// erase-only; a sanitise command from the config or in the trace), where scrubbing is
 /// modelled. It shares its stream and roll with the WOM draw (`reprogramming_roll`): a
 /// drive gets one of them at most.
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut Vec<ssdlab_trace::Record>) {
     use crate::config::*;
     use crate::swarm::{pick, plain_for_reprogramming, reprogramming_roll};

@@ -260,7 +260,6 @@ impl Simulator<'_> {
 /// The swarm's WOM-codes draw, on the drives whose share of the roll it shares with the
 /// scrubbing draw (`reprogramming_roll`) says so (0.25 to 0.4), where WOM codes are
 /// modelled (over-provisioning raised until the capacity check passes).
-#[allow(unused_imports)]
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
     use crate::swarm::{plain_for_reprogramming, reprogramming_roll};
