@@ -2,11 +2,11 @@
 //! all cores, reported as a table normalised to a baseline variant (as the papers
 //! present their results).
 
-use crate::output::{execute_with, json_value, Outcome, RunOptions};
-use crate::setup::{prepare, Prepared};
-use crate::SetupArgs;
+use crate::output::{create_output, json_value, merge_warnings, print_warning, Outcome, RunOptions};
+use crate::session::{self, Plan, PlanOptions};
+use crate::{CompareArgs, SetupArgs};
 use anyhow::{anyhow, bail, Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -61,16 +61,27 @@ fn split_overrides(text: &str) -> Result<Vec<&str>> {
     Ok(parts)
 }
 
-pub fn compare(
-    setup: SetupArgs,
-    variants: &[String],
-    baseline: Option<String>,
-    json: Option<PathBuf>,
-    serial: bool,
-    html: Option<PathBuf>,
-) -> Result<()> {
+/// `ssdlab compare`: every variant planned (config errors and the trace's pre-pass before
+/// any simulation), run, and reported as the normalised table on stdout; the variants'
+/// warnings on stderr, each distinct one once with the variants it came from.
+pub fn compare(args: CompareArgs) -> Result<()> {
+    let CompareArgs { setup, variants, baseline, json, serial, html, series, interval_ms } = args;
     let variants: Vec<Variant> = variants.iter().map(|v| parse_variant(v)).collect::<Result<_>>()?;
-    let (baseline, base_index, prepared) = prepare_variants(&setup, &variants, baseline)?;
+    // As `run` plans one run: --interval-ms checked, the series kept only when written.
+    let (baseline, base_index, plans) = plan_variants(&setup, &variants, baseline, |i| PlanOptions {
+        interval_ms,
+        series: series.is_some() || html.is_some(),
+        // A note about the config (no series in it) is the same for every variant.
+        quiet: i > 0,
+        ..PlanOptions::default()
+    })?;
+    // Every output is opened before the simulations, so a bad path costs nothing.
+    let series_paths: Vec<PathBuf> = match &series {
+        Some(path) => variants.iter().map(|v| series_path(path, &v.name)).collect(),
+        None => Vec::new(),
+    };
+    let series_files: Vec<Mutex<Option<std::fs::File>>> =
+        series_paths.iter().map(|p| Ok(Mutex::new(Some(create_output(p, "time series")?)))).collect::<Result<_>>()?;
     // With --html every variant's latencies are gathered (not its rows) for the CDFs.
     let mut sinks: Vec<Mutex<Option<crate::output::RequestSink>>> = Vec::new();
     let mut histograms = Vec::new();
@@ -81,12 +92,21 @@ pub fn compare(
             histograms.push(h);
         }
     }
-    let outcomes = run_variants(prepared, serial, |i| RunOptions {
+    let take = |i: usize| series_files.get(i).and_then(|f| f.lock().expect("no panic holds the lock").take());
+    let outcomes = run_plans(plans, serial, |i| RunOptions {
         quiet: true,
         requests: sinks.get(i).and_then(|s| s.lock().expect("no panic holds the lock").take()),
+        series: take(i).map(|f| Box::new(f) as Box<dyn std::io::Write + Send>),
         ..RunOptions::default()
+    })
+    .inspect_err(|_| {
+        // No half-made files from a comparison that failed.
+        for path in &series_paths {
+            let _ = std::fs::remove_file(path);
+        }
     })?;
     print_table(&variants, &outcomes, base_index);
+    print_warnings(&variants, &outcomes);
     if let Some(path) = json {
         let map = compare_json(&baseline, &variants, &outcomes);
         std::fs::write(&path, serde_json::to_string_pretty(&map)? + "\n")
@@ -97,15 +117,19 @@ pub fn compare(
             .iter()
             .zip(&outcomes)
             .zip(&histograms)
-            .map(|((v, o), h)| {
-                let series = (o.config.output.series_interval_ns > 0)
-                    .then(|| crate::output::series_csv(&o.config, &o.series))
-                    .transpose()?
-                    .map(|csv| crate::report_html::SeriesTable::from_csv(&csv, &v.name))
-                    .transpose()?;
+            .enumerate()
+            .map(|(i, ((v, o), h))| {
+                // A series written to its file is read back from it.
+                let csv = match series_paths.get(i) {
+                    Some(p) => Some(std::fs::read(p).with_context(|| format!("cannot read back {}", p.display()))?),
+                    None => (o.config.output.series_interval_ns > 0)
+                        .then(|| crate::output::series_csv(&o.config, &o.series))
+                        .transpose()?,
+                };
+                let series = csv.map(|csv| crate::report_html::SeriesTable::from_csv(&csv, &v.name)).transpose()?;
                 Ok(crate::report_html::ReportRun {
                     name: v.name.clone(),
-                    report: json_value(o, false),
+                    report: crate::report_html::with_command_line(json_value(o, false)),
                     series,
                     latencies: Some(h.lock().expect("no panic holds the lock").clone()),
                 })
@@ -117,13 +141,31 @@ pub fn compare(
     Ok(())
 }
 
-/// Checks the variants' names and prepares every variant, so config errors show before
-/// any simulation runs. Returns the baseline's name and index and the prepared runs.
-pub fn prepare_variants(
-    setup: &SetupArgs,
-    variants: &[Variant],
-    baseline: Option<String>,
-) -> Result<(String, usize, Vec<Prepared>)> {
+/// `--series s.csv`: variant NAME's series goes to s_NAME.csv (characters a file name
+/// should not hold become `_`).
+pub fn series_path(path: &Path, variant: &str) -> PathBuf {
+    let name: String =
+        variant.chars().map(|c| if c.is_alphanumeric() || "-_.+".contains(c) { c } else { '_' }).collect();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = match path.extension() {
+        Some(ext) => format!("{stem}_{name}.{}", ext.to_string_lossy()),
+        None => format!("{stem}_{name}"),
+    };
+    path.with_file_name(file)
+}
+
+/// The variants' warnings on stderr, each distinct one once with the variants it came
+/// from (a comparison's table has no room for them, and N copies of one would bury the
+/// one that differs).
+fn print_warnings(variants: &[Variant], outcomes: &[Outcome]) {
+    let all =
+        variants.iter().zip(outcomes).flat_map(|(v, o)| o.report.warnings.iter().map(|w| (v.name.clone(), w.clone())));
+    for (text, sources) in merge_warnings(all) {
+        print_warning(&text, ("", ""), &sources);
+    }
+}
+
+fn check_names(variants: &[Variant]) -> Result<()> {
     if variants.is_empty() {
         bail!("--variant: give at least one variant");
     }
@@ -132,37 +174,51 @@ pub fn prepare_variants(
             bail!("--variant: the name '{}' is used twice", v.name);
         }
     }
+    Ok(())
+}
+
+/// The baseline's name (the first variant's unless given) and index.
+fn baseline_of(variants: &[Variant], baseline: Option<String>) -> Result<(String, usize)> {
     let baseline = baseline.unwrap_or_else(|| variants[0].name.clone());
     let base_index = variants
         .iter()
         .position(|v| v.name == baseline)
         .ok_or_else(|| anyhow!("--baseline '{baseline}' is not one of the variants"))?;
-    let prepared: Vec<_> = variants
+    Ok((baseline, base_index))
+}
+
+/// Checks the variants' names and plans every variant as `ssdlab run` plans a run
+/// (`options(i)`: variant i's), so config errors and the trace's pre-pass warnings come
+/// before any simulation. Returns the baseline's name and index and the plans.
+pub fn plan_variants(
+    setup: &SetupArgs,
+    variants: &[Variant],
+    baseline: Option<String>,
+    options: impl Fn(usize) -> PlanOptions,
+) -> Result<(String, usize, Vec<Plan>)> {
+    check_names(variants)?;
+    let (baseline, base_index) = baseline_of(variants, baseline)?;
+    let plans = variants
         .iter()
-        .map(|v| {
+        .enumerate()
+        .map(|(i, v)| {
             let mut args = setup.clone();
             args.set.extend(v.overrides.iter().cloned());
             args.quiet = true;
-            let p = prepare(&args).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))?;
-            crate::setup::check_memory(&p.config, false, args.max_memory.as_deref())
-                .map_err(|e| anyhow!("variant '{}': {e:#}", v.name))?;
-            Ok(p)
+            session::plan(&args, &options(i)).map_err(|e| anyhow!("variant '{}': {e:#}", v.name))
         })
         .collect::<Result<_>>()?;
-    Ok((baseline, base_index, prepared))
+    Ok((baseline, base_index, plans))
 }
 
-/// Runs prepared variants, in parallel unless `serial`; `options(i)` gives variant i's
-/// run options (where its per-request rows go). Results come back in variant order.
-pub fn run_variants(
-    prepared: Vec<Prepared>,
-    serial: bool,
-    options: impl Fn(usize) -> RunOptions + Sync,
-) -> Result<Vec<Outcome>> {
+/// Runs planned variants, in parallel unless `serial`; `options(i)` gives variant i's
+/// run options (where its series and per-request rows go). Results in variant order.
+pub fn run_plans(plans: Vec<Plan>, serial: bool, options: impl Fn(usize) -> RunOptions + Sync) -> Result<Vec<Outcome>> {
+    let run = |i: usize, plan: Plan| session::execute(plan, options(i));
     if serial {
-        prepared.into_iter().enumerate().map(|(i, p)| execute_with(p, options(i))).collect()
+        plans.into_iter().enumerate().map(|(i, p)| run(i, p)).collect()
     } else {
-        run_parallel(prepared, &options)
+        run_parallel(plans, &run)
     }
 }
 
@@ -184,9 +240,9 @@ pub fn compare_json(baseline: &str, variants: &[Variant], outcomes: &[Outcome]) 
 /// the list in halves, so two slow variants next to each other (FIFO and random GC after
 /// greedy and cost-benefit) would run one after the other on the same thread while the
 /// other thread sat idle. Results come back in variant order whatever ran where.
-fn run_parallel(prepared: Vec<Prepared>, options: &(impl Fn(usize) -> RunOptions + Sync)) -> Result<Vec<Outcome>> {
-    let count = prepared.len();
-    let inputs: Vec<Mutex<Option<Prepared>>> = prepared.into_iter().map(|p| Mutex::new(Some(p))).collect();
+fn run_parallel<T: Send>(inputs: Vec<T>, run: &(impl Fn(usize, T) -> Result<Outcome> + Sync)) -> Result<Vec<Outcome>> {
+    let count = inputs.len();
+    let inputs: Vec<Mutex<Option<T>>> = inputs.into_iter().map(|p| Mutex::new(Some(p))).collect();
     let outputs: Vec<Mutex<Option<Result<Outcome>>>> = (0..count).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     rayon::broadcast(|_| loop {
@@ -195,7 +251,7 @@ fn run_parallel(prepared: Vec<Prepared>, options: &(impl Fn(usize) -> RunOptions
             break;
         }
         let p = inputs[i].lock().expect("no panic holds the lock").take().expect("each variant is taken once");
-        let outcome = execute_with(p, options(i));
+        let outcome = run(i, p);
         *outputs[i].lock().expect("no panic holds the lock") = Some(outcome);
     });
     outputs.into_iter().map(|o| o.into_inner().expect("no panic holds the lock").expect("every variant ran")).collect()

@@ -22,6 +22,20 @@ pub mod trace_stats;
 
 use clap::Args;
 use std::path::PathBuf;
+
+/// A command that ran to its end but whose results failed a gate the user asked for: a
+/// required check of `reproduce` did not hold. `ssdlab` exits with status 1 for it (the
+/// report is written), and with 2 for every other error (the README's "Exit status").
+#[derive(Debug)]
+pub struct GateFailed(pub String);
+
+impl std::fmt::Display for GateFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GateFailed {}
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -66,7 +80,8 @@ pub struct SetupArgs {
     /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
     #[arg(long)]
     pub device: Option<String>,
-    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping.
+    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping;
+    /// run an MQSim / SSDSim config whose unknown names look like typos (warned, ignored).
     #[arg(long)]
     pub lenient: bool,
     /// Reorder out-of-order timestamps through a window of this many records.
@@ -168,7 +183,7 @@ pub struct RunArgs {
     /// acknowledged version (at check points, after GC erases in debug builds, at the end).
     #[arg(long)]
     pub verify: bool,
-    /// No progress bar and no terminal summary (errors still print).
+    /// No progress bar and no terminal summary (warnings and errors still print, on stderr).
     #[arg(long, short)]
     pub quiet: bool,
     /// Leave wall-clock measurements (simulator speed) out of the JSON so that two runs
@@ -208,6 +223,14 @@ pub struct CompareArgs {
     /// overlaid, time series, page types, erase counts; docs/report.md).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Write each variant's time series as CSV, as `run --series` does, to this path with
+    /// the variant's name added: --series s.csv writes s_NAME.csv for every variant.
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+    /// Time-series interval in milliseconds of simulated time, as for `run` (default: the
+    /// config's output.series_interval_ns, or 1000 when that is 0).
+    #[arg(long)]
+    pub interval_ms: Option<f64>,
 }
 
 /// Set by Ctrl-C once `catch_interrupt` installed the handler: `ssdlab run` stops the

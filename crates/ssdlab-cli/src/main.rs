@@ -38,6 +38,11 @@ struct SweepArgs {
     /// Run the points on Ray (`auto`, or a cluster address) through the Python package.
     #[arg(long, value_name = "ADDRESS")]
     ray: Option<String>,
+    /// Exit with status 0 even when runs failed. Without it every point still runs (a
+    /// failed run is its row's error, and a rerun retries it), but the sweep exits with
+    /// status 2 once the table is written, so a script does not go on with holes in it.
+    #[arg(long)]
+    allow_failures: bool,
     /// Internal: run one point in this process and print its row as JSON.
     #[arg(long, hide = true)]
     run_one: Option<usize>,
@@ -83,6 +88,9 @@ enum Command {
         /// nothing.
         #[arg(long)]
         save_workloads: Option<PathBuf>,
+        /// No progress on stderr (the report, its verdicts and the exit status are the same).
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Run every point of a sweep file (a base setup, axes of config keys, setup flags,
     /// workloads or seeds, repetitions) and write one table, a row per run (docs/sweep.md).
@@ -145,22 +153,7 @@ enum Command {
     /// against feature size and bits per cell, as a table and an SVG plot (docs/scaling.md).
     Scaling(ssdlab_cli::scaling::ScalingArgs),
     /// Statistics of a trace: counts, shares, sizes, inter-arrival times, footprint.
-    TraceStats {
-        /// The trace file (plain or gzip / zstd / bzip2 / xz; a pipe is read once).
-        trace: PathBuf,
-        /// Trace format (as `run --format`); detected from the first lines when omitted.
-        #[arg(long)]
-        format: Option<String>,
-        /// Keep only this device / volume / ASU (e.g. 3, or 8,16 for blkparse).
-        #[arg(long)]
-        device: Option<String>,
-        /// Skip malformed lines and zero-size requests, counting them by reason.
-        #[arg(long)]
-        lenient: bool,
-        /// Read the trace's time column in this unit (ps, ns, us, ms, s) instead of the format's own.
-        #[arg(long, value_name = "UNIT")]
-        time_unit: Option<ssdlab_trace::TimeUnit>,
-    },
+    TraceStats(trace_stats::TraceStatsArgs),
     /// Convert another simulator's configuration into an ssdlab TOML config, each key
     /// commented with the parameter it came from (see docs/import.md).
     Import {
@@ -179,6 +172,10 @@ enum Command {
         /// Folder to look for an MQSim trace flow's file in (after the workload's folder).
         #[arg(long)]
         trace_dir: Option<PathBuf>,
+        /// Import even when an unknown name looks like a typo of a known one (warned about
+        /// and ignored, as the original simulator would ignore it).
+        #[arg(long)]
+        lenient: bool,
     },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
@@ -187,6 +184,10 @@ enum Command {
         /// Overrides applied on top, as key.path=value.
         #[arg(long = "set")]
         set: Vec<String>,
+        /// Accept an MQSim / SSDSim file whose unknown names look like typos of known ones
+        /// (warned about and ignored, as the original simulator would ignore them).
+        #[arg(long)]
+        lenient: bool,
     },
 }
 
@@ -213,16 +214,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => ssdlab_cli::run::run(args),
-        Command::Compare(args) => {
-            compare::compare(args.setup, &args.variants, args.baseline, args.json, args.serial, args.html)
-        }
+        Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => sweep_command(args),
         Command::Report { inputs, output, series, requests } => {
             report_html::report_command(&inputs, &series, &requests, &output)
                 .map(|()| eprintln!("wrote {}", output.display()))
         }
         Command::Presets { show } => presets(show),
-        Command::Reproduce { name, traces, out, scale, only, save_workloads } => {
+        Command::Reproduce { name, traces, out, scale, only, save_workloads, quiet } => {
             reproduce::reproduce(reproduce::ReproduceArgs {
                 out: out.unwrap_or_else(|| {
                     // In the project: its docs folder; anywhere else, not a new docs/ tree.
@@ -234,28 +233,20 @@ fn main() -> ExitCode {
                 scale,
                 only,
                 save_workloads,
+                quiet,
             })
         }
         Command::Bench { scenarios, all, requests, json, record, child } => match child {
             Some(name) => bench::child(&name, requests),
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
-        Command::CheckConfig { file, set } => check_config(&file, &set),
-        Command::Import { simulator, files, output, scenario, trace_dir } => {
-            import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref())
+        Command::CheckConfig { file, set, lenient } => check_config(&file, &set, lenient),
+        Command::Import { simulator, files, output, scenario, trace_dir, lenient } => {
+            import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref(), lenient)
         }
         Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
         Command::Scaling(args) => ssdlab_cli::scaling::scaling(args),
-        Command::TraceStats { trace, format, device, lenient, time_unit } => (|| {
-            let format = format
-                .map(|f| f.parse::<ssdlab_trace::Format>().map_err(|e| anyhow::anyhow!("--format: {e}")))
-                .transpose()?;
-            let mut options = setup::trace_options(device.as_deref(), lenient, 0)?;
-            options.time_unit = time_unit;
-            let readable = setup::readable_again(&trace)?;
-            trace_stats::trace_stats(&readable, format, &options)
-                .map_err(|e| anyhow::anyhow!(setup::user_paths(format!("{e:#}"))))
-        })(),
+        Command::TraceStats(args) => trace_stats::command(args),
     };
     setup::remove_spills();
     // Interrupted (Ctrl-C) is 130, as for a shell command killed by SIGINT, also when
@@ -264,6 +255,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) if interrupted() => failed,
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<ssdlab_cli::GateFailed>().is_some() => {
+            eprintln!("FAILED: {e:#}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             failed
@@ -276,8 +271,12 @@ fn main() -> ExitCode {
 fn sweep_command(args: SweepArgs) -> Result<()> {
     let sweep = sweep::Sweep::from_file(&args.file)?;
     if let Some(index) = args.run_one {
-        // One run for the local backend's parent: its row as JSON on stdout.
-        let row = sweep.run_point(index);
+        // One run for the local backend's parent: its row as JSON on stdout, its
+        // warnings on stderr.
+        let (row, warnings) = sweep.run_point_warned(index);
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
         println!("{}", serde_json::to_string(&row)?);
         return Ok(());
     }
@@ -294,12 +293,13 @@ fn sweep_command(args: SweepArgs) -> Result<()> {
         if !status.success() {
             bail!("the {backend} sweep ({python} -m ssdlab.sweeps) failed: {status}");
         }
-        return Ok(());
+        let failed = sweep::failed_rows(&output)?;
+        return sweep_verdict(failed, sweep.len(), &output, args.allow_failures);
     }
     catch_interrupt();
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let exe = std::env::current_exe().context("cannot find the ssdlab binary to run the points")?;
-    let outcome = sweep::run_with(&sweep, Some(&output), jobs, true, sweep::child_runner(&sweep, &args.file, &exe))?;
+    let outcome = sweep::run_warned(&sweep, Some(&output), jobs, true, sweep::child_runner(&sweep, &args.file, &exe))?;
     println!(
         "sweep: {} runs in {} ({} kept from before, {} failed)",
         outcome.runs,
@@ -307,6 +307,19 @@ fn sweep_command(args: SweepArgs) -> Result<()> {
         outcome.kept,
         outcome.failed
     );
+    sweep_verdict(outcome.failed, outcome.runs, &output, args.allow_failures)
+}
+
+/// A sweep with failed runs fails (status 2) once its table is written, unless
+/// `--allow-failures`.
+fn sweep_verdict(failed: usize, runs: usize, output: &std::path::Path, allow: bool) -> Result<()> {
+    if failed > 0 && !allow {
+        bail!(
+            "sweep: {failed} of {runs} runs failed (their rows in {} say why; rerunning the command retries them; \
+             --allow-failures exits 0 when failed runs are expected)",
+            output.display()
+        );
+    }
     Ok(())
 }
 
@@ -317,6 +330,7 @@ fn import_command(
     output: Option<&std::path::Path>,
     scenario: Option<usize>,
     trace_dir: Option<&std::path::Path>,
+    lenient: bool,
 ) -> Result<()> {
     use import::Kind;
     let expected = match simulator {
@@ -329,7 +343,7 @@ fn import_command(
     if kind != expected {
         bail!("{}: not {} (it reads as {:?}); `ssdlab import mqsim ssdconfig.xml [workload.xml]` or `ssdlab import ssdsim page.parameters`", device.display(), if simulator == "mqsim" { "an MQSim device file" } else { "an SSDSim parameter file" }, kind);
     }
-    let loaded = import::load(device)?;
+    let loaded = import::load_with(device, lenient)?;
     let mut report = loaded.import.unwrap_or_default();
     let mut assigns = loaded.assigns;
     let mut notes = Vec::new();
@@ -356,6 +370,7 @@ fn import_command(
                     device: &loaded.config,
                     preconditioning: loaded.preconditioning,
                     trace_dir,
+                    lenient,
                 };
                 let s = import::mqsim::scenario(workload, k, &context)?;
                 if let Some(t) = &s.trace {
@@ -427,9 +442,13 @@ fn presets(show: Option<String>) -> Result<()> {
     Ok(())
 }
 
-fn check_config(file: &std::path::Path, set: &[String]) -> Result<()> {
-    let config = setup::load_config_file(file)?;
-    let config = setup::apply_set(config, set)?;
+fn check_config(file: &std::path::Path, set: &[String], lenient: bool) -> Result<()> {
+    let loaded = import::load_with(file, lenient)?;
+    // An MQSim / SSDSim file's warnings (a fork's elements, duplicates, typos under --lenient).
+    for w in loaded.import.iter().flat_map(|r| &r.warnings) {
+        eprintln!("warning: {w}");
+    }
+    let config = setup::apply_set(loaded.config, set)?;
     setup::validate(&config, &file.display().to_string())?;
     println!("{}: ok ({})", file.display(), config.name);
     Ok(())

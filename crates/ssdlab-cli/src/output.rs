@@ -471,6 +471,16 @@ pub fn partial_counts(p: &ssdlab_core::stats::PartialRun, total_requests: Option
     )
 }
 
+/// A rate with `decimals` decimals, or with four significant digits when that would
+/// print a small rate as 0.0 (an idle-rich trace: 0.02476 IOPS over days; issue 45).
+fn rate(v: f64, decimals: usize) -> String {
+    if v == 0.0 || !v.is_finite() || v >= 10f64.powi(4 - decimals as i32 - 1) {
+        return format!("{v:.decimals$}");
+    }
+    let digits = (3 - v.log10().floor() as i32).max(decimals as i32) as usize;
+    format!("{v:.digits$}")
+}
+
 fn us(ns: f64) -> String {
     format!("{:.1}", ns / 1000.0)
 }
@@ -564,11 +574,11 @@ pub fn summary_text(o: &Outcome) -> String {
         let l = &s.latency_ns;
         out!(
             w,
-            "{:<6} {:>9} {:>10.1} {:>10.2} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}",
+            "{:<6} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}",
             name,
             s.requests,
-            s.iops,
-            s.bandwidth_mib_s,
+            rate(s.iops, 1),
+            rate(s.bandwidth_mib_s, 2),
             us(l.mean),
             us(l.p50 as f64),
             us(l.p90 as f64),
@@ -583,7 +593,27 @@ pub fn summary_text(o: &Outcome) -> String {
     let label = |t: usize| names[t].as_str();
     let shares: Vec<String> =
         (0..bits).map(|t| format!("{} {:.1}%", label(t), r.dominated_write_share[t] * 100.0)).collect();
-    out!(w, "write requests dominated by: {}", shares.join(", "));
+    // A write acknowledged from the DRAM cache waits for no program: it has no dominant
+    // type, and a bare 0% share would read as "no writes" (issue 45).
+    let writes = r.write.requests;
+    if writes > 0 && r.dominated_writes == 0 {
+        out!(
+            w,
+            "write requests dominated by: none ({writes} writes were acknowledged from the DRAM cache, before any \
+             program; their pages' types are in the programs below)"
+        );
+    } else if r.dominated_writes < writes {
+        out!(
+            w,
+            "write requests dominated by: {} (of the {} writes that waited for a program; {} were acknowledged \
+             from the DRAM cache)",
+            shares.join(", "),
+            r.dominated_writes,
+            writes - r.dominated_writes
+        );
+    } else {
+        out!(w, "write requests dominated by: {}", shares.join(", "));
+    }
     let programs: Vec<String> =
         (0..bits).map(|t| format!("{} {}", label(t), r.flash.programs_by_page_type[t])).collect();
     out!(w, "page programs by type: {}", programs.join(", "));
@@ -658,7 +688,7 @@ pub fn summary_text(o: &Outcome) -> String {
     out!(
         w,
         "start state (per plane, min/mean/max): valid pages {}/{:.0}/{}, invalid {}/{:.0}/{}, free blocks {}/{:.1}/{}; \
-         {} free blocks above the background GC threshold ({}) at least; {} of {} planes need GC",
+         fewest free blocks above the background GC threshold ({}): {}; {} of {} planes need GC",
         st.valid_pages.min,
         st.valid_pages.mean,
         st.valid_pages.max,
@@ -668,8 +698,8 @@ pub fn summary_text(o: &Outcome) -> String {
         st.free_blocks.min,
         st.free_blocks.mean,
         st.free_blocks.max,
-        st.min_blocks_above_background,
         st.background_gc_free_blocks,
+        st.min_blocks_above_background,
         st.planes_needing_gc,
         d.planes
     );
@@ -700,7 +730,7 @@ pub fn summary_text(o: &Outcome) -> String {
         "input: {} records skipped{}; {} arrived out of order (served when read); {} addresses remapped ({}); \
          {} unaligned",
         h.skipped_records,
-        if h.skipped_records > 0 { " (malformed or empty lines, zero-size requests: see trace-stats)" } else { "" },
+        if h.skipped_records > 0 { format!(" ({})", h.skipped_by_reason.describe()) } else { String::new() },
         h.out_of_order,
         h.address_remapped,
         h.address_policy,
@@ -860,4 +890,41 @@ pub fn summary_text(o: &Outcome) -> String {
         out!(w, "WARNING: {warning}");
     }
     text
+}
+
+/// Warnings of several runs (a comparison's variants, a sweep's runs, an MQSim workload's
+/// scenarios), each distinct text once with the runs it came from, in the order first
+/// seen: `[(text, [source, …]), …]`.
+pub fn merge_warnings<S: Into<String>>(items: impl IntoIterator<Item = (S, String)>) -> Vec<(String, Vec<String>)> {
+    let mut merged: Vec<(String, Vec<String>)> = Vec::new();
+    for (source, text) in items {
+        let source = source.into();
+        match merged.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, sources)) => {
+                if !sources.contains(&source) {
+                    sources.push(source)
+                }
+            }
+            None => merged.push((text, vec![source])),
+        }
+    }
+    merged
+}
+
+/// Prints a warning on stderr, always: `--quiet` silences progress and the summary, never
+/// a warning. `sources` names the runs it came from, after `noun` (singular, plural):
+/// `warning (a, b): …`, `warning (runs 0, 3): …`, `warning: …` for none; a long list
+/// keeps its first eight names and says how many more.
+pub fn print_warning(text: &str, noun: (&str, &str), sources: &[String]) {
+    const SHOWN: usize = 8;
+    let noun = match sources.len() {
+        1 => noun.0,
+        _ => noun.1,
+    };
+    let noun = if noun.is_empty() { String::new() } else { format!("{noun} ") };
+    match sources.len() {
+        0 => eprintln!("warning: {text}"),
+        n if n <= SHOWN => eprintln!("warning ({noun}{}): {text}", sources.join(", ")),
+        n => eprintln!("warning ({noun}{}, … and {} more): {text}", sources[..SHOWN].join(", "), n - SHOWN),
+    }
 }

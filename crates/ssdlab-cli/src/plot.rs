@@ -17,8 +17,12 @@ const RIGHT: f64 = 20.0;
 const RIGHT_WITH_LEGEND: f64 = 170.0;
 const TOP: f64 = 36.0;
 const BOTTOM: f64 = 50.0;
-/// Colour-blind-safe palette (Okabe-Ito), in drawing order.
-const COLOURS: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+/// Line and bar colours in drawing order: Okabe-Ito's colour-blind-safe palette with its
+/// pale colours darkened or replaced (reddish purple → #AA3377, orange → dark ochre, sky
+/// blue → violet, yellow → grey): yellow, orange and sky blue were unreadable as thin
+/// lines on white. Every colour has at least WCAG's 3:1 contrast on white (the tests
+/// check it).
+const COLOURS: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#AA3377", "#997700", "#6A3D9A", "#000000", "#707070"];
 
 /// One line of a line chart.
 #[derive(Clone, Debug, Default)]
@@ -164,7 +168,8 @@ fn legend(out: &mut String, labels: &[&str]) {
 }
 
 /// A line chart. Points with non-finite values (or non-positive x on a log axis) are
-/// left out; a chart with no point left says so in place of the lines.
+/// left out, and a non-finite value breaks the line (a gap in the data); a chart with no
+/// point left says so in place of the lines.
 pub fn line_chart(chart: &LineChart) -> String {
     let usable = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!chart.x_log || x > 0.0);
     let all: Vec<(f64, f64)> = chart.lines.iter().flat_map(|l| l.points.iter().copied().filter(usable)).collect();
@@ -200,9 +205,27 @@ pub fn line_chart(chart: &LineChart) -> String {
     );
     for (i, line) in chart.lines.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let mut d = String::new();
-        for (k, &(x, y)) in line.points.iter().filter(|p| usable(p)).enumerate() {
-            let _ = write!(d, "{}{:.1},{:.1}", if k == 0 { "M" } else { " L" }, sx(x), sy(y));
+        // A point with a non-finite value is a gap: the line resumes after it.
+        let (mut d, mut pen_up) = (String::new(), true);
+        for &(x, y) in &line.points {
+            if !y.is_finite() {
+                pen_up = true;
+            } else if usable(&(x, y)) {
+                let _ = write!(
+                    d,
+                    "{}{:.1},{:.1}",
+                    if d.is_empty() {
+                        "M"
+                    } else if pen_up {
+                        " M"
+                    } else {
+                        " L"
+                    },
+                    sx(x),
+                    sy(y)
+                );
+                pen_up = false;
+            }
         }
         if d.is_empty() {
             continue;
@@ -297,6 +320,51 @@ pub fn bar_chart(chart: &BarChart) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// WCAG contrast ratio of a `#rrggbb` colour against white.
+    fn contrast_on_white(hex: &str) -> f64 {
+        let channel = |k: usize| {
+            let c = u8::from_str_radix(&hex[1 + 2 * k..3 + 2 * k], 16).unwrap() as f64 / 255.0;
+            if c <= 0.03928 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let l = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+        1.05 / (l + 0.05)
+    }
+
+    /// Issue 45 item 13: every line colour stays readable on the white plot (WCAG's 3:1
+    /// for graphics), so an 8-series plot has no pale yellow or sky-blue line; and no
+    /// colour is used twice.
+    #[test]
+    fn every_colour_is_readable_on_white() {
+        assert!(COLOURS.len() >= 8);
+        for c in COLOURS {
+            assert!(contrast_on_white(c) >= 3.0, "{c}: contrast {:.2} on white", contrast_on_white(c));
+        }
+        for (i, c) in COLOURS.iter().enumerate() {
+            assert!(!COLOURS[..i].contains(c), "{c} twice");
+        }
+    }
+
+    /// A non-finite value is a gap: the line stops before it and resumes after it (a
+    /// time plot does not bridge an idle stretch with a slope).
+    #[test]
+    fn a_nan_value_breaks_the_line() {
+        let chart = LineChart {
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![(0.0, 1.0), (1.0, 1.0), (1.0, f64::NAN), (5.0, f64::NAN), (5.0, 2.0), (6.0, 2.0)],
+                ..Line::default()
+            }],
+            ..LineChart::default()
+        };
+        let svg = line_chart(&chart);
+        let d = svg.split("class=\"line\" d=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap();
+        assert_eq!((d.matches('M').count(), d.matches(" L").count()), (2, 2), "two pieces: {d}");
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_data() {

@@ -37,6 +37,8 @@ pub fn run_with_installers(mut args: RunArgs, designs: &[DesignInstaller]) -> Re
              --scenario N (or write --json and run `ssdlab report` on it)"
         );
     }
+    // Every scenario's inputs are checked before the first one is simulated.
+    import::mqsim::check_every_scenario(&args.setup, scenarios)?;
     let json = args.json.as_ref().map(|p| output::create_output(p, "JSON report")).transpose()?;
     let mut reports = Vec::new();
     for k in 1..=scenarios {
@@ -75,11 +77,17 @@ fn run_one(
 ) -> Result<()> {
     let html = args.html.is_some() && collect.is_none();
     let plan = session::plan(setup, &session::PlanOptions::of_run(args, args.series.is_some() || html))?;
-    if !args.quiet {
-        for w in &plan.warnings {
-            eprintln!("warning: {w}");
-        }
+    // Warnings go to stderr whatever --quiet says (it silences progress and the summary):
+    // the pre-pass's before the run, the rest when it has run. One scenario of several
+    // says which it is.
+    let source: Vec<String> = match (&collect, setup.scenario) {
+        (Some(_), Some(k)) => vec![format!("scenario {k}")],
+        _ => Vec::new(),
+    };
+    for w in &plan.warnings {
+        output::print_warning(w, ("", ""), &source);
     }
+    let warned_before = plan.warnings.clone();
     // Every output is opened before the simulation, so a bad path costs nothing.
     let json = match &collect {
         Some(_) => None,
@@ -130,6 +138,9 @@ fn run_one(
     if let Some((config, flows)) = alone {
         outcome.report.fairness = Some(fairness(&outcome.report, config, flows, designs)?);
     }
+    for w in outcome.report.warnings.iter().filter(|w| !warned_before.contains(w)) {
+        output::print_warning(w, ("", ""), &source);
+    }
     if let Some(values) = collect {
         values.push(output::json_value(&outcome, !args.no_wall_clock));
     }
@@ -147,7 +158,7 @@ fn run_one(
         };
         let run = report_html::ReportRun {
             name: "run".to_string(),
-            report: output::json_value(&outcome, false),
+            report: report_html::with_command_line(output::json_value(&outcome, false)),
             series: Some(report_html::SeriesTable::from_csv(&csv, "the time series")?),
             latencies: latencies.map(|h| h.lock().expect("no panic holds the lock").clone()),
         };

@@ -47,6 +47,8 @@ pub struct Plan {
     /// Requests the whole workload holds, when known.
     pub total_requests: Option<u64>,
     sort_window: usize,
+    /// The pre-pass already warned that the first record is not the earliest.
+    order_warned: bool,
 }
 
 /// Sets up one run as `ssdlab run` does, without running it.
@@ -82,32 +84,39 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
     let mut warnings = Vec::new();
     let mut total_requests = None;
     let runs = u64::from(prepared.config.host.runs.max(1));
+    let mut order_warned = false;
     match &prepared.workload {
         setup::Workload::Trace { path, format, options, .. } => {
-            let scan =
-                setup::scan_trace(path, *format, options).map_err(|e| anyhow!(setup::user_paths(format!("{e:#}"))))?;
-            total_requests = Some(scan.records * runs);
-            let timed = prepared.config.host.replay != ssdlab_core::config::ReplayMode::ClosedLoop;
-            if let (true, Some((gap, line, index, at))) = (timed, scan.largest_gap) {
-                let name = setup::user_paths(path.display().to_string());
-                let text = format!(
-                    "{name}:{line}: request {} arrives {:.1} s after the one before it (at {:.1} s on the trace's \
-                     clock): the run's simulated time and rates include this gap (replay the part before it with \
-                     --time-window 0:{:.0}, or --closed-loop N)",
-                    index + 1,
-                    gap as f64 / 1e9,
-                    at as f64 / 1e9,
-                    ((scan.span_ns - gap) as f64 / 1e9).ceil().max(1.0)
-                );
-                if let Some(max) = setup.max_gap {
-                    if gap as f64 > max * 1e9 {
-                        bail!("--max-gap {max}: {text}");
+            let limit_ns = gap_limit_ns(setup.max_gap);
+            let pass = ssdlab_trace::prepass(path, *format, options, limit_ns)
+                .map_err(|e| anyhow!(setup::user_paths(e.to_string())))?;
+            total_requests = Some(pass.records * runs);
+            let name = setup::user_paths(path.display().to_string());
+            let replay = prepared.config.host.replay;
+            if replay != ssdlab_core::config::ReplayMode::ClosedLoop {
+                if let Some(text) = gap_advice(&name, &pass, options, setup.max_gap, true) {
+                    match setup.max_gap {
+                        Some(max) => bail!("--max-gap {max}: {text}"),
+                        None => warnings.push(text),
                     }
-                } else if gap > setup::ABSURD_GAP_NS {
-                    warnings.push(text);
                 }
             }
+            if replay == ssdlab_core::config::ReplayMode::OpenLoop {
+                if let Some(text) = first_not_earliest_warning(&name, &pass) {
+                    warnings.push(text);
+                    order_warned = true;
+                }
+            }
+            let scan = setup::TraceScan {
+                records: pass.records,
+                span_ns: pass.span_from_first_ns(),
+                largest_gap: pass.largest_gap.map(|g| (g.gap_ns(), g.line, g.index, g.at_ns)),
+                earliest_ns: pass.earliest_ns,
+            };
             if let Some(text) = setup::time_unit_warning(path, *format, options, &scan) {
+                warnings.push(text);
+            }
+            if let Some(text) = merged_devices_warning(*format, options, &pass) {
                 warnings.push(text);
             }
         }
@@ -115,17 +124,17 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
         setup::Workload::Records { records, .. } => total_requests = Some(records.len() as u64 * runs),
         setup::Workload::Fio { .. } | setup::Workload::Flows(_) | setup::Workload::Mixed { .. } => {}
     }
-    Ok(Plan { prepared, warnings, total_requests, sort_window: setup.sort_window })
+    Ok(Plan { prepared, warnings, total_requests, sort_window: setup.sort_window, order_warned })
 }
 
 /// Runs a plan (`options.total_requests` is taken from the plan) and adds the plan's
 /// warnings and those only the result can give to the report.
 pub fn execute(plan: Plan, options: RunOptions) -> Result<Outcome> {
-    let Plan { prepared, warnings, total_requests, sort_window } = plan;
+    let Plan { prepared, warnings, total_requests, sort_window, order_warned } = plan;
     let mut outcome = output::execute_with(prepared, RunOptions { total_requests, ..options })?;
     outcome.report.warnings.extend(warnings);
     let h = &outcome.report.host;
-    if h.out_of_order > 0 {
+    if h.out_of_order > 0 && !order_warned {
         // Otherwise only the JSON's host.out_of_order would say so.
         outcome.report.warnings.push(format!(
             "{} of {} requests arrived earlier than a request before them in the workload and were replayed when \
@@ -140,4 +149,114 @@ pub fn execute(plan: Plan, options: RunOptions) -> Result<Outcome> {
         ));
     }
     Ok(outcome)
+}
+
+/// The gap the trace pre-pass reports: `--max-gap` seconds, or a day
+/// ([`setup::ABSURD_GAP_NS`]) without it.
+pub fn gap_limit_ns(max_gap: Option<f64>) -> u64 {
+    match max_gap {
+        Some(max) => (max * 1e9) as u64,
+        None => setup::ABSURD_GAP_NS,
+    }
+}
+
+/// The first gap of the pre-pass longer than its limit, where it is and a `--time-window`
+/// that replays (`run`; else reads) the part before it (one `run` and `trace-stats` accept with the same
+/// `--max-gap`: it ends after the last record before the gap and within the limit of
+/// it); `None` without such a gap. `name` is the trace as the user named it.
+pub fn gap_advice(
+    name: &str,
+    pass: &ssdlab_trace::Prepass,
+    options: &ssdlab_trace::TraceOptions,
+    max_gap: Option<f64>,
+    run: bool,
+) -> Option<String> {
+    let gap = pass.first_gap_over?;
+    let limit = match max_gap {
+        Some(max) => format!("{max} s"),
+        None => "a day".to_string(),
+    };
+    let start_ns = options.time_window_ns.map_or(0, |(start, _)| start);
+    let window = pass.window_before(&gap, start_ns, pass.gap_limit_ns);
+    let others = match pass.largest_gap {
+        Some(largest) if pass.gaps_over > 1 => format!(
+            "; it is the first of {} gaps over {limit}, the longest {:.1} s at line {}",
+            pass.gaps_over,
+            largest.gap_ns() as f64 / 1e9,
+            largest.line
+        ),
+        _ => String::new(),
+    };
+    let advice = if run {
+        format!(
+            "the run's simulated time and rates include this gap (replay the part before it with --time-window \
+             {window}, or --closed-loop N)"
+        )
+    } else {
+        format!("read the part before it with --time-window {window}")
+    };
+    Some(format!(
+        "{name}:{}: request {} arrives {:.1} s after the latest request before it ({:.1} s after the first \
+         request){others}: {advice}",
+        gap.line,
+        gap.index + 1,
+        gap.gap_ns() as f64 / 1e9,
+        gap.before_ns.saturating_sub(pass.first_ns.unwrap_or(0)) as f64 / 1e9,
+    ))
+}
+
+/// A warning when the first record is not the earliest (a trace sorted by something else
+/// than time, a merge of per-volume files): replayed in file order, every record stamped
+/// before it arrives at its time or later, so the arrivals bunch up as if the time
+/// column were in a larger unit. It names the sort window that reorders them.
+pub fn first_not_earliest_warning(name: &str, pass: &ssdlab_trace::Prepass) -> Option<String> {
+    if pass.before_first == 0 {
+        return None;
+    }
+    let (first, earliest) = (pass.first_ns?, pass.earliest_ns?);
+    Some(format!(
+        "{name}:{}: the first record is not the earliest: {} records are stamped before it (up to {:.3} s \
+         before it), and {} of {} records are stamped earlier than a record before them in the file. Replayed in \
+         file order, each is served when it is read, no earlier than the latest arrival so far, so the arrivals \
+         bunch up (this is not a time-unit problem). Reorder the records with --sort-window {} (at least one \
+         more than the records stamped before the first; more if records further on are out of place)",
+        pass.first_line,
+        pass.before_first,
+        first.saturating_sub(earliest) as f64 / 1e9,
+        pass.out_of_order,
+        pass.records,
+        pass.before_first + 1
+    ))
+}
+
+/// A warning when a trace of several devices or volumes is replayed, without
+/// `--device`, into one address space.
+pub fn merged_devices_warning(
+    format: ssdlab_trace::Format,
+    options: &ssdlab_trace::TraceOptions,
+    pass: &ssdlab_trace::Prepass,
+) -> Option<String> {
+    use ssdlab_trace::Format;
+    let column = format.device_column()?;
+    // fio iolog "devices" are the files of one job, normally on one device.
+    if options.device.is_some() || pass.device_count() < 2 || matches!(format, Format::FioV2 | Format::FioV3) {
+        return None;
+    }
+    let label = |d: u32| match format {
+        Format::Blkparse | Format::Fiu => format!("{},{}", d >> 20, d & 0xf_ffff),
+        _ => d.to_string(),
+    };
+    let mut busiest: Vec<(u32, u64)> = pass.devices.iter().map(|(&d, &n)| (d, n)).collect();
+    busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let shown: Vec<String> = busiest.iter().take(3).map(|&(d, n)| format!("{} ({n} requests)", label(d))).collect();
+    let more = if pass.device_count() > 3 { ", ..." } else { "" };
+    // (No path: the warning lands in the report, whose goldens are compared across machines.)
+    Some(format!(
+        "the trace holds {} devices ({column}: {}{more}) and the run replays them all into one address space, \
+         as one device; replay one with --device N (e.g. --device {}; `ssdlab trace-stats` on the trace lists \
+         them)",
+        pass.device_count(),
+        shown.join(", "),
+        label(busiest[0].0)
+    ))
 }

@@ -337,7 +337,8 @@ impl Sweep {
                     put(&mut setup, k, v.clone());
                 }
                 parse_setup(&argv_of(&setup, &v.set)?).map_err(|e| anyhow!("{place}: axis '{key}': {e}"))?;
-                if !v.set.is_empty() {
+                // (A [[flows]] entry's key needs the config's flows: checked when its point runs.)
+                if !v.set.is_empty() && !key.starts_with("flows.") {
                     crate::setup::apply_set(ssdlab_core::Config::default(), &v.set)
                         .map_err(|e| anyhow!("{place}: axis '{key}': {e:#}"))?;
                 }
@@ -463,9 +464,21 @@ impl Sweep {
     /// Runs one point in this process and returns its row; a failure (an error or a
     /// panic of the simulation) is a row with status `error`, never an `Err`.
     pub fn run_point(&self, index: usize) -> Vec<String> {
+        self.run_point_warned(index).0
+    }
+
+    /// As [`Sweep::run_point`], with the run's warnings (the row only counts them).
+    pub fn run_point_warned(&self, index: usize) -> (Vec<String>, Vec<String>) {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.simulate(index)));
         crate::setup::remove_spills();
-        match outcome {
+        let warnings = match &outcome {
+            Ok(Ok(report)) => report["warnings"]
+                .as_array()
+                .map(|w| w.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let row = match outcome {
             Ok(Ok(report)) => self.row(index, Ok(&report)),
             Ok(Err(e)) => self.row(index, Err(&format!("{e:#}"))),
             Err(panic) => {
@@ -476,7 +489,8 @@ impl Sweep {
                     .unwrap_or_default();
                 self.row(index, Err(&format!("the simulation panicked: {message}")))
             }
-        }
+        };
+        (row, warnings)
     }
 
     fn simulate(&self, index: usize) -> Result<serde_json::Value> {
@@ -647,6 +661,9 @@ pub struct SweepOutcome {
     /// Runs taken from the output of an earlier sweep.
     pub kept: usize,
     pub failed: usize,
+    /// The warnings of the runs this sweep ran, each distinct one once with the indices
+    /// of the runs it came from (in run order).
+    pub warnings: Vec<(String, Vec<String>)>,
 }
 
 /// Runs every run of the sweep not already in `output` with `runner` (on `jobs`
@@ -658,6 +675,18 @@ pub fn run_with(
     jobs: usize,
     progress: bool,
     runner: impl Fn(usize) -> Vec<String> + Sync,
+) -> Result<SweepOutcome> {
+    run_warned(sweep, output, jobs, progress, |index| (runner(index), Vec::new()))
+}
+
+/// As [`run_with`], with a runner that also returns its run's warnings; with `progress`
+/// they are printed on stderr at the end, each distinct one once with its runs.
+pub fn run_warned(
+    sweep: &Sweep,
+    output: Option<&Path>,
+    jobs: usize,
+    progress: bool,
+    runner: impl Fn(usize) -> (Vec<String>, Vec<String>) + Sync,
 ) -> Result<SweepOutcome> {
     let header = sweep.header();
     let kept = match output {
@@ -678,6 +707,7 @@ pub fn run_with(
         );
     }
     let rows = Mutex::new(kept);
+    let warnings: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
@@ -692,7 +722,8 @@ pub fn run_with(
                     break;
                 }
                 let index = todo[k];
-                let row = runner(index);
+                let (row, warned) = runner(index);
+                warnings.lock().expect("no panic holds the lock").extend(warned.into_iter().map(|w| (index, w)));
                 if row[status_at] != "ok" {
                     failed.fetch_add(1, Ordering::Relaxed);
                     if progress {
@@ -727,12 +758,31 @@ pub fn run_with(
     if let Some(path) = output {
         write_table(path, &header, &rows)?;
     }
-    Ok(SweepOutcome { csv: csv_text(&header, &rows)?, runs: rows.len(), kept: kept_count, failed: failed.into_inner() })
+    // In run order, whatever order the runs finished in.
+    let mut warned = warnings.into_inner().expect("no panic holds the lock");
+    warned.sort_by_key(|(index, _)| *index);
+    let warnings = crate::output::merge_warnings(warned.into_iter().map(|(index, w)| (index.to_string(), w)));
+    if progress {
+        for (text, runs) in &warnings {
+            crate::output::print_warning(text, ("run", "runs"), runs);
+        }
+    }
+    Ok(SweepOutcome {
+        csv: csv_text(&header, &rows)?,
+        runs: rows.len(),
+        kept: kept_count,
+        failed: failed.into_inner(),
+        warnings,
+    })
 }
 
 /// The local backend of `ssdlab sweep`: each run in a child process (`ssdlab sweep
 /// --run-one K`), so a crash or an abort of one run is recorded as its error.
-pub fn child_runner<'a>(sweep: &'a Sweep, file: &'a Path, exe: &'a Path) -> impl Fn(usize) -> Vec<String> + Sync + 'a {
+pub fn child_runner<'a>(
+    sweep: &'a Sweep,
+    file: &'a Path,
+    exe: &'a Path,
+) -> impl Fn(usize) -> (Vec<String>, Vec<String>) + Sync + 'a {
     move |index| {
         let out = std::process::Command::new(exe)
             .arg("sweep")
@@ -740,20 +790,53 @@ pub fn child_runner<'a>(sweep: &'a Sweep, file: &'a Path, exe: &'a Path) -> impl
             .args(["--run-one", &index.to_string()])
             .stdin(std::process::Stdio::null())
             .output();
-        match out {
-            Err(e) => sweep.row(index, Err(&format!("cannot start {}: {e}", exe.display()))),
-            Ok(out) if out.status.success() => match serde_json::from_slice::<Vec<String>>(&out.stdout) {
-                Ok(row) if row.len() == sweep.header().len() => row,
-                _ => sweep.row(index, Err("the run's process printed no row")),
-            },
-            Ok(out) => {
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                let last =
-                    stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim_start_matches("error: ");
-                sweep.row(index, Err(&format!("the run's process exited with {}: {last}", out.status)))
-            }
+        // The child prints its run's warnings on stderr, one a line.
+        let warnings = match &out {
+            Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter_map(|l| l.strip_prefix("warning: ").map(String::from))
+                .collect(),
+            _ => Vec::new(),
+        };
+        (child_row(sweep, index, exe, out), warnings)
+    }
+}
+
+/// The row of a child process's run: what it printed, or its failure.
+fn child_row(sweep: &Sweep, index: usize, exe: &Path, out: std::io::Result<std::process::Output>) -> Vec<String> {
+    match out {
+        Err(e) => sweep.row(index, Err(&format!("cannot start {}: {e}", exe.display()))),
+        Ok(out) if out.status.success() => match serde_json::from_slice::<Vec<String>>(&out.stdout) {
+            Ok(row) if row.len() == sweep.header().len() => row,
+            _ => sweep.row(index, Err("the run's process printed no row")),
+        },
+        Ok(out) => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim_start_matches("error: ");
+            sweep.row(index, Err(&format!("the run's process exited with {}: {last}", out.status)))
         }
     }
+}
+
+/// Rows of a written table whose status is not `ok` (the table a distributed backend wrote).
+pub fn failed_rows(output: &Path) -> Result<usize> {
+    let name = output.display();
+    let mut reader =
+        csv::ReaderBuilder::new().flexible(true).from_path(output).with_context(|| format!("cannot read {name}"))?;
+    let status_at = reader
+        .headers()
+        .with_context(|| format!("{name}: no header"))?
+        .iter()
+        .position(|h| h == "status")
+        .ok_or_else(|| anyhow!("{name}: no status column"))?;
+    let mut failed = 0;
+    for record in reader.records() {
+        let record = record.with_context(|| format!("cannot read {name}"))?;
+        if record.get(status_at) != Some("ok") {
+            failed += 1;
+        }
+    }
+    Ok(failed)
 }
 
 /// The folder of a path, for sweep files given on the command line.

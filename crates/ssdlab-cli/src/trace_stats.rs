@@ -1,23 +1,103 @@
-//! `ssdlab trace-stats <trace> [--format F] [--device N] [--lenient]`: one streaming pass
-//! over a trace and a readable report — which format was used and how it was chosen, the
+//! `ssdlab trace-stats <trace> [--format F] [--device N] [--lenient] [--time-unit U]
+//! [--sort-window N] [--time-window START:END] [--max-gap S]`: one streaming pass over a
+//! trace and a readable report — which format was used and how it was chosen, the
 //! compression, the options, then the workload statistics of
-//! [`ssdlab_trace::TraceStats`].
+//! [`ssdlab_trace::TraceStats`]. The trace options are `run`'s, read the same way.
 
-use anyhow::{anyhow, Result};
-use ssdlab_trace::{detect_compression, detect_format, scan_stats, Format, TraceOptions, TraceStats};
+use anyhow::{anyhow, bail, Result};
+use ssdlab_trace::{detect_compression, detect_format, scan_stats, Compression, Format, TraceOptions, TraceStats};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `ssdlab trace-stats`'s arguments: the trace and the trace options `run` has.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TraceStatsArgs {
+    /// The trace file (plain or gzip / zstd / bzip2 / xz; a pipe is read once; `-` reads
+    /// standard input).
+    #[arg(value_name = "TRACE", required_unless_present = "trace", conflicts_with = "trace")]
+    pub file: Option<PathBuf>,
+    /// The trace, as `run --trace` takes it (instead of the positional TRACE).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Trace format (as `run --format`); detected from the first lines when omitted.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Keep only this device / volume / ASU (e.g. 3, or 8,16 for blkparse).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Skip malformed lines and zero-size requests, counting them by reason.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Read the trace's time column in this unit (ps, ns, us, ms, s) instead of the format's own.
+    #[arg(long, value_name = "UNIT")]
+    pub time_unit: Option<ssdlab_trace::TimeUnit>,
+    /// Reorder out-of-order timestamps through a window of this many records.
+    #[arg(long, default_value_t = 0)]
+    pub sort_window: usize,
+    /// Only the part of the trace from START to END seconds after its first request, e.g.
+    /// --time-window 60:120.
+    #[arg(long)]
+    pub time_window: Option<String>,
+    /// Refuse a trace with a gap longer than this many seconds between two arrivals, as
+    /// `run --max-gap` does (the error names the line and a --time-window before it).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_gap: Option<f64>,
+}
+
+/// Runs `ssdlab trace-stats`.
+pub fn command(args: TraceStatsArgs) -> Result<()> {
+    let given = args.trace.clone().or(args.file.clone()).ok_or_else(|| anyhow!("no trace given"))?;
+    let stdin = given.as_os_str() == "-";
+    // Names as the user gave them: a pipe's temporary copy, and stdin as `-`.
+    let shown = |text: String| {
+        let text = crate::setup::user_paths(text);
+        if stdin {
+            text.replace("/dev/stdin", "-")
+        } else {
+            text
+        }
+    };
+    let result = (|| {
+        let format =
+            args.format.as_deref().map(|f| f.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))).transpose()?;
+        let options = trace_options(&args)?;
+        let path = if stdin { PathBuf::from("/dev/stdin") } else { given.clone() };
+        let readable = crate::setup::readable_again(&path)?;
+        let report = trace_stats_report(&readable, format, &options, args.max_gap)?;
+        Ok::<_, anyhow::Error>(report)
+    })();
+    let report = result.map_err(|e| anyhow!(shown(format!("{e:#}"))))?;
+    print!("{}", shown(report));
+    Ok(())
+}
+
+/// The [`TraceOptions`] of the command line, parsed as `run` parses them.
+pub fn trace_options(args: &TraceStatsArgs) -> Result<TraceOptions> {
+    let mut options = crate::setup::trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
+    options.time_unit = args.time_unit;
+    if let Some(text) = &args.time_window {
+        let window = ssdlab_trace::parse_time_window(text).map_err(|e| anyhow!("--time-window {e}"))?;
+        options.time_window_ns = Some(window);
+    }
+    Ok(options)
+}
 
 /// Prints the statistics report of the trace at `path` to stdout. Without `format` the
 /// format is detected from the first lines and the report says how (and when it was an
 /// assumption).
 pub fn trace_stats(path: &Path, format: Option<Format>, options: &TraceOptions) -> Result<()> {
-    print!("{}", trace_stats_report(path, format, options)?);
+    print!("{}", trace_stats_report(path, format, options, None)?);
     Ok(())
 }
 
-/// The report [`trace_stats`] prints.
-pub fn trace_stats_report(path: &Path, format: Option<Format>, options: &TraceOptions) -> Result<String> {
+/// The report [`trace_stats`] prints. With `max_gap` (seconds) a trace with a longer gap
+/// between two arrivals is an error, as for `run --max-gap`.
+pub fn trace_stats_report(
+    path: &Path,
+    format: Option<Format>,
+    options: &TraceOptions,
+    max_gap: Option<f64>,
+) -> Result<String> {
     let (format, how) = match format {
         Some(f) => (f, "given with --format".to_string()),
         None => {
@@ -26,11 +106,45 @@ pub fn trace_stats_report(path: &Path, format: Option<Format>, options: &TraceOp
         }
     };
     let compression = detect_compression(path).map_err(|e| anyhow!("{e}"))?;
-    let stats = scan_stats(path, format, options).map_err(|e| {
-        let hint = if options.lenient || e.line == 0 { "" } else { " (--lenient skips and counts malformed lines)" };
+    let failed = |e: ssdlab_trace::TraceError| {
+        let hint = if e.message.starts_with("read error") {
+            // An I/O error ends the stream: --lenient cannot read past it.
+            read_error_hint(compression, path)
+        } else if options.lenient || e.line == 0 {
+            String::new()
+        } else {
+            " (--lenient skips and counts malformed lines)".to_string()
+        };
         anyhow!("{e}{hint}")
-    })?;
+    };
+    if let Some(max) = max_gap {
+        let pass =
+            ssdlab_trace::prepass(path, format, options, crate::session::gap_limit_ns(Some(max))).map_err(failed)?;
+        let name = path.display().to_string();
+        if let Some(text) = crate::session::gap_advice(&name, &pass, options, Some(max), false) {
+            bail!("--max-gap {max}: {text}");
+        }
+    }
+    let stats = scan_stats(path, format, options).map_err(failed)?;
     Ok(render(path, format, &how, compression.name(), options, &stats))
+}
+
+/// What to do about a read error (truncated or corrupt compressed data).
+fn read_error_hint(compression: Compression, path: &Path) -> String {
+    let tool = match compression {
+        Compression::Gzip => "gzip",
+        Compression::Zstd => "zstd",
+        Compression::Bzip2 => "bzip2",
+        Compression::Xz => "xz",
+        _ => return " (the file cannot be read past this point; --lenient does not change that)".to_string(),
+    };
+    format!(
+        " (the {} data is cut short or corrupt here and --lenient cannot read past it; to use the part before it, \
+         decompress what is readable, e.g. `{tool} -dc {} > part`, and read that, with --lenient if its last line \
+         is cut)",
+        compression.name(),
+        path.display()
+    )
 }
 
 /// `1234567` → `1,234,567`.
@@ -249,7 +363,7 @@ mod tests {
     fn detected_flashsim_report_says_how_it_was_inferred() {
         let path = traces().join("umass_spc/fin1.trace");
         trace_stats(&path, None, &TraceOptions::default()).unwrap();
-        let r = trace_stats_report(&path, None, &TraceOptions::default()).unwrap();
+        let r = trace_stats_report(&path, None, &TraceOptions::default(), None).unwrap();
         assert!(r.contains("format       flashsim"), "{r}");
         assert!(r.contains("detected: INFERRED flashsim"), "{r}");
         assert!(r.contains("compression  none"), "{r}");
@@ -264,7 +378,7 @@ mod tests {
     #[test]
     fn blkparse_report_lists_skip_reasons_and_device_numbers() {
         let path = traces().join("blkparse_ycsb/blkparseout_ext4.txt");
-        let r = trace_stats_report(&path, Some(Format::Blkparse), &TraceOptions::default()).unwrap();
+        let r = trace_stats_report(&path, Some(Format::Blkparse), &TraceOptions::default(), None).unwrap();
         assert!(r.contains("(given with --format)"), "{r}");
         assert!(r.contains("9,887 (19,819 lines skipped: 2 blank line, 19,775 non-D event"), "{r}");
         assert!(r.contains("summary line"), "{r}");
@@ -274,15 +388,15 @@ mod tests {
     #[test]
     fn options_and_out_of_order_rows() {
         let path = traces().join("systor17_vdi/systor-traces-sample.csv");
-        let r = trace_stats_report(&path, None, &TraceOptions::default()).unwrap();
+        let r = trace_stats_report(&path, None, &TraceOptions::default(), None).unwrap();
         assert!(r.contains("arrivals earlier than their predecessor"), "{r}");
         let sorted = TraceOptions { sort_window: 1000, ..TraceOptions::default() };
-        let r = trace_stats_report(&path, None, &sorted).unwrap();
+        let r = trace_stats_report(&path, None, &sorted, None).unwrap();
         assert!(!r.contains("earlier than their predecessor"), "{r}");
         assert!(r.contains("options      sort window 1000 records"), "{r}");
         let tpcc = traces().join("ms_production/tpcc-small.trace");
         let one = TraceOptions { device: Some(3), ..TraceOptions::default() };
-        let r = trace_stats_report(&tpcc, None, &one).unwrap();
+        let r = trace_stats_report(&tpcc, None, &one, None).unwrap();
         assert!(r.contains("other device (device filter)"), "{r}");
         assert!(r.contains("devices      1: 3 ("), "{r}");
     }
@@ -290,17 +404,19 @@ mod tests {
     #[test]
     fn compressed_untimed_and_malformed_inputs() {
         let f = temp(&zstd_raw_frame(b"0 8 0 0\n8 8 0 1\n16 8 0 2\n"));
-        let r = trace_stats_report(f.path(), Some(Format::Arc), &TraceOptions::default()).unwrap();
+        let r = trace_stats_report(f.path(), Some(Format::Arc), &TraceOptions::default(), None).unwrap();
         assert!(r.contains("compression  zstd"), "{r}");
         assert!(r.contains("none: arc traces carry no timestamps"), "{r}");
         assert!(r.contains("66.7% of requests start where"), "{r}");
         let bad = temp(b"0 0 0 8 1\n0 0 0 0 1\n5 0 8 8 0\n");
-        let e = trace_stats_report(bad.path(), Some(Format::Mqsim), &TraceOptions::default()).unwrap_err().to_string();
+        let e = trace_stats_report(bad.path(), Some(Format::Mqsim), &TraceOptions::default(), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(":2: field 'size': zero-size request (--lenient"), "{e}");
         let lenient = TraceOptions { lenient: true, ..TraceOptions::default() };
-        let r = trace_stats_report(bad.path(), Some(Format::Mqsim), &lenient).unwrap();
+        let r = trace_stats_report(bad.path(), Some(Format::Mqsim), &lenient, None).unwrap();
         assert!(r.contains("2 (1 line skipped: 1 zero-size request (lenient))"), "{r}");
-        let e = trace_stats_report(Path::new("/nonexistent/x"), None, &TraceOptions::default()).unwrap_err();
+        let e = trace_stats_report(Path::new("/nonexistent/x"), None, &TraceOptions::default(), None).unwrap_err();
         assert!(e.to_string().contains("cannot open"), "{e}");
     }
 

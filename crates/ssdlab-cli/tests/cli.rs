@@ -539,7 +539,8 @@ fn reproduce_spa_ssd_tiny() {
     let md = std::fs::read_to_string(&out).unwrap();
     // The exit status is the required checks' verdict (at this tiny scale some fail).
     let required_failed = md.lines().any(|l| l.starts_with("| **Required:**") && l.ends_with("| no |"));
-    assert_eq!(output.status.success(), !required_failed, "{md}");
+    // A failed required check exits 1 (the report is written); errors exit 2.
+    assert_eq!(output.status.code(), Some(if required_failed { 1 } else { 0 }), "{md}");
     if required_failed {
         assert!(String::from_utf8_lossy(&output.stderr).contains("required check(s) of reproduce spa-ssd failed"));
     }
@@ -673,7 +674,7 @@ fn reproduce_pa_ssd_reads_a_manifest_and_gates_on_its_checks() {
     assert!(md.find("## Claims").unwrap() < md.find("## Fig. 9a").unwrap());
     assert!(md.contains("renamed-fin.txt") && !md.contains("{{") && !md.contains(dir.path().to_str().unwrap()), "{md}");
     let failed = run("sparse");
-    assert!(!failed.status.success());
+    assert_eq!(failed.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&failed.stderr).contains("required check(s) of reproduce pa-ssd failed"));
     assert!(String::from_utf8_lossy(&failed.stdout).contains("FAIL Required: QDS+UBS"));
 }
@@ -833,8 +834,11 @@ fn reproduce_dir_reports_claims_first_and_gates_on_its_checks() {
     let manifest = "[[workload]]\nname = \"tpcc\"\nfile = \"tpcc.trace\"\nformat = \"mqsim\"\n\
                     replay = \"closed-loop\"\nqueue_depth = 32\nrole = \"saturated\"\n";
     std::fs::write(own.path().join("manifest.toml"), manifest).unwrap();
-    let err = fails(&["reproduce", "dir", "--traces", own.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(err.contains("required check(s) of reproduce dir failed"), "{err}");
+    let failed =
+        ssdlab(&["reproduce", "dir", "--traces", own.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(err.contains("FAILED: ") && err.contains("required check(s) of reproduce dir failed"), "{err}");
     let a = args("nosuch");
     let err = fails(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(err.contains("--only nosuch: no such workload; dir's are hm_0"), "{err}");

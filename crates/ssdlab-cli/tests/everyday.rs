@@ -241,7 +241,12 @@ fn the_json_explains_itself() {
 /// the flag; the help has no empty descriptions.
 #[test]
 fn quiet_is_quiet_and_flags_are_blamed() {
-    let out = ssdlab(&["run", "-q", "--trace", &trace("umass_spc/wsrch-small.trace")]);
+    let out = ssdlab(&["run", "-q", "--trace", &trace("umass_spc/wsrch-small.trace"), "--format", "mqsim"]);
+    assert!(out.status.success());
+    // Warnings excepted (issue 45 item 5): wsrch-small holds six devices, wrapped onto the drive.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.stdout.is_empty() && stderr.lines().all(|l| l.starts_with("warning: ")), "{stderr}");
+    let out = ssdlab(&["run", "-q", "--synthetic", "count=1000"]);
     assert!(out.status.success());
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     for (flag, value) in [("--closed-loop", "0"), ("--runs", "0"), ("--speed", "0"), ("--interval-ms", "0")] {
@@ -368,4 +373,192 @@ fn the_aged_dir_drive_retries_its_reads_and_the_fresh_one_does_not() {
     let fresh_retries = fresh["errors"]["read_retries"].as_u64().unwrap();
     let fresh_reads = fresh["errors"]["decoded_reads"].as_u64().unwrap();
     assert!(fresh_retries * 1000 <= fresh_reads, "{fresh_retries} retries over {fresh_reads} reads");
+}
+
+/// Issue 45 item 5: `--quiet` silences progress and the summary, not warnings; `compare`
+/// prints every variant's warnings on stderr, each distinct one once with the variants it
+/// came from (it printed none: a saturated variant gave a clean table).
+#[test]
+fn warnings_reach_stderr_with_quiet_and_from_every_compare_variant() {
+    let fin = trace("umass_spc/fin1.trace");
+    let out = ssdlab(&["run", "-q", "--trace", &fin, "--speed", "1000"]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.is_empty(), "--quiet prints no summary: {stdout}");
+    assert!(stderr.contains("warning: the device was saturated for"), "--quiet keeps warnings: {stderr}");
+    // Without --quiet the warning is on stderr as well (the summary keeps its own copy).
+    let (stdout, stderr) = ok(&["run", "--trace", &fin, "--speed", "1000"]);
+    assert!(stderr.contains("warning: the device was saturated for"), "{stderr}");
+    assert!(stdout.contains("WARNING: the device was saturated for"), "{stdout}");
+    // a and b run the same simulation (erase energy changes no timing): one warning
+    // naming both; calm replays at the trace's own speed and does not saturate.
+    let (stdout, stderr) = ok(&[
+        "compare",
+        "--trace",
+        &fin,
+        "--set",
+        "host.speed_factor=1000",
+        "--variant",
+        "a",
+        "--variant",
+        "b:energy.erase_nj=1.0",
+        "--variant",
+        "calm:host.speed_factor=1",
+    ]);
+    assert!(stdout.contains("calm") && !stdout.contains("saturated"), "the table stays on stdout: {stdout}");
+    let saturated: Vec<&str> = stderr.lines().filter(|l| l.contains("saturated")).collect();
+    assert_eq!(saturated.len(), 1, "one warning, not one per variant: {stderr}");
+    assert!(saturated[0].starts_with("warning (a, b): the device was saturated for"), "{stderr}");
+}
+
+/// Issue 45 item 18: `compare` takes `--series` (one CSV per variant, NAME_VARIANT.csv)
+/// and `--interval-ms`, as `run` does.
+#[test]
+fn compare_writes_each_variants_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("s.csv");
+    let json_path = dir.path().join("c.json");
+    ok(&[
+        "compare",
+        "--synthetic",
+        "count=3000",
+        "--variant",
+        "a",
+        "--variant",
+        "fifo:ftl.gc_victim=fifo",
+        "--series",
+        series.to_str().unwrap(),
+        "--interval-ms",
+        "2",
+        "--json",
+        json_path.to_str().unwrap(),
+    ]);
+    let run_series = dir.path().join("run.csv");
+    ok(&["run", "-q", "--synthetic", "count=3000", "--series", run_series.to_str().unwrap(), "--interval-ms", "2"]);
+    let run_text = std::fs::read_to_string(&run_series).unwrap();
+    for name in ["a", "fifo"] {
+        let path = dir.path().join(format!("s_{name}.csv"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(text.lines().next(), run_text.lines().next(), "the header of run --series");
+        assert!(text.lines().count() > 3, "{text}");
+    }
+    // Variant a is the run itself: the same rows.
+    assert_eq!(std::fs::read_to_string(dir.path().join("s_a.csv")).unwrap(), run_text);
+    let c = json(&json_path);
+    assert_eq!(c["variants"]["fifo"]["config"]["output"]["series_interval_ns"], 2_000_000);
+    let e = fails(&["compare", "--variant", "a", "--interval-ms", "0"]);
+    assert!(e.contains("--interval-ms 0"), "{e}");
+}
+
+/// Issue 45 item 18: every key docs/config.md documents can be set with `--set`; the
+/// `[workload]` keys without a `[workload]` section change the built-in workload (its
+/// closed loop at queue depth 32 and 50,000 requests kept).
+#[test]
+fn every_documented_key_can_be_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let (seed1, seed2) = (dir.path().join("1.json"), dir.path().join("2.json"));
+    ok(&["run", "-q", "--synthetic", "count=2000", "--json", seed1.to_str().unwrap()]);
+    ok(&["run", "-q", "--set", "workload.seed=2", "--synthetic", "count=2000", "--json", seed2.to_str().unwrap()]);
+    let (a, b) = (json(&seed1), json(&seed2));
+    assert_eq!(b["config"]["workload"]["seed"], 2);
+    assert_eq!(b["config"]["workload"]["block_size_bytes"], 16384, "the built-in workload, not [workload]'s defaults");
+    assert_eq!(b["host"]["replay"], a["host"]["replay"]);
+    assert_eq!(b["host"]["requests"], 2000);
+    assert_ne!(a["read"]["latency_ns"]["mean"], b["read"]["latency_ns"]["mean"], "another request stream");
+    let (preset, _) = ok(&["presets", "--show", "small-tlc"]);
+    let file = dir.path().join("small.toml");
+    std::fs::write(&file, preset).unwrap();
+    let (checked, _) = ok(&["check-config", file.to_str().unwrap(), "--set", "workload.count=10"]);
+    assert!(checked.contains(": ok"), "{checked}");
+    // A [[flows]] entry's keys are flows.K.key, K from 0.
+    let flows = dir.path().join("flows.toml");
+    let two =
+        "[[flows]]\nname = \"a\"\nsynthetic = { count = 100 }\n\n[[flows]]\nname = \"b\"\nsynthetic = { count = 50 }\n";
+    std::fs::write(&flows, two).unwrap();
+    let flows = flows.to_str().unwrap();
+    let j = dir.path().join("flows.json");
+    let set =
+        ["--set", "flows.1.queue_depth=4", "--set", "flows.0.synthetic.count=60", "--set", "flows.1.priority=low"];
+    ok(&[&["run", "-q", "--config", flows, "--json", j.to_str().unwrap()][..], &set[..]].concat());
+    let f = json(&j);
+    assert_eq!(f["config"]["flows"][1]["queue_depth"], 4);
+    assert_eq!(f["config"]["flows"][1]["priority"], "low");
+    assert_eq!(f["flows"][0]["all"]["requests"], 60);
+    let e = fails(&["check-config", flows, "--set", "flows.2.queue_depth=4"]);
+    assert!(e.contains("--set flows.2.queue_depth: the config has 2 [[flows]] entries, flows.0 to flows.1"), "{e}");
+    let e = fails(&["check-config", flows, "--set", "flows.0.queue_dept=4"]);
+    assert!(e.contains("unknown key 'queue_dept' (did you mean 'queue_depth'?)"), "{e}");
+    let e = fails(&["check-config", file.to_str().unwrap(), "--set", "flows.0.runs=2"]);
+    assert!(e.contains("the config has no [[flows]] entries"), "{e}");
+    // Every key of every section's table in docs/config.md.
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md")).unwrap();
+    let mut section: Option<String> = None;
+    let mut key_table = false;
+    let mut keys = Vec::new();
+    for line in doc.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            section = h.split('`').nth(1).map(|s| s.to_string());
+            if h.starts_with("Top-level") {
+                section = Some(String::new());
+            }
+            key_table = false;
+            continue;
+        }
+        if line.starts_with('`') && line.contains("`:") {
+            // "`[arbitration]`: how …" starts the table of another section.
+            section = line.split('`').nth(1).map(|s| s.to_string());
+        }
+        if line.starts_with("| key ") {
+            key_table = true;
+            continue;
+        }
+        if !line.starts_with('|') {
+            key_table = false;
+            continue;
+        }
+        let Some(name) = section.as_deref() else { continue };
+        if !key_table || name.starts_with("[designs") {
+            continue;
+        }
+        let prefix = match name.trim_matches(|c| c == '[' || c == ']') {
+            "" => String::new(),
+            "flows" => "flows.0.".to_string(),
+            s => format!("{s}."),
+        };
+        let cell = line.split('|').nth(1).unwrap_or("");
+        for key in cell.split('`').skip(1).step_by(2) {
+            keys.push(format!("{prefix}{key}"));
+        }
+    }
+    assert!(keys.len() > 180 && keys.contains(&"workload.seed".to_string()), "{} keys: {keys:?}", keys.len());
+    assert!(keys.contains(&"flows.0.queue_depth".to_string()), "{keys:?}");
+    let mut config = ssdlab_core::Config::default();
+    config.flows.push(ssdlab_core::config::Flow::default());
+    let refused: Vec<String> = keys
+        .iter()
+        .filter_map(|k| {
+            let e = ssdlab_cli::setup::apply_set(config.clone(), &[format!("{k}=0")]).err()?;
+            let e = format!("{e:#}");
+            (e.contains("unknown key") || e.contains("is not a section")).then(|| format!("{k}: {e}"))
+        })
+        .collect();
+    assert!(refused.is_empty(), "documented keys --set refuses:\n{}", refused.join("\n"));
+}
+
+/// Issue 45 item 12: `reproduce` says how far it has got on stderr (off with --quiet),
+/// never in the report.
+#[test]
+fn reproduce_shows_progress_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pa-ssd.md");
+    let args = ["reproduce", "pa-ssd", "--only", "Fin", "--scale", "0.01", "--out", out.to_str().unwrap()];
+    let (stdout, stderr) = ok(&args);
+    // The first simulation's line comes whatever the machine's speed; later ones every few seconds.
+    assert!(stderr.contains("reproduce pa-ssd: 1 simulation done, "), "{stderr}");
+    assert!(!stdout.contains(" done, "), "{stdout}");
+    let report = std::fs::read_to_string(&out).unwrap();
+    assert!(!report.contains("simulation done"));
+    let (_, quiet) = ok(&[&args[..], &["--quiet"]].concat());
+    assert!(!quiet.contains("reproduce pa-ssd: "), "{quiet}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), report, "the same report with --quiet");
 }

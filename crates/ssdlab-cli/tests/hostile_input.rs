@@ -438,6 +438,20 @@ fn unsorted_timestamps_with_a_sort_window() {
 }
 
 #[test]
+fn an_arrival_past_the_clocks_horizon() {
+    // blktrace's last event on a CPU whose clock was never set reads 40 years; slowed
+    // 1000-fold it would overflow the u64 nanosecond clock.
+    let lab = Lab::new();
+    lab.write("bogus.txt", "0 0 0 8 0\n1266874889708668759 0 8 8 1\n");
+    let e = lab.fails(&["run", "--trace", "bogus.txt", "--format", "ssdsim", "--speed", "0.001"]);
+    assert!(e.starts_with("error: bogus.txt:2: request 1 (read at byte 4096): arrives 1266874889709 s"), "{e}");
+    assert!(e.contains("horizon of 146 years") && e.contains("--time-window"), "{e}");
+    let v =
+        lab.report(&["run", "--trace", "bogus.txt", "--format", "ssdsim", "--speed", "0.001", "--time-window", "0:1"]);
+    assert_eq!(v["host"]["requests"], 1);
+}
+
+#[test]
 fn real_unsorted_trace_systor() {
     // SYSTOR '17 rows are in completion order: arrivals go backwards.
     let lab = Lab::new();

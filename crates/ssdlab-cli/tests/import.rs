@@ -576,3 +576,194 @@ fn mqsim_xml_results_carry_the_json_numbers_in_mqsims_shape() {
     let mib = report["all"]["bandwidth_mib_s"].as_f64().unwrap();
     assert!((bandwidth / 1048576.0 - mib).abs() < 1e-3, "{bandwidth} B/s vs {mib} MiB/s");
 }
+
+/// Runs expecting exit code 2 (a user error) without a panic; returns (stdout, stderr).
+fn refused(args: &[&str]) -> (String, String) {
+    let out = ssdlab(args);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "ssdlab {args:?} should exit 2:\n{stdout}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "must not panic: {stderr}");
+    (stdout.into_owned(), stderr.into_owned())
+}
+
+/// A line of stderr is a warning that contains `what`.
+fn warned(stderr: &str, what: &str) -> bool {
+    stderr.lines().any(|l| l.contains("warning: ") && l.contains(what))
+}
+
+#[test]
+fn a_likely_typo_in_an_mqsim_file_is_an_error_with_a_did_you_mean() {
+    // Issue 45 item 6: MQSim ignores an element it does not know, so a misspelt one
+    // silently runs its default (here over-provisioning 0.15 instead of 0.07).
+    let device = std::fs::read_to_string(mqsim_device()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typo.xml");
+    std::fs::write(&file, device.replace("Overprovisioning_Ratio", "Overprovisoning_Ratio")).unwrap();
+    let f = file.to_str().unwrap();
+    let want = "typo.xml:32: <Overprovisoning_Ratio>";
+    for args in [vec!["check-config", f], vec!["run", "--config", f, "--synthetic", "count=100"]] {
+        let (stdout, stderr) = refused(&args);
+        assert!(
+            stderr.contains(want)
+                && stderr.contains("did you mean <Overprovisioning_Ratio>?")
+                && stderr.contains("--lenient"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stdout.contains("ok") && !stdout.contains("requests"), "{args:?}: nothing ran: {stdout}");
+    }
+    // --lenient runs anyway, with the same words as a warning.
+    let report = dir.path().join("r.json");
+    let (_, stderr) =
+        ok(&["run", "--config", f, "--synthetic", "count=100", "--lenient", "--json", report.to_str().unwrap()]);
+    assert!(warned(&stderr, want) && stderr.contains("did you mean"), "{stderr}");
+    assert_ne!(json(&report)["config"]["ftl"]["over_provisioning"], 0.07, "the misspelt element is ignored");
+    let (stdout, stderr) = ok(&["check-config", "--lenient", f]);
+    assert!(stdout.contains("ok") && warned(&stderr, want), "{stdout}{stderr}");
+
+    // A fork's extension, close to no MQSim element, is not an error: a warning on stderr.
+    let fork = device.replace("<Seed>321</Seed>", "<Seed>321</Seed><Fork_Thermal_Model>on</Fork_Thermal_Model>");
+    std::fs::write(&file, fork).unwrap();
+    let (stdout, stderr) = ok(&["check-config", f]);
+    assert!(stdout.contains("ok"), "{stdout}");
+    assert!(warned(&stderr, "typo.xml:11: <Fork_Thermal_Model>") && !stderr.contains("did you mean"), "{stderr}");
+    let (_, stderr) = ok(&["run", "--config", f, "--synthetic", "count=100"]);
+    assert!(warned(&stderr, "typo.xml:11: <Fork_Thermal_Model>"), "{stderr}");
+    // MQSim's own misspelling (its reader's name for the element) is not a typo.
+    std::fs::write(
+        &file,
+        device.replace("Preferred_suspend_erase_time_for_read", "Prefered_suspend_erase_time_for_read"),
+    )
+    .unwrap();
+    let (_, stderr) = ok(&["check-config", f]);
+    assert!(!stderr.contains("did you mean") && !stderr.contains("warning"), "{stderr}");
+
+    // The same in a workload file: the error names the workload file and line.
+    let workload = std::fs::read_to_string(mqsim_workload()).unwrap().replacen(
+        "<Working_Set_Percentage>50</Working_Set_Percentage>",
+        "<Working_Set_Percentag>50</Working_Set_Percentag>",
+        1,
+    );
+    let w = dir.path().join("w.xml");
+    std::fs::write(&w, workload).unwrap();
+    let args = ["run", "--config", &mqsim_device(), "--workload", w.to_str().unwrap(), "--scenario", "1"];
+    let (_, stderr) = refused(&[&args[..], &["--synthetic", "count=100"]].concat());
+    assert!(
+        stderr.contains("w.xml:12: <Working_Set_Percentag>")
+            && stderr.contains("did you mean <Working_Set_Percentage>?"),
+        "{stderr}"
+    );
+    ok(&[&args[..], &["--synthetic", "count=100", "--lenient"]].concat());
+}
+
+#[test]
+fn a_likely_typo_in_an_ssdsim_file_is_an_error_with_a_did_you_mean() {
+    let mut text = std::fs::read(ssdsim_file()).unwrap();
+    text.extend_from_slice(b"\ngc threshhold = 0.3;\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typo.parameters");
+    std::fs::write(&file, &text).unwrap();
+    let f = file.to_str().unwrap();
+    for args in [vec!["check-config", f], vec!["run", "--config", f, "--synthetic", "count=100"]] {
+        let (_, stderr) = refused(&args);
+        assert!(
+            stderr.contains("typo.parameters:89: 'gc threshhold'") && stderr.contains("did you mean 'gc threshold'?"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (_, stderr) = ok(&["check-config", "--lenient", f]);
+    assert!(warned(&stderr, "typo.parameters:89: 'gc threshhold'"), "{stderr}");
+    // A fork's own knob stays a warning.
+    let mut text = std::fs::read(ssdsim_file()).unwrap();
+    text.extend_from_slice(b"\nfork knob = 3;\n");
+    std::fs::write(&file, &text).unwrap();
+    let (_, stderr) = ok(&["check-config", f]);
+    assert!(warned(&stderr, "typo.parameters:89: 'fork knob'") && !stderr.contains("did you mean"), "{stderr}");
+}
+
+#[test]
+fn every_scenario_is_checked_before_any_runs() {
+    // Issue 45 item 7: scenario 3's missing trace stopped the run only after scenarios 1
+    // and 2 had been simulated. Here scenario 2 also has a bad value: both are named, and
+    // nothing runs.
+    let workload = std::fs::read_to_string(mqsim_workload()).unwrap();
+    let workload =
+        workload.replacen("<Priority_Class>URGENT</Priority_Class>", "<Priority_Class>SUPREME</Priority_Class>", 1);
+    let dir = tempfile::tempdir().unwrap();
+    // Away from MQSim's folder: traces/tpcc-small.trace is not beside it.
+    let w = dir.path().join("w.xml");
+    std::fs::write(&w, workload).unwrap();
+    let report = dir.path().join("r.json");
+    let (stdout, stderr) = refused(&[
+        "run",
+        "--config",
+        &mqsim_device(),
+        "--workload",
+        w.to_str().unwrap(),
+        "--synthetic",
+        "count=100",
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    assert!(!stdout.contains("scenario 1 of 3") && !stdout.contains("requests"), "nothing ran:\n{stdout}");
+    assert!(
+        stderr.contains("scenario 2 of 3") && stderr.contains("w.xml:56: Priority_Class: unknown value 'SUPREME'"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("scenario 3 of 3") && stderr.contains("w.xml:113: File_Path"), "{stderr}");
+    assert!(!report.exists());
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn the_stop_time_figures_of_docs_import_md_are_what_a_run_gives() {
+    // Issue 45 item 17: the doc's command, run in full, gives the doc's figures.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("all.json");
+    ok(&[
+        "run",
+        "--config",
+        &mqsim_device(),
+        "--workload",
+        &mqsim_workload(),
+        "--trace-dir",
+        &trace_dir(),
+        "--quiet",
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    let r = json(&report);
+    let runs = r["scenarios"].as_array().unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/import.md")).unwrap();
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut factor: f64 = 1.0;
+    for (k, op) in [(0, "writes"), (1, "reads")] {
+        let requests = runs[k]["host"]["requests"].as_u64().unwrap();
+        let seconds = runs[k]["simulated_ns"].as_f64().unwrap() / 1e9;
+        let iops = runs[k]["all"]["iops"].as_f64().unwrap().round() as u64;
+        // The import's estimate: the request count over Stop_Time (10 s).
+        let estimate = (requests as f64 / 10.0).round() as u64;
+        let text = format!(
+            "{} {op} (scenario {}, simulated {seconds:.1} s, {} IOPS against an estimated {}",
+            thousands(requests),
+            k + 1,
+            thousands(iops),
+            thousands(estimate)
+        );
+        assert!(doc.contains(&text), "docs/import.md should say \"{text}\"");
+        factor = factor.max(seconds / 10.0).max(10.0 / seconds);
+    }
+    let text = format!("within a factor {factor:.1} of MQSim's 10 s");
+    assert!(doc.contains(&text), "docs/import.md should say \"{text}\"");
+}

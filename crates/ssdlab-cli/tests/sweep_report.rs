@@ -3,7 +3,7 @@
 //! file, line and key; the HTML report's plots from each kind of input.
 
 mod common;
-use common::{fails, ok, trace};
+use common::{fails, ok, ssdlab, trace, traces};
 use std::path::Path;
 
 const SWEEP: &str = r#"# a 2 x 3 sweep of a small synthetic workload
@@ -96,9 +96,17 @@ values = [
         trace("umass_spc/example.ascii")
     );
     let file = write(dir.path(), "w.toml", &text);
-    let (stdout, stderr) = ok(&["sweep", &file]);
+    // Every point runs and the table holds them all, but the sweep fails (exit status 2,
+    // for scripts) unless --allow-failures says failed points are expected.
+    let out = ssdlab(&["sweep", &file]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
     assert!(stdout.contains("3 runs") && stdout.contains("1 failed"), "{stdout}");
     assert!(stderr.contains("run 1 failed"), "{stderr}");
+    assert!(stderr.contains("error: sweep: 1 of 3 runs failed") && stderr.contains("--allow-failures"), "{stderr}");
+    std::fs::remove_file(dir.path().join("w.csv")).unwrap();
+    let (stdout, _) = ok(&["sweep", &file, "--allow-failures"]);
+    assert!(stdout.contains("3 runs") && stdout.contains("1 failed"), "{stdout}");
     let table = read(&dir.path().join("w.csv").display().to_string());
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines[1].starts_with("0,0,fin,ok,,10000,"), "{table}");
@@ -181,9 +189,7 @@ fn report_draws_every_plot_from_a_run_with_its_csvs() {
     assert_eq!(count(&html, "<svg class=\"plot\""), 11, "{html}");
     assert!(!html.contains("no data"), "every plot has data");
     assert!(!html.contains("(percentiles)"), "the CDFs come from the per-request rows");
-    for label in
-        ["latency (µs, log scale)", "simulated time (s)", "MiB/s", "erases per interval", "page type", "blocks"]
-    {
+    for label in ["latency (µs, log scale)", "simulated time (s)", "MiB/s", "erases/s", "page type", "blocks"] {
         assert!(html.contains(&format!(">{label}</text>")), "axis label {label}");
     }
     // The run's numbers are in the summary table.
@@ -268,4 +274,79 @@ fn report_refuses_bad_inputs_without_panicking() {
         &p("m.html"),
     ]);
     assert!(stderr.contains("3 scenarios: --series, --requests and --html write one run's data"), "{stderr}");
+}
+
+/// Issue 45 item 15: docs/sweep.md's example, run as its reader runs it: the TOML block
+/// saved as sweep.toml in a project folder beside shared/traces, and the page's first
+/// command (`ssdlab sweep sweep.toml`) run there. Every run must succeed (the example
+/// gave fin1.trace the wrong format: half its runs failed and the sweep exited 0). The
+/// whole example runs (144 short runs, about 15 s on two cores).
+#[test]
+fn the_sweep_doc_example_runs_as_written() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/sweep.md")).unwrap();
+    let block = |fence: &str| -> String {
+        let start = doc.find(fence).unwrap_or_else(|| panic!("docs/sweep.md has no {fence} block")) + fence.len();
+        doc[start..].split("```").next().unwrap().to_string()
+    };
+    let toml = block("```toml\n");
+    let command: Vec<String> = block("```sh\n")
+        .lines()
+        .next()
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(command[..2], ["ssdlab", "sweep"], "{command:?}");
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    std::fs::create_dir_all(root.path().join("shared")).unwrap();
+    std::os::unix::fs::symlink(traces(), root.path().join("shared/traces")).unwrap();
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join(&command[2]), &toml).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(&command[1..])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the example failed:\n{stdout}\n{}",
+        stderr.lines().rev().take(5).collect::<Vec<_>>().join("\n")
+    );
+    assert!(stdout.contains("144 runs") && stdout.contains(", 0 failed)"), "{stdout}");
+    let table = std::fs::read_to_string(project.join("gc-sweep.csv")).unwrap();
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 144);
+    assert!(rows.iter().all(|r| r.contains(",ok,,")), "{table}");
+    // fin1.trace holds 50,000 requests; every fin1 run replayed them all.
+    let fin: Vec<&&str> = rows.iter().filter(|r| r.split(',').nth(5) == Some("fin1")).collect();
+    assert!(fin.len() == 72 && fin.iter().all(|r| r.split(',').nth(8) == Some("50000")), "{table}");
+}
+
+/// Issue 45 item 5, for sweeps: the runs' warnings reach stderr, each distinct one once
+/// with the runs it came from (the table's `warnings` column only counts them).
+#[test]
+fn a_sweep_prints_its_runs_warnings_once_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"[base]
+preset = "small-tlc"
+trace = "{}"
+set = {{ "host.speed_factor" = 1000 }}
+
+[[axis]]
+key = "energy.erase_nj"
+values = [1.0, 2.0]
+"#,
+        trace("umass_spc/fin1.trace")
+    );
+    let file = write(dir.path(), "w.toml", &text);
+    let (_, stderr) = ok(&["sweep", &file]);
+    let saturated: Vec<&str> = stderr.lines().filter(|l| l.contains("saturated")).collect();
+    assert_eq!(saturated.len(), 1, "{stderr}");
+    assert!(saturated[0].starts_with("warning (runs 0, 1): the device was saturated"), "{stderr}");
 }

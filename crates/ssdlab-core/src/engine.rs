@@ -340,6 +340,8 @@ pub struct Simulator<'a> {
     pub(crate) source_ended: bool,
     pub(crate) host_waiting: VecDeque<(Record, u64)>,
     pub(crate) skipped_total: u64,
+    /// `skipped_total` by reason.
+    pub(crate) skipped_by_reason: crate::stats::SkippedByReason,
     pub(crate) run: u32,
     pub(crate) run_offset_ns: u64,
     pub(crate) trace_base_ns: Option<u64>,
@@ -629,6 +631,7 @@ impl<'a> Simulator<'a> {
             source_ended: false,
             host_waiting: VecDeque::new(),
             skipped_total: 0,
+            skipped_by_reason: Default::default(),
             run: 0,
             run_offset_ns: 0,
             trace_base_ns: None,

@@ -325,9 +325,72 @@ pub struct HostSummary {
     pub unaligned: u64,
     /// Open loop: requests whose timestamp went backwards (served at the current time).
     pub out_of_order: u64,
+    /// Trace lines and records skipped, summed over runs: the sum of `skipped_by_reason`.
     pub skipped_records: u64,
+    /// `skipped_records` by reason.
+    pub skipped_by_reason: SkippedByReason,
     pub runs: u32,
     pub replay: String,
+}
+
+/// Skipped trace lines and records by kind ([`ssdlab_trace::SkipKind`]).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct SkippedByReason {
+    /// Lines that are not requests by design: blank lines, headers, all-empty CSV rows,
+    /// blkparse events other than D and its summary, fio iolog file actions and waits.
+    pub not_requests: u64,
+    /// Malformed lines skipped with `--lenient`.
+    pub malformed: u64,
+    /// Zero-size requests skipped with `--lenient`.
+    pub zero_size: u64,
+    /// Records of other devices, dropped by `--device`.
+    pub other_device: u64,
+    /// Records outside `--time-window`.
+    pub outside_time_window: u64,
+}
+
+impl SkippedByReason {
+    /// Adds what `source` skipped. A source that keeps no breakdown by reason (or one
+    /// that adds up to less than its total) has the rest counted as lines that are not
+    /// requests.
+    pub fn add_source<S: ssdlab_trace::RecordSource + ?Sized>(&mut self, source: &S) {
+        let reasons = source.skip_reasons();
+        let mut listed = 0;
+        for (why, n) in reasons {
+            listed += n;
+            *self.slot(ssdlab_trace::SkipKind::of(why)) += n;
+        }
+        self.not_requests += source.skipped().saturating_sub(listed);
+    }
+
+    fn slot(&mut self, kind: ssdlab_trace::SkipKind) -> &mut u64 {
+        use ssdlab_trace::SkipKind::*;
+        match kind {
+            NotRequest => &mut self.not_requests,
+            Malformed => &mut self.malformed,
+            ZeroSize => &mut self.zero_size,
+            OtherDevice => &mut self.other_device,
+            OutsideWindow => &mut self.outside_time_window,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.not_requests + self.malformed + self.zero_size + self.other_device + self.outside_time_window
+    }
+
+    /// The non-zero counts in words, for the summary: `19819 not requests (blank lines,
+    /// headers, non-request events), 2 outside the time window`; empty when none.
+    pub fn describe(&self) -> String {
+        let parts = [
+            (self.not_requests, "not requests (blank lines, headers, non-request events)"),
+            (self.malformed, "malformed (--lenient)"),
+            (self.zero_size, "zero-size (--lenient)"),
+            (self.other_device, "of other devices (--device)"),
+            (self.outside_time_window, "outside the time window"),
+        ];
+        let list: Vec<String> = parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+        list.join(", ")
+    }
 }
 
 /// Minimum, mean and maximum over the planes.
@@ -420,10 +483,15 @@ pub struct Report {
     pub write: OpSummary,
     pub trim: OpSummary,
     pub all: OpSummary,
-    /// Share of write requests whose slowest sub-request went to each page type; in the
-    /// JSON an object keyed by page-type name, like `flash.programs_by_page_type`.
+    /// Share of the `dominated_writes` whose slowest sub-request went to each page type;
+    /// in the JSON an object keyed by page-type name, like `flash.programs_by_page_type`.
     #[serde(serialize_with = "by_page_type")]
     pub dominated_write_share: Vec<f64>,
+    /// Write requests that waited for at least one page program, the denominator of
+    /// `dominated_write_share`. A write acknowledged once its data is in the DRAM cache
+    /// waits for no program, so it has no dominant page type (its pages' types show in
+    /// `flash.programs_by_page_type`).
+    pub dominated_writes: u64,
     pub waf: f64,
     pub gc: GcSummary,
     pub erase_counts: EraseSummary,

@@ -228,10 +228,13 @@ fn compare(
     type Each = (String, String, Option<Vec<u8>>, Option<Vec<u8>>);
     let result = detached(py, stop, move || -> anyhow::Result<(String, Vec<Each>)> {
         let done = (|| {
-            let (baseline, _, prepared) = cli_compare::prepare_variants(&setup, &variants, baseline)?;
+            // Planned as `ssdlab compare --series` plans: every variant keeps its series.
+            let (baseline, _, plans) = cli_compare::plan_variants(&setup, &variants, baseline, |_| {
+                session::PlanOptions { series: true, quiet: true, ..session::PlanOptions::default() }
+            })?;
             let buffers: Vec<Option<SharedBuffer>> =
                 variants.iter().map(|_| requests.then(SharedBuffer::default)).collect();
-            let outcomes = cli_compare::run_variants(prepared, serial, |i| RunOptions {
+            let outcomes = cli_compare::run_plans(plans, serial, |i| RunOptions {
                 requests: buffers[i].clone().map(|b| RequestSink::Writer(Box::new(b))),
                 quiet: true,
                 stop: Some(flag.clone()),

@@ -82,11 +82,15 @@ def test_compare_equals_cli_json(cli, traces, tmp_path):
         preset="pa-ssd-tlc", trace=trace, format="ssdsim",
     )
     out = tmp_path / "c.json"
+    # ssdlab.compare keeps every variant's series, as `compare --series` does (without it
+    # the CLI records no series interval, and the config hashes differ).
     status, _, err = cli("compare", "--preset", "pa-ssd-tlc", "--trace", str(trace), "--format", "ssdsim",
                          "--variant", "baseline", "--variant", "qds+ubs:pa.scheme=qds+ubs,flash.wordline_buffer=false",
-                         "--json", str(out))
+                         "--json", str(out), "--series", str(tmp_path / "s.csv"))
     assert status == 0, err
     assert c.summary == json.loads(out.read_text())
+    for name, file in [("baseline", "s_baseline.csv"), ("qds+ubs", "s_qds+ubs.csv")]:
+        assert c.runs[name]._series_csv == (tmp_path / file).read_bytes(), name
     assert c.baseline == "baseline" and list(c.runs) == ["baseline", "qds+ubs"]
     table = c.table
     assert table.loc["baseline", "read_norm"] == 1.0

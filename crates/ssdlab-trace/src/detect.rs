@@ -230,6 +230,23 @@ fn classify(text: &[u8], first: bool) -> Class {
     Class::Fits(mask, shape)
 }
 
+/// The one format of `mask`, if it holds exactly one.
+fn single(mask: Mask) -> Option<Format> {
+    (mask.count_ones() == 1).then(|| Format::ALL.into_iter().find(|&f| mask & bit(f) != 0)).flatten()
+}
+
+/// What the reader of `format` says of line `number` (`text`): its error without the
+/// location (`field 'Offset': invalid number '12x4'`), or `None` when it reads the line.
+fn complaint(format: Format, text: &[u8], number: u64, file: &str) -> Option<String> {
+    let mut line = text.to_vec();
+    line.push(b'\n');
+    let e = format.reader(std::io::Cursor::new(line), file).next()?.err()?;
+    let e = TraceError { line: number, ..e };
+    let located = e.to_string();
+    let prefix = format!("{file}:{number}: ");
+    Some(located.strip_prefix(&prefix).unwrap_or(&located).to_string())
+}
+
 /// Why the single remaining format was chosen.
 fn reason_for(format: Format, looked: usize) -> String {
     let lines = if looked == 1 { "the first data line".to_string() } else { format!("the first {looked} data lines") };
@@ -400,7 +417,22 @@ impl Evidence {
 /// SSDSim and MQSim traces are textually identical: such a file is reported as `mqsim`
 /// with a message that says so (both readers give the same records). Five-column files
 /// whose units the data do not decide are an error that names the candidates.
+///
+/// A data line that fits no format at all, after lines that fit one, is passed over (its
+/// reader reports it, naming the field at fault, or skips it with `--lenient`); the
+/// message then names it.
 pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
+    let mut passed = (0, 0);
+    let (format, why) = detect_passing_over(path, &mut passed)?;
+    Ok(match passed {
+        (0, _) => (format, why),
+        (1, line) => (format, format!("{why} (line {line} fits no format: the reader reports it)")),
+        (n, line) => (format, format!("{why} (line {line} and {} more fit no format: the reader reports them)", n - 1)),
+    })
+}
+
+/// [`detect_format`], counting the lines passed over and the first one's number in `passed`.
+fn detect_passing_over(path: &Path, passed: &mut (u64, u64)) -> Result<(Format, String), TraceError> {
     let name = path.display().to_string();
     let (input, compression) = open_decompressed(path)?;
     let mut lines = LineReader::new(input, name.clone());
@@ -434,6 +466,19 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
                     // The reader will report this line; the evidence so far stands.
                     break;
                 }
+                if fits == 0 && first_fit.is_some() {
+                    // A line no format reads, after lines that fit: a malformed line of the
+                    // file's format, which its reader reports with the field at fault (or
+                    // skips with --lenient). Detection decides on the other lines.
+                    if passed.0 == 0 {
+                        passed.1 = l.number;
+                    }
+                    passed.0 += 1;
+                    if passed.0 >= DETECT_LINES as u64 {
+                        break;
+                    }
+                    continue;
+                }
                 looked += 1;
                 if next == 0 {
                     let why = match &first_fit {
@@ -443,12 +488,20 @@ pub fn detect_format(path: &Path) -> Result<(Format, String), TraceError> {
                             l.number,
                             Format::ALL.map(|f| f.name()).join(", ")
                         ),
-                        Some((n, first_shape)) => format!(
-                            "line {n} has {first_shape} ({}) but line {} has {shape} ({})",
-                            names(mask),
-                            l.number,
-                            names(fits)
-                        ),
+                        Some((n, first_shape)) => {
+                            let complaint = match single(mask) {
+                                Some(f) => complaint(f, l.text, l.number, &name)
+                                    .map(|e| format!(" (read as {f}, line {}: {e})", l.number))
+                                    .unwrap_or_default(),
+                                None => String::new(),
+                            };
+                            format!(
+                                "line {n} has {first_shape} ({}) but line {} has {shape} ({}){complaint}",
+                                names(mask),
+                                l.number,
+                                names(fits)
+                            )
+                        }
                     };
                     return Err(TraceError::new(
                         &name,
@@ -624,5 +677,24 @@ mod tests {
     fn integer_first_lines_then_a_fractional_one_is_disksim_or_flashsim() {
         let (f, _) = detect(b"0 0 0 8 1\n0.5 0 8 8 0\n1 0 16 8 0\n2 0 24 8 0\n").unwrap();
         assert_eq!(f, Format::Disksim);
+    }
+
+    /// Issue 45, item 8: one line no format reads is the reader's to report (with its
+    /// field), not a reason to refuse the format the other lines agree on.
+    #[test]
+    fn a_line_that_fits_no_format_is_passed_over() {
+        let good = "128166385295514663,hm,0,Write,4096,4096,100\n";
+        let text = format!("{}128166385295514663,hm,0,Write,12x4,4096,100\n{good}", good.repeat(5));
+        let (f, why) = detect(text.as_bytes()).unwrap();
+        assert_eq!(f, Format::Msr);
+        assert!(why.ends_with("(line 6 fits no format: the reader reports it)"), "{why}");
+        // A line of another format is still a mix, and says what the first format's reader
+        // makes of it.
+        let text = format!("{}0,1,2,r,0.5\n", good.repeat(2));
+        let e = detect(text.as_bytes()).unwrap_err();
+        assert!(
+            e.message.contains("line 3 has 5 comma-separated fields (spc) (read as msr, line 3: field 'size': missing"),
+            "{e}"
+        );
     }
 }

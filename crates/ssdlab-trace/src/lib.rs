@@ -11,6 +11,8 @@
 //!   xz by magic bytes), format names, [`open_trace_with`] and the one-pass summaries.
 //! - [`detect`]: format auto-detection from the first lines ([`detect_format`]).
 //! - [`options`]: [`TraceOptions`] (device filter, lenient parsing, sort window, time window).
+//! - [`prepass`]: the pass a run makes before simulating ([`Prepass`]: span, gaps, order,
+//!   devices, skips).
 //! - [`summary`]: [`TraceSummary`], the counts and extents of a record stream.
 //! - [`stats`]: [`TraceStats`], the full statistics behind `ssdlab trace-stats`.
 //! - [`synthetic`]: the seeded synthetic workload generator ([`SyntheticSpec`]) and the
@@ -23,6 +25,7 @@ pub mod fio;
 pub mod mix;
 pub mod open;
 pub mod options;
+pub mod prepass;
 pub mod readers;
 pub mod record;
 pub mod stats;
@@ -38,7 +41,8 @@ pub use open::{
     detect_compression, open_decompressed, open_trace, open_trace_with, scan_span, scan_span_with, scan_stats,
     validate_options_for, Compression, Format,
 };
-pub use options::{parse_device_selector, TimeUnit, TraceOptions};
+pub use options::{merge_skip_reasons, parse_device_selector, parse_time_window, SkipKind, TimeUnit, TraceOptions};
+pub use prepass::{prepass, Gap, Prepass};
 pub use readers::{
     device_number, write_mqsim, AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader,
     FiuReader, FlashsimReader, MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,

@@ -65,6 +65,8 @@ pub struct MixSource {
     pub restarts: u64,
     /// Records each stream skipped (lenient parsing), the mixed stream's over every pass.
     skipped_mixed: u64,
+    /// [`skipped_mixed`](MixSource::skipped_mixed) by reason.
+    reasons_mixed: Vec<(&'static str, u64)>,
 }
 
 impl MixSource {
@@ -86,6 +88,7 @@ impl MixSource {
             mixed_records: 0,
             restarts: 0,
             skipped_mixed: 0,
+            reasons_mixed: Vec::new(),
         }
     }
 
@@ -97,6 +100,7 @@ impl MixSource {
                 Some(r) => return Some(r),
                 None => {
                     self.skipped_mixed += source.skipped();
+                    crate::merge_skip_reasons(&mut self.reasons_mixed, &source.skip_reasons());
                     self.mixed = None;
                     let reopen = self.reopen.as_mut()?;
                     match reopen() {
@@ -151,6 +155,15 @@ impl RecordSource for MixSource {
 
     fn skipped(&self) -> u64 {
         self.main.skipped() + self.skipped_mixed + self.mixed.as_ref().map_or(0, |m| m.skipped())
+    }
+
+    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
+        let mut all = self.main.skip_reasons();
+        crate::merge_skip_reasons(&mut all, &self.reasons_mixed);
+        if let Some(m) = &self.mixed {
+            crate::merge_skip_reasons(&mut all, &m.skip_reasons());
+        }
+        all
     }
 }
 

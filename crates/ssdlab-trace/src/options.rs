@@ -36,6 +36,72 @@ pub mod reason {
     pub const OUTSIDE_WINDOW: &str = "outside the time window";
 }
 
+/// What kind of skip a [`skip_reasons`](RecordSource::skip_reasons) entry is: the reasons
+/// of every reader and filter fall into five kinds, which the run's report counts apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipKind {
+    /// A line that is not a request by design: blank lines, headers, all-empty CSV rows,
+    /// blkparse events other than D and its summary, fio iolog file actions and waits.
+    NotRequest,
+    /// A malformed line, skipped in lenient mode.
+    Malformed,
+    /// A zero-size request, skipped in lenient mode.
+    ZeroSize,
+    /// A record of another device, dropped by [`TraceOptions::device`].
+    OtherDevice,
+    /// A record outside [`TraceOptions::time_window_ns`].
+    OutsideWindow,
+}
+
+impl SkipKind {
+    /// The kind of a skip reason (any reason not listed below is a line that is not a
+    /// request).
+    pub fn of(reason: &str) -> SkipKind {
+        match reason {
+            crate::readers::reason::MALFORMED => SkipKind::Malformed,
+            crate::readers::reason::ZERO_SIZE => SkipKind::ZeroSize,
+            reason::OTHER_DEVICE => SkipKind::OtherDevice,
+            reason::OUTSIDE_WINDOW => SkipKind::OutsideWindow,
+            _ => SkipKind::NotRequest,
+        }
+    }
+}
+
+/// Adds `more` to a list of skip counts by reason (in order of first occurrence).
+pub fn merge_skip_reasons(into: &mut Vec<(&'static str, u64)>, more: &[(&'static str, u64)]) {
+    for &(why, n) in more {
+        match into.iter_mut().find(|(r, _)| *r == why) {
+            Some((_, m)) => *m += n,
+            None => into.push((why, n)),
+        }
+    }
+}
+
+/// Parses a time window given as `START:END` in seconds after the first record
+/// (`--time-window 60:120`), into nanoseconds.
+pub fn parse_time_window(text: &str) -> Result<(u64, u64), String> {
+    let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
+    let window = text.split_once(':').and_then(|(a, b)| Some((parse(a)?, parse(b)?))).filter(|(a, b)| a < b);
+    let (start, end) = window.ok_or_else(|| format!("'{text}': expected START:END in seconds, START < END"))?;
+    Ok(((start * 1e9) as u64, (end * 1e9) as u64))
+}
+
+/// `ns` as seconds in the shortest decimal that [`parse_time_window`] reads back as a
+/// value in `[low_ns, high_ns]` (`ns` itself when none is shorter).
+pub fn seconds_within(low_ns: u64, high_ns: u64) -> String {
+    let reads_back = |text: &str| parse_time_window(&format!("0:{text}")).ok().map(|(_, ns)| ns);
+    for digits in 0..=9u32 {
+        let step = 10u64.pow(9 - digits);
+        // The first multiple of the step at or above `low_ns`.
+        let candidate = low_ns.div_ceil(step) * step;
+        let text = format!("{:.*}", digits as usize, candidate as f64 / 1e9);
+        if reads_back(&text).is_some_and(|ns| ns >= low_ns && ns <= high_ns) {
+            return text;
+        }
+    }
+    format!("{:.9}", low_ns as f64 / 1e9)
+}
+
 /// Options applied to a trace on top of its format's reader. The default changes nothing.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TraceOptions {
@@ -268,20 +334,28 @@ impl Iterator for RequireRecords {
         if self.seen {
             return None;
         }
-        let reasons = self.inner.skip_reasons();
-        let detail = if reasons.is_empty() {
-            "the file has no data lines".to_string()
-        } else {
-            let list: Vec<String> = reasons.iter().map(|(why, n)| format!("{why}: {n}")).collect();
-            format!("skipped {}", list.join(", "))
-        };
-        Some(Err(TraceError::new(&self.file, 0, "", format!("no requests in the trace ({detail})"))))
+        Some(Err(no_requests_error(&self.file, &self.inner.skip_reasons())))
     }
+}
+
+/// The error of a trace that yields no request, with what was skipped.
+pub(crate) fn no_requests_error(file: &str, reasons: &[(&'static str, u64)]) -> TraceError {
+    let detail = if reasons.is_empty() {
+        "the file has no data lines".to_string()
+    } else {
+        let list: Vec<String> = reasons.iter().map(|(why, n)| format!("{why}: {n}")).collect();
+        format!("skipped {}", list.join(", "))
+    };
+    TraceError::new(file, 0, "", format!("no requests in the trace ({detail})"))
 }
 
 passes_through!(RequireRecords);
 
-fn with_reason(mut reasons: Vec<(&'static str, u64)>, reason: &'static str, n: u64) -> Vec<(&'static str, u64)> {
+pub(crate) fn with_reason(
+    mut reasons: Vec<(&'static str, u64)>,
+    reason: &'static str,
+    n: u64,
+) -> Vec<(&'static str, u64)> {
     if n > 0 {
         reasons.push((reason, n));
     }

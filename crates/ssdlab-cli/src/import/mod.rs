@@ -164,6 +164,10 @@ pub struct ImportReport {
     pub parameters: Vec<Param>,
     /// Things the user should know (duplicated keys, refused defaults...).
     pub warnings: Vec<String>,
+    /// Unknown names close to known ones (likely typos), one message each: they refuse
+    /// the import unless `--lenient` ([`ImportReport::check_typos`]).
+    #[serde(skip)]
+    pub typos: Vec<String>,
 }
 
 impl ImportReport {
@@ -189,10 +193,31 @@ impl ImportReport {
         self.files.extend(other.files);
         self.parameters.extend(other.parameters);
         self.warnings.extend(other.warnings);
+        self.typos.extend(other.typos);
         if other.scenario.is_some() {
             self.scenario = other.scenario;
         }
         self.recount();
+    }
+
+    /// Likely typos refuse the files: the source simulator would have ignored the name
+    /// silently and run its default. With `lenient` they become warnings.
+    pub fn check_typos(&mut self, lenient: bool) -> Result<()> {
+        if self.typos.is_empty() {
+            return Ok(());
+        }
+        if lenient {
+            let typos = std::mem::take(&mut self.typos);
+            self.warnings.extend(typos.into_iter().map(|t| format!("{t} (ignored: --lenient)")));
+            return Ok(());
+        }
+        let simulator = if self.format == "ssdsim" { "SSDSim" } else { "MQSim" };
+        bail!(
+            "{}\n{simulator} would ignore {} and run its default instead: correct the name, or pass --lenient to run \
+             with it ignored",
+            self.typos.join("\n"),
+            if self.typos.len() == 1 { "such a name" } else { "such names" }
+        )
     }
 
     /// One line of counts, for the summary.
@@ -380,6 +405,69 @@ pub fn to_toml(header: &str, assigns: &[Assign]) -> String {
     out
 }
 
+/// The names a source simulator reads, for telling a likely typo from a fork's extension.
+pub struct Vocabulary {
+    pub simulator: &'static str,
+    /// What its names are: "element" (MQSim's XML) or "parameter" (SSDSim).
+    pub noun: &'static str,
+    pub names: &'static [&'static str],
+}
+
+impl Vocabulary {
+    /// A name as the file writes it: `<Element>` or `'key'`.
+    pub fn quote(&self, name: &str) -> String {
+        if self.noun == "element" {
+            format!("<{name}>")
+        } else {
+            format!("'{name}'")
+        }
+    }
+}
+
+/// Edit distance counting a swap of neighbours as one edit (optimal string alignment),
+/// ignoring ASCII case.
+fn typo_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The known name `name` is probably a misspelling of: the same letters in another case,
+/// or one edit away (a letter missing, extra, wrong, or two swapped; two edits for names
+/// of ten characters or more). Farther names are a fork's own, not typos.
+pub fn likely_typo<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let length = name.chars().count();
+    let limit = match length {
+        0..=3 => 0,
+        4..=9 => 1,
+        _ => 2,
+    };
+    known
+        .into_iter()
+        .filter(|k| *k != name)
+        .map(|k| (typo_distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
 /// One `key = value` of a source file, with where it is.
 #[derive(Clone, Debug)]
 pub struct Item {
@@ -395,11 +483,13 @@ pub struct Item {
 pub struct Items {
     pub file: String,
     items: Vec<Item>,
+    /// Every name a rule asked for, present or not (known names, for typos).
+    asked: Vec<String>,
 }
 
 impl Items {
     pub fn new(file: &str) -> Self {
-        Items { file: file.to_string(), items: Vec::new() }
+        Items { file: file.to_string(), items: Vec::new(), asked: Vec::new() }
     }
 
     pub fn push(&mut self, line: u32, key: &str, value: &str) {
@@ -414,6 +504,9 @@ impl Items {
 
     /// The last occurrence of `key` (last wins, as both simulators read their files).
     pub fn take(&mut self, key: &str) -> Option<Item> {
+        if !self.asked.iter().any(|k| k == key) {
+            self.asked.push(key.to_string());
+        }
         let mut found = None;
         for item in self.items.iter_mut().filter(|i| i.key == key) {
             item.used = true;
@@ -451,9 +544,31 @@ impl Items {
         out
     }
 
-    /// Records duplicates as overridden and untaken items as unknown; `shape` says which
-    /// unknown names would change the device's shape, which refuses the file.
-    pub fn finish(self, m: &mut Mapping, simulator: &str, shape: impl Fn(&str) -> bool) -> Result<()> {
+    /// The error for a required `key` that is absent: an untaken name close to it is
+    /// named as the likely typo; otherwise `message`.
+    pub fn missing(&self, key: &str, vocabulary: &Vocabulary, message: String) -> anyhow::Error {
+        match self.items.iter().find(|i| !i.used && likely_typo(&i.key, [key]).is_some()) {
+            Some(i) => anyhow!(
+                "{}:{}: {} is not {} {} {}: did you mean {}? ({message})",
+                i.file,
+                i.line,
+                vocabulary.quote(&i.key),
+                article(vocabulary.simulator),
+                vocabulary.simulator,
+                vocabulary.noun,
+                vocabulary.quote(key)
+            ),
+            None => anyhow!(message),
+        }
+    }
+
+    /// Records duplicates as overridden and untaken items as unknown: a name close to one
+    /// the source simulator reads (`vocabulary`, or one a rule asked for) is a likely
+    /// typo (`report.typos`, which refuse the import unless `--lenient`); any other is a
+    /// fork's extension, ignored with a warning. `shape` says which unknown names would
+    /// change the device's shape, which refuses the file.
+    pub fn finish(self, m: &mut Mapping, vocabulary: &Vocabulary, shape: impl Fn(&str) -> bool) -> Result<()> {
+        let simulator = vocabulary.simulator;
         for (i, item) in self.items.iter().enumerate() {
             if let Some(later) = self.items[i + 1..].iter().find(|j| j.key == item.key) {
                 m.report.warnings.push(format!(
@@ -463,20 +578,62 @@ impl Items {
                 m.param(item, Fate::Overridden, &[], format!("set again on line {}", later.line));
                 continue;
             }
-            if !item.used {
-                if shape(&item.key) {
-                    bail!(
-                        "{}:{}: {}: unknown parameter that would change the device's shape; ssdlab cannot import \
-                         it (remove it or map it by hand)",
-                        item.file,
-                        item.line,
-                        item.key
+            if item.used {
+                continue;
+            }
+            let known = self.asked.iter().map(String::as_str).chain(vocabulary.names.iter().copied());
+            let typo = likely_typo(&item.key, known).map(|k| vocabulary.quote(k));
+            let hint = typo.as_ref().map(|t| format!(" (did you mean {t}?)")).unwrap_or_default();
+            if shape(&item.key) {
+                bail!(
+                    "{}:{}: {}: unknown parameter that would change the device's shape; ssdlab cannot import \
+                     it (remove it or map it by hand){hint}",
+                    item.file,
+                    item.line,
+                    item.key
+                );
+            }
+            let name = vocabulary.quote(&item.key);
+            let (a, noun) = (article(simulator), vocabulary.noun);
+            match &typo {
+                Some(t) => {
+                    m.report.typos.push(format!(
+                        "{}:{}: {name} is not {a} {simulator} {noun}: did you mean {t}?",
+                        item.file, item.line
+                    ));
+                    m.param(item, Fate::Unknown, &[], format!("a likely typo of {t}; ignored"));
+                }
+                None if vocabulary.names.contains(&item.key.as_str()) => {
+                    m.report.warnings.push(format!(
+                        "{}:{}: {name} is {a} {simulator} {noun} that ssdlab does not read here; ignored",
+                        item.file, item.line
+                    ));
+                    m.param(
+                        item,
+                        Fate::Unknown,
+                        &[],
+                        format!("{a} {simulator} {noun} ssdlab does not read here; ignored"),
                     );
                 }
-                m.param(item, Fate::Unknown, &[], format!("not a {simulator} parameter ssdlab knows; ignored"));
+                None => {
+                    m.report.warnings.push(format!(
+                        "{}:{}: {name} is not {a} {simulator} {noun} ssdlab knows (a fork's extension?); ignored",
+                        item.file, item.line
+                    ));
+                    m.param(item, Fate::Unknown, &[], format!("not {a} {simulator} {noun} ssdlab knows; ignored"));
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// "an MQSim", "an SSDSim".
+fn article(simulator: &str) -> &'static str {
+    if simulator.starts_with(['A', 'E', 'F', 'H', 'I', 'L', 'M', 'N', 'O', 'R', 'S', 'X']) {
+        "an"
+    } else {
+        "a"
     }
 }
 
@@ -542,8 +699,14 @@ pub struct Loaded {
     pub preconditioning: Option<bool>,
 }
 
-/// Reads a config file of any supported kind, recognised by its content.
+/// Reads a config file of any supported kind, recognised by its content; a likely typo in
+/// an MQSim or SSDSim file refuses it.
 pub fn load(path: &Path) -> Result<Loaded> {
+    load_with(path, false)
+}
+
+/// As [`load`]; with `lenient` (`--lenient`), likely typos are warnings instead.
+pub fn load_with(path: &Path, lenient: bool) -> Result<Loaded> {
     let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read config {}: {e}", path.display()))?;
     let name = path.display().to_string();
     match detect(&bytes) {
@@ -553,7 +716,8 @@ pub fn load(path: &Path) -> Result<Loaded> {
             Ok(Loaded { config, import: None, assigns: Vec::new(), kind: Kind::Toml, preconditioning: None })
         }
         Kind::MqsimDevice => {
-            let (m, preconditioning) = mqsim::device(&bytes, &name)?;
+            let (mut m, preconditioning) = mqsim::device(&bytes, &name)?;
+            m.report.check_typos(lenient)?;
             let config = m.apply_to(&Config::default()).map_err(|e| anyhow!("{name}: the imported device: {e}"))?;
             Ok(Loaded {
                 config,
@@ -564,7 +728,8 @@ pub fn load(path: &Path) -> Result<Loaded> {
             })
         }
         Kind::Ssdsim => {
-            let m = ssdsim::parameters(&bytes, &name)?;
+            let mut m = ssdsim::parameters(&bytes, &name)?;
+            m.report.check_typos(lenient)?;
             let config = m.apply_to(&Config::default()).map_err(|e| anyhow!("{name}: the imported device: {e}"))?;
             Ok(Loaded { config, import: Some(m.report), assigns: m.assigns, kind: Kind::Ssdsim, preconditioning: None })
         }
@@ -585,6 +750,24 @@ mod tests {
         assert_eq!(detect(b"<!-- c --><MQSim_IO_Scenarios>"), Kind::MqsimWorkload);
         assert_eq!(detect(b"channel number = 2;\nchip number[0] = 2;\nt_PROG = 1\n"), Kind::Ssdsim);
         assert_eq!(detect(b"[geometry]\nchannels = 2\n"), Kind::Toml);
+    }
+
+    #[test]
+    fn likely_typos_are_near_names_and_forks_are_not() {
+        let mqsim = mqsim::DEVICE.names.iter().copied();
+        assert_eq!(likely_typo("Overprovisoning_Ratio", mqsim.clone()), Some("Overprovisioning_Ratio"));
+        assert_eq!(likely_typo("overprovisioning_ratio", mqsim.clone()), Some("Overprovisioning_Ratio"));
+        assert_eq!(likely_typo("Flash_Chanel_Count", mqsim.clone()), Some("Flash_Channel_Count"));
+        assert_eq!(likely_typo("GC_Hard_Threshlod", mqsim.clone()), Some("GC_Hard_Threshold"), "a swap is one edit");
+        // A fork's own names and MQSim's own spellings are not typos.
+        for name in ["Page_Read_Latency_QLC", "Fork_Thermal_Model", "Die_No_Per_Package", "Overprovisioning_Ratio"] {
+            assert_eq!(likely_typo(name, mqsim.clone()), None, "{name}");
+        }
+        // Short names allow one edit, very short ones only another case.
+        assert_eq!(likely_typo("t_PRG", ["t_PROG"]), Some("t_PROG"));
+        assert_eq!(likely_typo("GC", ["gc"]), Some("gc"));
+        assert_eq!(likely_typo("gd", ["gc"]), None);
+        assert_eq!(likely_typo("lun number", ["die number", "page number"]), None);
     }
 
     #[test]

@@ -3,11 +3,11 @@
 //! `<Device_Parameter_Set>`), each element mapped onto ssdlab's keys with its fate
 //! recorded. The workload file is [`super::mqsim_workload`]'s.
 
-use super::{boolean, count, fraction, origin, whole, Fate, Item, Items, Mapping};
+use super::{boolean, count, fraction, origin, whole, Fate, Item, Items, Mapping, Vocabulary};
 use anyhow::{anyhow, bail, Result};
 use std::path::Path;
 
-pub use super::mqsim_workload::{scenario, scenario_count, Context};
+pub use super::mqsim_workload::{check_every_scenario, scenario, scenario_count, Context};
 
 /// Parses XML after refusing merge-conflict markers, with errors naming file and line.
 pub(super) fn parse_xml<'a>(text: &'a str, file: &str) -> Result<roxmltree::Document<'a>> {
@@ -48,6 +48,84 @@ pub(super) fn leaves(doc: &roxmltree::Document, node: roxmltree::Node, items: &m
     }
 }
 
+/// The elements of MQSim's device file (its reference version's readers:
+/// Execution_, Host_, Device_ and Flash_Parameter_Set.cpp), as written in its shipped
+/// ssdconfig.xml and as its reader spells them (`Prefered_suspend_erase_time_for_read`).
+pub const DEVICE: Vocabulary = Vocabulary {
+    simulator: "MQSim",
+    noun: "element",
+    names: &[
+        "Host_Parameter_Set",
+        "Device_Parameter_Set",
+        "Flash_Parameter_Set",
+        // Host.
+        "PCIe_Lane_Bandwidth",
+        "PCIe_Lane_Count",
+        "SATA_Processing_Delay",
+        "Enable_ResponseTime_Logging",
+        "ResponseTime_Logging_Period_Length",
+        // Device.
+        "Seed",
+        "Enabled_Preconditioning",
+        "Memory_Type",
+        "HostInterface_Type",
+        "IO_Queue_Depth",
+        "Queue_Fetch_Size",
+        "Caching_Mechanism",
+        "Data_Cache_Sharing_Mode",
+        "Data_Cache_Capacity",
+        "Data_Cache_DRAM_Row_Size",
+        "Data_Cache_DRAM_Data_Rate",
+        "Data_Cache_DRAM_Data_Busrt_Size",
+        "Data_Cache_DRAM_tRCD",
+        "Data_Cache_DRAM_tCL",
+        "Data_Cache_DRAM_tRP",
+        "Address_Mapping",
+        "Ideal_Mapping_Table",
+        "CMT_Capacity",
+        "CMT_Sharing_Mode",
+        "Plane_Allocation_Scheme",
+        "Transaction_Scheduling_Policy",
+        "Overprovisioning_Ratio",
+        "GC_Exec_Threshold",
+        "GC_Block_Selection_Policy",
+        "Use_Copyback_for_GC",
+        "Preemptible_GC_Enabled",
+        "GC_Hard_Threshold",
+        "Dynamic_Wearleveling_Enabled",
+        "Static_Wearleveling_Enabled",
+        "Static_Wearleveling_Threshold",
+        "Preferred_suspend_erase_time_for_read",
+        "Prefered_suspend_erase_time_for_read",
+        "Preferred_suspend_erase_time_for_write",
+        "Preferred_suspend_write_time_for_read",
+        "Flash_Channel_Count",
+        "Flash_Channel_Width",
+        "Channel_Transfer_Rate",
+        "Chip_No_Per_Channel",
+        "Flash_Comm_Protocol",
+        // Flash.
+        "Flash_Technology",
+        "CMD_Suspension_Support",
+        "Page_Read_Latency_LSB",
+        "Page_Read_Latency_CSB",
+        "Page_Read_Latency_MSB",
+        "Page_Program_Latency_LSB",
+        "Page_Program_Latency_CSB",
+        "Page_Program_Latency_MSB",
+        "Block_Erase_Latency",
+        "Block_PE_Cycles_Limit",
+        "Suspend_Erase_Time",
+        "Suspend_Program_Time",
+        "Die_No_Per_Chip",
+        "Plane_No_Per_Die",
+        "Block_No_Per_Plane",
+        "Page_No_Per_Block",
+        "Page_Capacity",
+        "Page_Metadat_Capacity",
+    ],
+};
+
 /// Names that would change the device's shape if a fork added them.
 fn shape_name(name: &str) -> bool {
     name.contains("_No_Per_") || name.ends_with("Channel_Count") || name.starts_with("Page_Capacity")
@@ -71,7 +149,7 @@ pub fn device(bytes: &[u8], file: &str) -> Result<(Mapping, bool)> {
     m.report.format = "mqsim".into();
     m.report.files.push(file.to_string());
     let preconditioning = map_device(&mut items, &mut m)?;
-    items.finish(&mut m, "MQSim", shape_name)?;
+    items.finish(&mut m, &DEVICE, shape_name)?;
     m.report.recount();
     Ok((m, preconditioning))
 }
@@ -83,9 +161,16 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
     m.set("description", format!("imported from MQSim's {name}"), "ssdlab import");
     m.set("source", format!("MQSim device file {name} (ssdlab import mqsim)"), "ssdlab import");
     let need = |items: &mut Items, key: &str| -> Result<Item> {
-        items.take(key).ok_or_else(|| {
-            anyhow!("{file}: no <{key}> element: ssdlab needs it from the file (MQSim would use a built-in default)")
-        })
+        match items.take(key) {
+            Some(item) => Ok(item),
+            None => Err(items.missing(
+                key,
+                &DEVICE,
+                format!(
+                    "{file}: no <{key}> element: ssdlab needs it from the file (MQSim would use a built-in default)"
+                ),
+            )),
+        }
     };
     let exact = |m: &mut Mapping, item: &Item, key: &str, value: toml::Value| {
         m.set(key, value, &origin(item));
@@ -172,7 +257,13 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
                     whole(&item)?;
                     m.param(&item, Fate::Mapped, &[], format!("unused for {cell} cells, as in MQSim"));
                 }
-                None if used => bail!("{file}: no <{element}> element: the {cell} latencies need it"),
+                None if used => {
+                    return Err(items.missing(
+                        &element,
+                        &DEVICE,
+                        format!("{file}: no <{element}> element: the {cell} latencies need it"),
+                    ))
+                }
                 None => {}
             }
         }
@@ -339,6 +430,8 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
     }
     for key in [
         "Preferred_suspend_erase_time_for_read",
+        // How MQSim's reader spells it (its shipped file has the spelling above).
+        "Prefered_suspend_erase_time_for_read",
         "Preferred_suspend_erase_time_for_write",
         "Preferred_suspend_write_time_for_read",
         "CMD_Suspension_Support",

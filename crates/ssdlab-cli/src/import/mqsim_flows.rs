@@ -143,7 +143,7 @@ pub(super) fn flows(
         }
         let empty = Items::new(&flow.items.file);
         let items = std::mem::replace(&mut flow.items, empty);
-        items.finish(&mut fm, "MQSim", |_| false)?;
+        items.finish(&mut fm, &super::mqsim_workload::FLOW, |_| false)?;
         // The single-workload keys the flow's parts set, as the flow's own.
         let rename = |key: &str| -> Option<String> {
             match key {
@@ -177,6 +177,7 @@ pub(super) fn flows(
             m.report.parameters.push(p);
         }
         m.report.warnings.extend(fm.report.warnings);
+        m.report.typos.extend(fm.report.typos);
         offset += size;
     }
     // A closed-loop synthetic flow's working set may not be set: then its whole range.

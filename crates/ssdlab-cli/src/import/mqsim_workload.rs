@@ -6,7 +6,7 @@
 //! address space and its priority class.
 
 use super::mqsim::{elements, leaves, line_of, parse_xml};
-use super::{boolean, count, origin, whole, Fate, Item, Items, Mapping};
+use super::{boolean, count, origin, whole, Fate, Item, Items, Mapping, Vocabulary};
 use anyhow::{anyhow, bail, Result};
 use ssdlab_core::Config;
 use ssdlab_trace::TimeUnit;
@@ -35,7 +35,48 @@ pub struct Context<'a> {
     /// MQSim's `Enabled_Preconditioning` when the device came from an MQSim file.
     pub preconditioning: Option<bool>,
     pub trace_dir: Option<&'a Path>,
+    /// `--lenient`: likely typos in the workload file are warnings, not errors.
+    pub lenient: bool,
 }
+
+/// The elements of an MQSim flow (its reference version's IO_Flow_Parameter_Set.cpp,
+/// synthetic and trace-based; `Intensity` as its shipped workload.xml writes the rate).
+pub(super) const FLOW: Vocabulary = Vocabulary {
+    simulator: "MQSim",
+    noun: "element",
+    names: &[
+        "Priority_Class",
+        "Device_Level_Data_Caching_Mode",
+        "Channel_IDs",
+        "Chip_IDs",
+        "Die_IDs",
+        "Plane_IDs",
+        "Initial_Occupancy_Percentage",
+        "Working_Set_Percentage",
+        "Synthetic_Generator_Type",
+        "Read_Percentage",
+        "Address_Distribution",
+        "Percentage_of_Hot_Region",
+        "Generated_Aligned_Addresses",
+        "Address_Alignment_Unit",
+        "Request_Size_Distribution",
+        "Average_Request_Size",
+        "Variance_Request_Size",
+        "Seed",
+        "Average_No_of_Reqs_in_Queue",
+        "Bandwidth",
+        "Intensity",
+        "Stop_Time",
+        "Total_Requests_To_Generate",
+        "File_Path",
+        "Percentage_To_Be_Executed",
+        "Relay_Count",
+        "Time_Unit",
+    ],
+};
+
+/// What `<MQSim_IO_Scenarios>` holds.
+const SCENARIOS: Vocabulary = Vocabulary { simulator: "MQSim", noun: "element", names: &["IO_Scenario"] };
 
 fn workload_doc<'a>(text: &'a str, file: &str) -> Result<roxmltree::Document<'a>> {
     let doc = parse_xml(text, file)?;
@@ -62,6 +103,45 @@ pub fn scenario_count(path: &Path) -> Result<usize> {
     Ok(n)
 }
 
+/// Sets up every one of the `count` scenarios of `setup`'s workload file as its run would
+/// (device, scenario, trace files found and opened, the resulting config validated), so
+/// that a broken scenario stops `ssdlab run` before any scenario is simulated. The error
+/// names every scenario that cannot run.
+pub fn check_every_scenario(setup: &crate::SetupArgs, count: usize) -> Result<()> {
+    // (scenarios, error): one entry per distinct error (a device's error is every scenario's).
+    let mut problems: Vec<(Vec<usize>, String)> = Vec::new();
+    for k in 1..=count {
+        let mut args = setup.clone();
+        args.scenario = Some(k);
+        // The runs print the notes; this only looks for errors.
+        args.quiet = true;
+        if let Err(e) = crate::setup::prepare(&args) {
+            let text = format!("{e:#}");
+            match problems.iter_mut().find(|(_, t)| *t == text) {
+                Some((ks, _)) => ks.push(k),
+                None => problems.push((vec![k], text)),
+            }
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let failed: usize = problems.iter().map(|(ks, _)| ks.len()).sum();
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|(ks, text)| {
+            let which: Vec<String> = ks.iter().map(|k| k.to_string()).collect();
+            let noun = if ks.len() == 1 { "scenario" } else { "scenarios" };
+            format!("  {noun} {} of {count}: {text}", which.join(", "))
+        })
+        .collect();
+    let workload = setup.workload.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    bail!(
+        "{workload}: {failed} of {count} scenarios cannot run (every scenario is checked first; none was simulated):\n{}",
+        lines.join("\n")
+    )
+}
+
 pub(super) struct Flow {
     pub trace: bool,
     pub line: u32,
@@ -85,7 +165,7 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
             other.push(line_of(&doc, node), node.tag_name().name(), node.text().unwrap_or("").trim());
         }
     }
-    other.finish(&mut m, "MQSim", |_| false)?;
+    other.finish(&mut m, &SCENARIOS, |_| false)?;
     let total = scenarios.len();
     let node = *scenarios
         .get(index.wrapping_sub(1))
@@ -128,11 +208,12 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
             synthetic(&mut flow.items, &mut m, ctx, (depth, depth))?;
         }
         let items = std::mem::replace(&mut flow.items, Items::new(&file));
-        items.finish(&mut m, "MQSim", |_| false)?;
+        items.finish(&mut m, &FLOW, |_| false)?;
     } else {
         super::mqsim_flows::flows(&mut flows, &lists, &mut m, path, ctx)?;
     }
     m.report.recount();
+    m.report.check_typos(ctx.lenient)?;
     Ok(Scenario { mapping: m, trace })
 }
 
@@ -280,7 +361,12 @@ pub(super) fn common(items: &mut Items, m: &mut Mapping, ctx: &Context) -> Resul
 
 pub(super) fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ctx: &Context) -> Result<TraceFlow> {
     let file = items.file.clone();
-    let given = items.take("File_Path").ok_or_else(|| anyhow!("{file}: a trace-based flow without <File_Path>"))?;
+    let given = match items.take("File_Path") {
+        Some(given) => given,
+        None => {
+            return Err(items.missing("File_Path", &FLOW, format!("{file}: a trace-based flow without <File_Path>")))
+        }
+    };
     // MQSim runs on Windows and Linux: either separator.
     let relative = PathBuf::from(given.value.replace('\\', "/"));
     let base = workload.parent().unwrap_or(Path::new("."));
@@ -302,6 +388,9 @@ pub(super) fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ct
             if ctx.trace_dir.is_none() { "; give the trace's folder with --trace-dir DIR" } else { "" }
         )
     })?;
+    if let Err(e) = std::fs::File::open(&path) {
+        bail!("{}:{}: File_Path: '{}': cannot open {}: {e}", given.file, given.line, given.value, path.display());
+    }
     m.param(&given, Fate::Mapped, &[], format!("{} (MQSim's ASCII trace format)", path.display()));
     m.set("host.replay", "open-loop", "a trace flow replays its timestamps");
     let unit = match items.take("Time_Unit") {
@@ -336,7 +425,10 @@ pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth
     let (depth, all_depth) = depth_share;
     let file = items.file.clone();
     let get = |items: &mut Items, key: &str| -> Result<Item> {
-        items.take(key).ok_or_else(|| anyhow!("{file}: a synthetic flow without <{key}>"))
+        match items.take(key) {
+            Some(item) => Ok(item),
+            None => Err(items.missing(key, &FLOW, format!("{file}: a synthetic flow without <{key}>"))),
+        }
     };
     let reads = get(items, "Read_Percentage")?;
     let read_fraction = percent(&reads)? as f64 / 100.0;

@@ -3,7 +3,98 @@
 //! is everything before `=`, the value a number after it; `;` optional), mapped onto
 //! ssdlab's keys with the fate of every key recorded.
 
-use super::{boolean, count, fraction, number, origin, whole, Fate, Item, Items, Mapping};
+use super::{boolean, count, fraction, number, origin, whole, Fate, Item, Items, Mapping, Vocabulary};
+
+/// The keys SSDSim's `load_parameters` reads (huaicheng/ssdsim, initialize.c), besides
+/// `chip number[i]`.
+const KEYS: Vocabulary = Vocabulary {
+    simulator: "SSDSim",
+    noun: "parameter",
+    names: &[
+        "active write",
+        "active write threshold",
+        "address mapping",
+        "advanced command",
+        "advanced command priority",
+        "advanced command priority2",
+        "aged",
+        "aged ratio",
+        "allocation",
+        "block number",
+        "buffer management",
+        "channel number",
+        "chip number",
+        "clean in background",
+        "cpu sdram",
+        "die number",
+        "dram active current",
+        "dram capacity",
+        "dram refresh current",
+        "dram standby current",
+        "dram voltage",
+        "dynamic_allocation",
+        "erase limit",
+        "flash operating current",
+        "flash supply voltage",
+        "gc",
+        "gc hard threshold",
+        "gc threshold",
+        "greed CB command",
+        "greed MPW command",
+        "interleaving",
+        "overprovide",
+        "page capacity",
+        "page number",
+        "pipelining",
+        "plane number",
+        "queue_length",
+        "quick table radio",
+        "related mapping",
+        "scheduling algorithm",
+        "small large write",
+        "static_allocation",
+        "striping",
+        "subpage capacity",
+        "subpage page",
+        "t_ADL",
+        "t_ALH",
+        "t_ALS",
+        "t_AR",
+        "t_BERS",
+        "t_CEA",
+        "t_CH",
+        "t_CHZ",
+        "t_CLH",
+        "t_CLR",
+        "t_CLS",
+        "t_COH",
+        "t_CS",
+        "t_DBSY",
+        "t_DH",
+        "t_DS",
+        "t_IR",
+        "t_PROG",
+        "t_R",
+        "t_RC",
+        "t_REA",
+        "t_REH",
+        "t_RHOH",
+        "t_RHW",
+        "t_RHZ",
+        "t_RLOH",
+        "t_RP",
+        "t_RR",
+        "t_RST",
+        "t_WB",
+        "t_WC",
+        "t_WH",
+        "t_WHR",
+        "t_WP",
+        "threshold value",
+        "time_step",
+        "wear leveling",
+    ],
+};
 use anyhow::{anyhow, bail, Result};
 
 /// Reads the bytes of a parameter file. Comments may be in any encoding (SSDSim's own file
@@ -49,7 +140,7 @@ pub fn parameters(bytes: &[u8], file: &str) -> Result<Mapping> {
         items.push(line, key, value);
     }
     map(&mut items, &mut m)?;
-    items.finish(&mut m, "SSDSim", |key| key.contains("number"))?;
+    items.finish(&mut m, &KEYS, |key| key.contains("number"))?;
     m.report.recount();
     Ok(m)
 }
@@ -61,7 +152,14 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
     m.set("description", format!("imported from SSDSim's {name}"), "ssdlab import");
     m.set("source", format!("SSDSim parameter file {name} (ssdlab import ssdsim)"), "ssdlab import");
     let need = |items: &mut Items, key: &str| -> Result<Item> {
-        items.take(key).ok_or_else(|| anyhow!("{file}: no '{key}' line: SSDSim needs it for the device's shape"))
+        match items.take(key) {
+            Some(item) => Ok(item),
+            None => Err(items.missing(
+                key,
+                &KEYS,
+                format!("{file}: no '{key}' line: SSDSim needs it for the device's shape"),
+            )),
+        }
     };
 
     // Geometry. SSDSim builds each channel from `chip number[i]`; ssdlab's channels are alike.

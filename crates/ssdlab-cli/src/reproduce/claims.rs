@@ -3,7 +3,7 @@
 //! the required checks that gate the exit code, and the discussion template filled in
 //! from the run.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -41,7 +41,7 @@ pub(crate) fn gate(claims: &[Claim], name: &str) -> Result<()> {
     }
     let failed = claims.iter().filter(|c| c.required && c.verdict != "holds").count();
     if failed > 0 {
-        bail!("{failed} required check(s) of reproduce {name} failed");
+        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce {name} failed")).into());
     }
     Ok(())
 }

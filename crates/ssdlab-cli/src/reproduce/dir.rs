@@ -6,9 +6,9 @@
 //! (placing the data the traces read as their own writes would have, "warm-up").
 
 use crate::figures::Figures;
-use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::claims::{fill, gate, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};
@@ -54,7 +54,9 @@ fn built_in() -> Vec<Entry> {
             "FIU mail server (not in DIR)",
         ),
         e("VDI", "systor17_vdi/systor-traces-sample.csv", "systor", "SYSTOR '17 VDI (not in DIR)"),
-        e("YCSB", "blkparse_ycsb/blkparseout_ext4.txt", "blkparse", "YCSB on ext4 (not in DIR)"),
+        // Its last D event is stamped 1,266,874,889 s (a CPU clock blktrace never set): the
+        // trace's 811 s are the records before it.
+        e("YCSB", "blkparse_ycsb/blkparseout_ext4.txt", "blkparse", "YCSB on ext4 (not in DIR)").within("0:900"),
     ]
 }
 

@@ -8,9 +8,9 @@
 //! latency. Both on the `mango-mlc` chip, aged to its GC threshold and half full.
 
 use crate::figures::Figures;
-use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, stand_in, Entry, Trace, STAND_INS};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};

@@ -25,6 +25,10 @@ pub(crate) struct Entry {
     pub speed: f64,
     #[serde(default)]
     pub role: String,
+    /// Only the records within START:END seconds of the first (`--time-window`), e.g. to
+    /// leave out a record with a bogus timestamp.
+    #[serde(default)]
+    pub time_window: Option<String>,
 }
 
 fn one() -> u32 {
@@ -46,7 +50,14 @@ impl Entry {
             runs: 1,
             speed: 1.0,
             role: role.into(),
+            time_window: None,
         }
+    }
+
+    /// The entry with `--time-window` `window` (START:END seconds).
+    pub fn within(mut self, window: &str) -> Entry {
+        self.time_window = Some(window.into());
+        self
     }
 }
 
@@ -86,7 +97,14 @@ pub(crate) fn load_traces(
     for entry in entries.into_iter().filter(|e| args.only.is_empty() || args.only.contains(&e.name)) {
         let path = args.traces.join(&entry.file);
         let format: Format = entry.format.parse().map_err(|e| anyhow!("workload {}: format: {e}", entry.name))?;
-        let source = open_trace_with(&path, format, &TraceOptions::default())
+        let mut options = TraceOptions::default();
+        if let Some(window) = &entry.time_window {
+            options.time_window_ns = Some(
+                ssdlab_trace::parse_time_window(window)
+                    .map_err(|e| anyhow!("workload {}: time_window {e}", entry.name))?,
+            );
+        }
+        let source = open_trace_with(&path, format, &options)
             .map_err(|e| anyhow!("workload {}: {e} (pass --traces DIR or set SSDLAB_TRACES)", entry.name))?;
         let mut records = Vec::new();
         for r in source {

@@ -115,6 +115,7 @@ impl Simulator<'_> {
             None => {
                 f.skipped = source.skipped();
                 self.skipped_total += f.skipped;
+                self.skipped_by_reason.add_source(&**source);
                 f.source = None;
                 Ok(false)
             }

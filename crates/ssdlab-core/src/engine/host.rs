@@ -57,6 +57,9 @@ impl Simulator<'_> {
                     self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
                     self.trace_records_in_run += 1;
                     self.pending_record = Some(record);
+                    if self.config.host.replay != ReplayMode::ClosedLoop {
+                        self.check_horizon()?;
+                    }
                     return Ok(true);
                 }
                 None => {
@@ -125,7 +128,36 @@ impl Simulator<'_> {
     pub(crate) fn host_counters_skipped_add(&mut self) {
         if let Some(source) = self.source.as_ref() {
             self.skipped_total += source.skipped();
+            self.skipped_by_reason.add_source(&**source);
         }
+    }
+
+    /// Refuses a record that would arrive past `HORIZON_NS`: simulated time is a u64 of
+    /// nanoseconds, and a bogus timestamp (blktrace's last event on a CPU whose clock was
+    /// never set reads 40 years), slowed down by `host.speed_factor`, would overflow it.
+    fn check_horizon(&self) -> Result<(), SimError> {
+        let at = self.pending_arrival_ns();
+        if at <= HORIZON_NS {
+            return Ok(());
+        }
+        let record = self.pending_record.as_ref().expect("pending record");
+        // (In f64: the u64 arrival saturates.)
+        let rel = record.arrival_ns.saturating_sub(self.trace_base_ns.unwrap_or(record.arrival_ns));
+        let seconds = self.run_offset_ns as f64 / 1e9 + rel as f64 / self.config.host.speed_factor / 1e9;
+        Err(SimError::Request {
+            id: self.next_request_id,
+            op: record.op.name(),
+            offset: record.offset_bytes,
+            message: format!(
+                "arrives {:.0} s into the replay (trace time {} ns, host.speed_factor {}), past the simulated \
+                 clock's horizon of {:.0} years: a bogus timestamp? Leave it out with --time-window START:END \
+                 (trace-stats shows the span and the largest gap)",
+                seconds,
+                record.arrival_ns,
+                self.config.host.speed_factor,
+                HORIZON_NS as f64 / 1e9 / 86_400.0 / 365.25
+            ),
+        })
     }
 
     pub(crate) fn pending_arrival_ns(&self) -> u64 {
@@ -761,6 +793,10 @@ impl Simulator<'_> {
         self.series_acc.retries_at_start = self.flash_counters.read_retries;
     }
 }
+
+/// The latest simulated time a request may arrive at, 2^62 ns (146 years): the clock
+/// keeps room above it for the work the request starts.
+pub(crate) const HORIZON_NS: u64 = 1 << 62;
 
 /// Counts a completed request into `stats`.
 pub(crate) fn record_request(stats: &mut RunStats, r: &Request, latency: u64, completion: u64) {

@@ -17,7 +17,7 @@ impl Simulator<'_> {
         let start = self.total.first_arrival_ns.unwrap_or(0);
         let interval = self.total.last_completion_ns.saturating_sub(start);
         let addr = &self.ftl.addr;
-        let writes_total = self.total.writes.count.max(1);
+        let dominated_writes: u64 = self.total.dominated_writes.iter().sum();
         let bits = self.ftl.bits_per_cell;
         let erase_counts: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let erase_summary = erase_summary(&erase_counts);
@@ -87,6 +87,7 @@ impl Simulator<'_> {
                 unaligned: self.host_counters.unaligned,
                 out_of_order: self.host_counters.out_of_order,
                 skipped_records: self.skipped_total,
+                skipped_by_reason: self.skipped_by_reason,
                 runs: self.run + 1,
                 replay: kebab(&self.config.host.replay),
             },
@@ -97,8 +98,9 @@ impl Simulator<'_> {
             trim: self.total.trims.summary(interval),
             all: self.total.all.summary(interval),
             dominated_write_share: (0..bits)
-                .map(|t| self.total.dominated_writes[t] as f64 / writes_total as f64)
+                .map(|t| self.total.dominated_writes[t] as f64 / dominated_writes.max(1) as f64)
                 .collect(),
+            dominated_writes,
             waf,
             gc: GcSummary {
                 victims: self.ftl.counters.gc_victims,
@@ -293,8 +295,13 @@ impl Simulator<'_> {
         if self.config.host.replay != ReplayMode::OpenLoop || requests < MIN_REQUESTS {
             return None;
         }
-        let first = self.total.first_arrival_ns?;
-        let span_ns = self.last_arrival_ns.saturating_sub(first);
+        self.total.first_arrival_ns?;
+        // Measured from the start of the run, which is the earliest record's time, not from
+        // the first record's arrival: when the first record is not the earliest, the
+        // records stamped before it are replayed as they are read, at its time (issue 45,
+        // item 1), and the span from it says nothing about the time unit. (Records out of
+        // order have their own warning, which names --sort-window.)
+        let span_ns = self.last_arrival_ns;
         let t = &self.timing;
         let fastest_ns = (0..self.ftl.bits_per_cell as u8)
             .map(|ty| t.read_ns(ty, false))

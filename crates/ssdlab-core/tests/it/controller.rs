@@ -220,3 +220,18 @@ fn the_link_adds_the_transfers_of_command_data_and_completion() {
     let link = l.report.link.as_ref().expect("link on");
     assert_eq!((link.to_device_bytes, link.to_host_bytes), (2 * 64 + 4096, 4096 + 2 * 16));
 }
+
+#[test]
+fn a_write_acknowledged_from_dram_has_no_dominant_page_type() {
+    let writes = vec![rec(0, Op::Write, 3, 1, 4096), rec(0, Op::Write, 4, 2, 4096), rec(0, Op::Write, 9, 1, 4096)];
+    // Write-back: the three writes complete in DRAM before any program.
+    let cached = run_logged(&drive(), writes.clone()).report;
+    assert_eq!((cached.write.requests, cached.dominated_writes), (3, 0));
+    assert!(cached.dominated_write_share.iter().all(|&s| s == 0.0));
+    // Without the cache each write waits for its programs: the shares cover all three.
+    let mut c = drive();
+    c.cache.capacity_bytes = 0;
+    let direct = run_logged(&c, writes).report;
+    assert_eq!(direct.dominated_writes, 3);
+    assert!((direct.dominated_write_share.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+}

@@ -96,3 +96,26 @@ fn a_stop_flag_ends_the_run_with_a_partial_report() {
     assert!(report.simulated_ns <= p.stopped_at_ns && report.simulated_ns < full.simulated_ns);
     assert!(report.events < full.events);
 }
+
+/// A record stamped past the clock's horizon (2^62 ns, 146 years, after the speed
+/// factor) is refused with an error naming it, not run into an overflow of the u64
+/// nanosecond clock (issue 45: blktrace's 40-year timestamp, slowed 1000-fold, panicked in
+/// overflow-checked builds and wrapped in release builds).
+#[test]
+fn an_arrival_past_the_clocks_horizon_is_an_error() {
+    let c = tiny(1, 1, 1, 1);
+    let forty_years = 1_266_874_889_708_668_759;
+    let records = || vec![rec(0, Op::Write, 1, 1, 4096), rec(forty_years, Op::Read, 1, 1, 4096)];
+    // At its recorded rate it runs (40 years of idle time fit the clock).
+    try_run_with_budget(&c, records(), u64::MAX).expect("40 years fit");
+    let mut slowed = c.clone();
+    slowed.host.speed_factor = 0.001;
+    let e = try_run_with_budget(&slowed, records(), u64::MAX).unwrap_err().to_string();
+    assert!(e.starts_with("request 1 (read at byte 4096): arrives 1266874889709 s into the replay"), "{e}");
+    assert!(e.contains("horizon of 146 years") && e.contains("--time-window"), "{e}");
+    // Closed loop ignores arrival times: the same records run.
+    let mut closed = slowed.clone();
+    closed.host.replay = ReplayMode::ClosedLoop;
+    closed.host.queue_depth = 1;
+    try_run_with_budget(&closed, records(), u64::MAX).expect("closed loop ignores time stamps");
+}

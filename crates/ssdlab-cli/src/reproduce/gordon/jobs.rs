@@ -5,7 +5,7 @@
 //! manifest or the built-in list), a job per table cell and what is read back from its
 //! report.
 
-use crate::output::execute;
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};

@@ -5,7 +5,7 @@
 //! workloads (§7.3.2's microbenchmark, §7.3.3's pulses of sustained load, Table 7.2's
 //! traces and stand-ins), a job per table cell and what is read back from its report.
 
-use crate::output::execute;
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry, Trace, STAND_INS};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};

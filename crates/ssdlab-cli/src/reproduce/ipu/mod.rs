@@ -8,12 +8,12 @@
 pub mod workloads;
 
 use crate::figures::Figures;
-use crate::output::execute;
 use crate::plot::BarChart;
 use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::execute;
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use rayon::prelude::*;
 use ssdlab_core::config::{apply_overrides, Config};
 use ssdlab_core::presets::preset;
@@ -791,7 +791,7 @@ pub fn ipu(args: &ReproduceArgs) -> Result<()> {
         println!("{status} {}: {}", c.what.replace("**", ""), c.measured);
     }
     if failed > 0 {
-        bail!("{failed} required check(s) of reproduce ipu failed");
+        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce ipu failed")).into());
     }
     Ok(())
 }

@@ -6,8 +6,8 @@
 //! (QDS falls back to US or UBS), replayed three times back to back as PA's multi-run
 //! mode does; Fig. 13 is the third run.
 
-use crate::output::execute;
 use crate::reproduce::claims::{pct, verdict, Claim};
+use crate::reproduce::execute;
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};
 use anyhow::{anyhow, Context, Result};

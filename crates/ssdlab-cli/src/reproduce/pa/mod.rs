@@ -6,8 +6,9 @@
 
 pub mod long;
 
-use crate::output::{execute, Outcome};
+use crate::output::Outcome;
 use crate::reproduce::claims::{fill, mean as avg, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry};
 use crate::reproduce::{discussion, write_header, ReproduceArgs};
 use crate::setup::{Prepared, Workload};
@@ -86,7 +87,10 @@ fn built_in() -> Vec<Entry> {
             "FIU mail server, day 1 excerpt (not in PA)",
         ),
         e("VDI", "systor17_vdi/systor-traces-sample.csv", "systor", 1, "SYSTOR '17 VDI LUN0 sample (not in PA)"),
-        e("YCSB", "blkparse_ycsb/blkparseout_ext4.txt", "blkparse", 1, "YCSB on ext4, blktrace D events (not in PA)"),
+        // Its last D event is stamped 1,266,874,889 s (a CPU clock blktrace never set): the
+        // trace's 811 s are the records before it.
+        e("YCSB", "blkparse_ycsb/blkparseout_ext4.txt", "blkparse", 1, "YCSB on ext4, blktrace D events (not in PA)")
+            .within("0:900"),
     ]
 }
 
@@ -762,7 +766,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
         failed += usize::from(c.verdict != "holds");
     }
     if failed > 0 {
-        bail!("{failed} required check(s) of reproduce pa-ssd failed");
+        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce pa-ssd failed")).into());
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! the SPA-SSD figures' parameters, one simulation job per table cell, the shipped Fig. 7
 //! traces, and what is read back from a run's time series.
 
-use crate::output::{execute, Outcome};
+use crate::output::Outcome;
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{manifest_entries, Entry};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};

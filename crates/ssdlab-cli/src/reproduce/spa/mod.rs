@@ -707,7 +707,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     // Required checks gate the command (REPRODUCING.md; issue 16: it exited 0 before).
     let failed = checks.iter().filter(|c| c.required && c.verdict != "holds").count();
     if failed > 0 {
-        bail!("{failed} required check(s) of reproduce spa-ssd failed");
+        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce spa-ssd failed")).into());
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! drives (the `scrub-slc` and `scrub-mlc` presets of thesis §6.2.3; small WOM drives cut
 //! from them), a job per table cell and what is read back from its report.
 
-use crate::output::execute;
+use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};

@@ -10,6 +10,12 @@ use ssdlab_trace::{
 };
 use std::path::{Path, PathBuf};
 
+mod memory;
+mod overrides;
+
+pub use memory::{check_memory, estimate_memory_bytes, parse_memory};
+pub use overrides::{apply_set, load_config_file, validate};
+
 /// The preset used when neither --preset nor --config is given.
 pub const DEFAULT_PRESET: &str = "small-tlc";
 
@@ -247,7 +253,7 @@ impl RecordSource for Chain {
 
 /// The workload of flow `k` of the config: its trace (format given or detected) or its
 /// synthetic workload.
-fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool) -> Result<Workload> {
+fn flow_workload(k: usize, config: &Config, options: &TraceOptions) -> Result<Workload> {
     let flow = &config.flows[k];
     let name = flow.display_name(k);
     if let Some(spec) = &flow.synthetic {
@@ -257,7 +263,7 @@ fn flow_workload(k: usize, config: &Config, options: &TraceOptions, quiet: bool)
     let (format, note) = if flow.format.is_empty() || flow.format == "auto" {
         let (format, reason) =
             detect_format(&path).map_err(|e| anyhow!("flows[{k}].trace ({name}): {}", user_paths(e.to_string())))?;
-        if !quiet {
+        if guessed(&reason) {
             eprintln!("format of flow {name}: {reason}");
         }
         (format, format!(", detected: {reason}"))
@@ -286,26 +292,6 @@ fn limit_to_percent(path: &Path, format: Format, options: &mut TraceOptions, per
     Ok(())
 }
 
-/// A config file of any supported kind (ssdlab TOML, MQSim, SSDSim), recognised by content.
-pub fn load_config_file(path: &Path) -> Result<Config> {
-    Ok(crate::import::load(path)?.config)
-}
-
-pub fn apply_set(config: Config, set: &[String]) -> Result<Config> {
-    if set.is_empty() {
-        return Ok(config);
-    }
-    apply_overrides(&config, set).map_err(|e| anyhow!("--set {e}"))
-}
-
-pub fn validate(config: &Config, origin: &str) -> Result<()> {
-    if let Err(errors) = config.validate() {
-        let lines: Vec<String> = errors.iter().map(|e| format!("  {origin}: {e}")).collect();
-        bail!("invalid configuration:\n{}", lines.join("\n"));
-    }
-    Ok(())
-}
-
 /// The built-in workload of the README's default run: a mixed random workload that
 /// fills part of the drive, at queue depth 32.
 pub fn default_synthetic() -> SyntheticSpec {
@@ -323,7 +309,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             (config, text.origin.clone())
         }
         (Some(path), _) => {
-            let loaded = crate::import::load(path)?;
+            let loaded = crate::import::load_with(path, args.lenient)?;
             import = loaded.import;
             preconditioning = loaded.preconditioning;
             kind = loaded.kind;
@@ -346,8 +332,12 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 ),
             },
         };
-        let context =
-            crate::import::mqsim::Context { device: &config, preconditioning, trace_dir: args.trace_dir.as_deref() };
+        let context = crate::import::mqsim::Context {
+            device: &config,
+            preconditioning,
+            trace_dir: args.trace_dir.as_deref(),
+            lenient: args.lenient,
+        };
         let scenario = crate::import::mqsim::scenario(path, index, &context)?;
         config = crate::import::apply_assigns(&config, &scenario.mapping.assigns)
             .map_err(|e| anyhow!("{}: scenario {index}: {e}", path.display()))?;
@@ -360,6 +350,8 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     if let (Some(report), false) = (&import, args.quiet) {
         eprint!("{}", report.listing());
     }
+    // No [workload] section: the built-in workload, whatever `--set workload.…` changes in it.
+    let built_in_workload = config.workload.is_none();
     config = apply_set(config, &args.set)?;
     // Values given as flags are checked here, so an error blames the flag, not the preset.
     if args.runs == Some(0) {
@@ -413,11 +405,9 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         None => None,
     };
     if let Some(text) = &args.time_window {
-        let parse = |v: &str| v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
-        let window = text.split_once(':').and_then(|(a, b)| Some((parse(a)?, parse(b)?))).filter(|(a, b)| a < b);
-        let (start, end) =
-            window.ok_or_else(|| anyhow!("--time-window '{text}': expected START:END in seconds, START < END"))?;
-        options.time_window_ns = Some(((start * 1e9) as u64, (end * 1e9) as u64));
+        // Parsed as `trace-stats --time-window` is.
+        let window = ssdlab_trace::parse_time_window(text).map_err(|e| anyhow!("--time-window {e}"))?;
+        options.time_window_ns = Some(window);
     }
     if let Some(path) = &args.job {
         let job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
@@ -462,7 +452,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             .iter()
             .enumerate()
             .map(|(k, f)| {
-                let workload = flow_workload(k, &config, &options, args.quiet)?;
+                let workload = flow_workload(k, &config, &options)?;
                 Ok(FlowWorkload { name: f.display_name(k), flow: f.clone(), workload })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -491,8 +481,8 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 (None, Some(implied)) => implied,
                 (None, None) => {
                     let (format, reason) = detect_format(path).map_err(|e| anyhow!("{}", user_paths(e.to_string())))?;
-                    if !args.quiet {
-                        eprintln!("format: {reason}");
+                    if guessed(&reason) {
+                        eprint_once(format!("format: {reason}"));
                     }
                     (format, format!(", detected: {reason}"))
                 }
@@ -524,14 +514,17 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             Workload::Trace { path: path.clone(), format, note, options: options.clone() }
         }
         None => {
-            let mut spec = config.workload.clone().unwrap_or_else(|| {
-                // The built-in workload is closed loop unless the user set a replay.
-                if args.closed_loop.is_none() && config.host.replay == ReplayMode::OpenLoop {
-                    config.host.replay = ReplayMode::ClosedLoop;
-                    config.host.queue_depth = 32;
+            let mut spec = match config.workload.clone() {
+                Some(spec) if !built_in_workload => spec,
+                set => {
+                    // The built-in workload is closed loop unless the user set a replay.
+                    if args.closed_loop.is_none() && config.host.replay == ReplayMode::OpenLoop {
+                        config.host.replay = ReplayMode::ClosedLoop;
+                        config.host.queue_depth = 32;
+                    }
+                    set.unwrap_or_else(default_synthetic)
                 }
-                default_synthetic()
-            });
+            };
             if let Some(text) = &args.synthetic {
                 spec = apply_synthetic(spec, text)?;
             }
@@ -558,6 +551,24 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
     Ok(Prepared { config, workload, import })
 }
 
+/// Whether a detected format is a guess (`INFERRED …`, `ASSUMED …`): said on stderr even
+/// with `--quiet`, as a warning is. A sure detection is said once, in the summary's
+/// workload line (issue 45: it was printed twice).
+/// Prints a line on stderr unless this process printed it already: `compare` prepares
+/// every variant from the same trace, and its detected format is one note, not N.
+fn eprint_once(line: String) {
+    static PRINTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut printed = PRINTED.lock().expect("no panic holds the lock");
+    if !printed.contains(&line) {
+        eprintln!("{line}");
+        printed.push(line);
+    }
+}
+
+fn guessed(reason: &str) -> bool {
+    reason.contains("INFERRED ") || reason.contains("ASSUMED ")
+}
+
 /// The workload with `[mix]`'s trace interleaved into it (unchanged without one).
 fn mixed_in(workload: Workload, config: &Config, options: &TraceOptions, quiet: bool) -> Result<Workload> {
     let m = &config.mix;
@@ -567,7 +578,8 @@ fn mixed_in(workload: Workload, config: &Config, options: &TraceOptions, quiet: 
     let path = readable_again(Path::new(&m.trace)).context("mix.trace")?;
     let format = if m.format.is_empty() || m.format == "auto" {
         let (format, reason) = detect_format(&path).map_err(|e| anyhow!("mix.trace: {}", user_paths(e.to_string())))?;
-        if !quiet {
+        // (Not in the summary: said here, and always when it is a guess.)
+        if !quiet || guessed(&reason) {
             eprintln!("format of mix.trace: {reason}");
         }
         format
@@ -846,81 +858,4 @@ pub fn locate_error(error: &ssdlab_core::SimError, workload: &Workload) -> Strin
         }
     }
     text
-}
-
-/// Memory a run will need, estimated from the geometry before anything is allocated:
-/// per physical page the map, reverse map and per-page state (about 9 bytes, measured;
-/// about 28 with `--check` / `--verify`, which keep program sequence numbers and data
-/// versions), plus 64 MiB for everything else.
-pub fn estimate_memory_bytes(config: &Config, checks: bool) -> u64 {
-    let pages = u64::try_from(config.geometry.physical_pages()).unwrap_or(u64::MAX);
-    let per_page = if checks { 28 } else { 9 };
-    pages.saturating_mul(per_page).saturating_add(64 << 20)
-}
-
-/// Memory the machine can give a new process (`MemAvailable`), if known.
-fn available_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb = text.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?.trim().trim_end_matches("kB").trim();
-    kb.parse::<u64>().ok().map(|k| k * 1024)
-}
-
-/// Parses `--max-memory`: bytes with an optional K/M/G/T suffix (binary), or `none`.
-pub fn parse_memory(text: &str) -> Result<Option<u64>> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("unlimited") {
-        return Ok(None);
-    }
-    let lower = t.to_ascii_lowercase();
-    let body = lower.trim_end_matches("ib").trim_end_matches('b');
-    let (digits, shift) = match body.chars().last() {
-        Some('k') => (&body[..body.len() - 1], 10),
-        Some('m') => (&body[..body.len() - 1], 20),
-        Some('g') => (&body[..body.len() - 1], 30),
-        Some('t') => (&body[..body.len() - 1], 40),
-        _ => (body, 0),
-    };
-    let value: f64 = digits
-        .trim()
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| anyhow!("--max-memory '{text}': expected a size such as 16G, 512M or 'none'"))?;
-    Ok(Some((value * (1u64 << shift) as f64) as u64))
-}
-
-/// Refuses a run whose estimated memory exceeds `--max-memory` (default: the memory the
-/// machine has available), before the drive's tables are allocated.
-pub fn check_memory(config: &Config, checks: bool, max_memory: Option<&str>) -> Result<()> {
-    let estimate = estimate_memory_bytes(config, checks);
-    let (limit, what) = match max_memory {
-        Some(text) => match parse_memory(text)? {
-            Some(limit) => (limit, format!("--max-memory {text}")),
-            None => return Ok(()),
-        },
-        None => match available_memory_bytes() {
-            Some(limit) => (limit, "the memory this machine has available (MemAvailable)".to_string()),
-            None => return Ok(()),
-        },
-    };
-    if estimate > limit {
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        let g = &config.geometry;
-        bail!(
-            "this device needs about {:.1} GiB of memory ({} x {} x {} x {} planes x {} blocks x {} pages, about {} \
-             bytes per page{}) but {what} is {:.1} GiB; use a smaller geometry (e.g. geometry.blocks_per_plane), or \
-             --max-memory SIZE / none to run anyway",
-            gib(estimate),
-            g.channels,
-            g.chips_per_channel,
-            g.dies_per_chip,
-            g.planes_per_die,
-            g.blocks_per_plane,
-            g.pages_per_block,
-            if checks { 28 } else { 9 },
-            if checks { " with --check / --verify" } else { "" },
-            gib(limit)
-        );
-    }
-    Ok(())
 }

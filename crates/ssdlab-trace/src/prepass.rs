@@ -1,0 +1,267 @@
+//! [`prepass`]: one streaming pass over a trace as a run replays it (with its
+//! [`TraceOptions`]), gathering what the CLI checks before simulating and what its
+//! warnings and errors name: the span, the gaps (the first over a limit, with its line, and
+//! the largest), records out of order (and how many are stamped before the first), the
+//! devices, and the skips by reason.
+
+use crate::open::{open_decompressed, validate_options_for, Format};
+use crate::options::{apply_options, reason, with_reason, TraceOptions};
+use crate::TraceError;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Most distinct devices [`Prepass::devices`] keeps apart (a bound for hostile input); the
+/// records of further devices are counted in [`Prepass::further_device_records`].
+pub const MAX_DEVICES: usize = 1 << 16;
+
+/// A forward jump in arrival time: a record stamped later than every record before it by
+/// more than the previous gaps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// The line of the record after the gap (approximate under a sort window, which reads
+    /// ahead).
+    pub line: u64,
+    /// That record's index among the records replayed (from 0).
+    pub index: u64,
+    /// The latest arrival before the gap (ns, the trace's clock).
+    pub before_ns: u64,
+    /// The arrival after the gap (ns, the trace's clock).
+    pub at_ns: u64,
+}
+
+impl Gap {
+    pub fn gap_ns(&self) -> u64 {
+        self.at_ns - self.before_ns
+    }
+}
+
+/// What [`prepass`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prepass {
+    /// Records one replay gives (after every filter).
+    pub records: u64,
+    /// The arrival the time window is measured from: the first record after the device
+    /// filter and the sort window, before the time window (see
+    /// [`TraceOptions::time_window_ns`]).
+    pub window_origin_ns: Option<u64>,
+    /// The first record replayed: its arrival and line.
+    pub first_ns: Option<u64>,
+    pub first_line: u64,
+    /// Earliest and latest arrival replayed.
+    pub earliest_ns: Option<u64>,
+    pub latest_ns: Option<u64>,
+    /// Records stamped earlier than a record before them.
+    pub out_of_order: u64,
+    /// Records stamped earlier than the first record.
+    pub before_first: u64,
+    /// The largest forward gap.
+    pub largest_gap: Option<Gap>,
+    /// The limit [`first_gap_over`](Prepass::first_gap_over) was found against (ns).
+    pub gap_limit_ns: u64,
+    /// The first gap longer than the limit, in file order, and how many there are.
+    pub first_gap_over: Option<Gap>,
+    pub gaps_over: u64,
+    /// Records per device (at most [`MAX_DEVICES`] devices).
+    pub devices: BTreeMap<u32, u64>,
+    /// Records of devices beyond the first [`MAX_DEVICES`].
+    pub further_device_records: u64,
+    /// Skipped lines and records by reason, as
+    /// [`RecordSource::skip_reasons`](crate::RecordSource::skip_reasons).
+    pub skip_reasons: Vec<(&'static str, u64)>,
+}
+
+impl Prepass {
+    /// Latest arrival minus the first's (the span measured as the run's time window is).
+    pub fn span_from_first_ns(&self) -> u64 {
+        self.latest_ns.unwrap_or(0).saturating_sub(self.first_ns.unwrap_or(0))
+    }
+
+    /// Devices seen (further devices beyond [`MAX_DEVICES`] count as at least one more).
+    pub fn device_count(&self) -> usize {
+        self.devices.len() + usize::from(self.further_device_records > 0)
+    }
+
+    /// A `--time-window START:END` (seconds) that keeps the records before `gap` and ends
+    /// before any record could start a gap as long as `gap`: START is the window's start
+    /// as given (`start_ns` after the origin), END lies after the last record before the
+    /// gap and at most `limit_ns` after it (and not past the record after the gap), so a
+    /// run with this window meets no gap longer than `limit_ns` up to this one.
+    pub fn window_before(&self, gap: &Gap, start_ns: u64, limit_ns: u64) -> String {
+        let origin = self.window_origin_ns.unwrap_or(0);
+        let before = gap.before_ns.saturating_sub(origin);
+        let low = before + 1;
+        let high = before.saturating_add(limit_ns.max(1)).min(gap.at_ns.saturating_sub(origin)).max(low);
+        let start = if start_ns == 0 { "0".to_string() } else { trim_seconds(start_ns) };
+        format!("{start}:{}", crate::options::seconds_within(low, high))
+    }
+}
+
+/// `ns` in seconds with no trailing zeros (`500`, `0.25`).
+fn trim_seconds(ns: u64) -> String {
+    let text = format!("{:.9}", ns as f64 / 1e9);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Counts the newlines a reader consumes, so the pass can name the line of a record.
+struct CountLines {
+    inner: Box<dyn BufRead + Send>,
+    lines: Arc<AtomicU64>,
+}
+
+impl Read for CountLines {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(out.len());
+            out[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for CountLines {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        if let Ok(buf) = self.inner.fill_buf() {
+            let n = memchr::memchr_iter(b'\n', &buf[..amt.min(buf.len())]).count() as u64;
+            self.lines.fetch_add(n, Ordering::Relaxed);
+        }
+        self.inner.consume(amt);
+    }
+}
+
+/// One pass over the trace at `path` as [`open_trace_with`](crate::open_trace_with) gives
+/// it, finding the first gap longer than `gap_limit_ns` (and the largest). Stops at the
+/// first error and returns it; a trace without requests is the same error as
+/// `open_trace_with` gives.
+pub fn prepass(path: &Path, format: Format, options: &TraceOptions, gap_limit_ns: u64) -> Result<Prepass, TraceError> {
+    let name = path.display().to_string();
+    validate_options_for(format, options).map_err(|m| TraceError::new(&name, 0, "options", m))?;
+    let (input, _) = open_decompressed(path)?;
+    let lines = Arc::new(AtomicU64::new(0));
+    let counted = CountLines { inner: input, lines: lines.clone() };
+    // The time window and the record limit are applied here, to know the window's origin.
+    let inner = TraceOptions { time_window_ns: None, max_records: None, ..options.clone() };
+    let mut source = apply_options(format.reader_with_options(counted, name.clone(), options), &inner);
+    let mut p = Prepass { gap_limit_ns, ..Prepass::default() };
+    let mut outside = 0u64;
+    let line_now = || lines.load(Ordering::Relaxed);
+    while options.max_records.is_none_or(|limit| p.records < limit) {
+        let Some(item) = source.next() else { break };
+        let r = item?;
+        let origin = *p.window_origin_ns.get_or_insert(r.arrival_ns);
+        if let Some((start, end)) = options.time_window_ns {
+            let inside = r.arrival_ns >= origin.saturating_add(start)
+                && r.arrival_ns < origin.saturating_add(end)
+                && r.arrival_ns >= origin;
+            if !inside {
+                outside += 1;
+                continue;
+            }
+        }
+        let at = r.arrival_ns;
+        match (p.first_ns, p.latest_ns) {
+            (Some(first), Some(latest)) => {
+                if at < latest {
+                    p.out_of_order += 1;
+                }
+                if at < first {
+                    p.before_first += 1;
+                }
+                if at > latest {
+                    let gap = Gap { line: line_now(), index: p.records, before_ns: latest, at_ns: at };
+                    if p.largest_gap.is_none_or(|g| gap.gap_ns() > g.gap_ns()) {
+                        p.largest_gap = Some(gap);
+                    }
+                    if gap.gap_ns() > gap_limit_ns {
+                        p.gaps_over += 1;
+                        p.first_gap_over.get_or_insert(gap);
+                    }
+                    p.latest_ns = Some(at);
+                }
+            }
+            _ => {
+                p.first_ns = Some(at);
+                p.first_line = line_now();
+                p.latest_ns = Some(at);
+            }
+        }
+        p.earliest_ns = Some(p.earliest_ns.map_or(at, |e| e.min(at)));
+        if p.devices.len() < MAX_DEVICES || p.devices.contains_key(&r.device) {
+            *p.devices.entry(r.device).or_insert(0) += 1;
+        } else {
+            p.further_device_records += 1;
+        }
+        p.records += 1;
+    }
+    p.skip_reasons = with_reason(source.skip_reasons(), reason::OUTSIDE_WINDOW, outside);
+    if p.records == 0 {
+        return Err(crate::options::no_requests_error(&name, &p.skip_reasons));
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn temp(content: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(content.as_bytes()).unwrap();
+        f.flush().unwrap();
+        f
+    }
+
+    #[test]
+    fn finds_the_first_gap_over_the_limit_and_the_largest() {
+        // Gaps of 100 (line 3) and 1000 (line 5) ns; record 4 is out of order.
+        let f = temp("10 0 0 8 1\n20 0 0 8 1\n120 1 0 8 1\n60 1 0 8 1\n1120 2 0 8 1\n");
+        let p = prepass(f.path(), Format::Mqsim, &TraceOptions::default(), 50).unwrap();
+        assert_eq!(p.records, 5);
+        assert_eq!((p.first_ns, p.first_line, p.earliest_ns, p.latest_ns), (Some(10), 1, Some(10), Some(1120)));
+        assert_eq!(p.first_gap_over, Some(Gap { line: 3, index: 2, before_ns: 20, at_ns: 120 }));
+        assert_eq!(p.largest_gap, Some(Gap { line: 5, index: 4, before_ns: 120, at_ns: 1120 }));
+        assert_eq!((p.gaps_over, p.out_of_order, p.before_first), (2, 1, 0));
+        assert_eq!(p.devices.into_iter().collect::<Vec<_>>(), [(0, 2), (1, 2), (2, 1)]);
+    }
+
+    #[test]
+    fn the_window_is_measured_from_the_origin_and_its_skips_counted() {
+        let f = temp("1000 0 0 8 1\n1100 0 0 8 1\n1200 3 0 8 1\n5000 0 0 8 1\n500 0 0 8 1\n");
+        let o = TraceOptions { device: Some(0), time_window_ns: Some((50, 3500)), ..TraceOptions::default() };
+        let p = prepass(f.path(), Format::Mqsim, &o, u64::MAX).unwrap();
+        assert_eq!((p.window_origin_ns, p.first_ns, p.records), (Some(1000), Some(1100), 1));
+        assert_eq!(p.skip_reasons, vec![(reason::OTHER_DEVICE, 1), (reason::OUTSIDE_WINDOW, 3)]);
+        let o = TraceOptions { device: Some(7), ..TraceOptions::default() };
+        let e = prepass(f.path(), Format::Mqsim, &o, 0).unwrap_err();
+        assert!(e.message.contains("no requests in the trace (skipped other device (device filter): 5)"), "{e}");
+    }
+
+    #[test]
+    fn records_before_the_first_are_counted() {
+        let f = temp("900 0 0 8 1\n100 0 0 8 1\n200 0 0 8 1\n950 0 0 8 1\n");
+        let p = prepass(f.path(), Format::Mqsim, &TraceOptions::default(), u64::MAX).unwrap();
+        assert_eq!((p.out_of_order, p.before_first, p.span_from_first_ns()), (2, 2, 50));
+    }
+
+    #[test]
+    fn the_window_before_a_gap_ends_inside_it() {
+        let p = Prepass { window_origin_ns: Some(1_000_000_000), ..Prepass::default() };
+        // A gap from 77,401.3 s to 90,000 s after the origin; limit 3,600 s.
+        let gap = Gap { line: 9, index: 8, before_ns: 77_402_300_000_000, at_ns: 90_001_000_000_000 };
+        assert_eq!(p.window_before(&gap, 0, 3_600_000_000_000), "0:77402");
+        assert_eq!(p.window_before(&gap, 500_000_000_000, 3_600_000_000_000), "500:77402");
+        // A short limit needs decimals.
+        let gap = Gap { line: 9, index: 8, before_ns: 1_000_000_000 + 1_234_000, at_ns: 2_000_000_000 };
+        assert_eq!(p.window_before(&gap, 0, 1_000_000), "0:0.002");
+        assert_eq!(p.window_before(&gap, 1_000_000, 100_000), "0.001:0.0013");
+    }
+}
