@@ -32,6 +32,9 @@ pub(crate) struct Mango {
     limit: Vec<u64>,
     /// Per block: its skipped pages (released by its erase).
     skipped_in_block: Vec<u32>,
+    /// Per block being cleaned: whether its cleaning may move pages in fast mode, decided
+    /// at its first move from its valid pages then (cleared by its erase).
+    fast_cleaning: Vec<Option<bool>>,
     /// Fast (type 0) data pages of a normal-mode block.
     fast_per_block: u32,
     c: MangoSummary,
@@ -86,6 +89,7 @@ impl Mango {
             skipped_live: vec![0; planes as usize],
             limit: vec![limit; planes as usize],
             skipped_in_block: vec![0; ftl.blocks.len()],
+            fast_cleaning: vec![None; ftl.blocks.len()],
             fast_per_block: ftl.layout.types[..(ftl.pages_in_block(first) - ftl.summary_pages_in(first)) as usize]
                 .iter()
                 .filter(|&&t| t == 0)
@@ -225,16 +229,22 @@ impl Simulator<'_> {
             MangoGc::Priority => self.host_priority.on_battery() || self.mango_high_waiting(plane),
         };
         // Fast mode passes about a block's pages per block's fast pages moved: a victim
-        // with as many valid pages left as a block has fast pages would cost what it
-        // frees, and GC would never end (measured: emergency GC spinning for good). Fast
-        // moves only while the rest of the victim needs at most half a block's fast
-        // pages, so that each cleaning still frees at least half a block.
+        // with as many valid pages as a block has fast pages would cost what it frees,
+        // and GC would never end (measured: emergency GC spinning for good). A cleaning
+        // moves fast only if the whole victim needs at most half a block's fast pages,
+        // so that it still frees at least half a block. Decided once per victim, at its
+        // first move: judged move by move, the last pages of any victim qualified, and a
+        // cleaning of a nearly full victim, slow moves then fast ones, consumed more
+        // pages than its erase freed (swarm seeds 70247, 70481, 71406: background GC
+        // cleaning for good).
         // Emergency GC (a plane out of room) is always slow: with small blocks the slow
         // pages skipped at a block's end can eat the half block a fast cleaning should
         // gain, and emergency GC then never ends (measured: swarm seeds 84 and 94).
-        let victim = self.ftl.addr.block_of(from);
-        let fits = 2 * self.ftl.blocks[victim as usize].valid_pages <= self.mango().fast_per_block
-            && self.ftl.gc_need(plane) != crate::ftl::GcNeed::Emergency;
+        let victim = self.ftl.addr.block_of(from) as usize;
+        let valid = self.ftl.blocks[victim].valid_pages;
+        let m = self.mango();
+        let whole_victim_fits = *m.fast_cleaning[victim].get_or_insert(2 * valid <= m.fast_per_block);
+        let fits = whole_victim_fits && self.ftl.gc_need(plane) != crate::ftl::GcNeed::Emergency;
         if !fast || !fits {
             let c = &mut self.mango().c;
             if fast {
@@ -253,6 +263,7 @@ impl Simulator<'_> {
     pub(crate) fn mango_block_erased(&mut self, plane: u32, block: u32) {
         let m = self.mango();
         let skipped = std::mem::take(&mut m.skipped_in_block[block as usize]);
+        m.fast_cleaning[block as usize] = None;
         m.skipped_live[plane as usize] -= skipped as u64;
     }
 
