@@ -105,10 +105,20 @@ fn trim_seconds(ns: u64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Counts the newlines a reader consumes, so the pass can name the line of a record.
-struct CountLines {
+/// Counts the newlines a reader consumes, so a pass over a trace can name the line of a
+/// record (after a record is yielded the counter holds its line; approximately under a
+/// sort window, which reads ahead).
+pub struct CountLines {
     inner: Box<dyn BufRead + Send>,
     lines: Arc<AtomicU64>,
+}
+
+impl CountLines {
+    /// `inner` counted, and the counter.
+    pub fn new(inner: Box<dyn BufRead + Send>) -> (CountLines, Arc<AtomicU64>) {
+        let lines = Arc::new(AtomicU64::new(0));
+        (CountLines { inner, lines: lines.clone() }, lines)
+    }
 }
 
 impl Read for CountLines {
@@ -145,8 +155,7 @@ pub fn prepass(path: &Path, format: Format, options: &TraceOptions, gap_limit_ns
     let name = path.display().to_string();
     validate_options_for(format, options).map_err(|m| TraceError::new(&name, 0, "options", m))?;
     let (input, _) = open_decompressed(path)?;
-    let lines = Arc::new(AtomicU64::new(0));
-    let counted = CountLines { inner: input, lines: lines.clone() };
+    let (counted, lines) = CountLines::new(input);
     // The time window and the record limit are applied here, to know the window's origin.
     let inner = TraceOptions { time_window_ns: None, max_records: None, ..options.clone() };
     let mut source = apply_options(format.reader_with_options(counted, name.clone(), options), &inner);

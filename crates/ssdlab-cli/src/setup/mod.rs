@@ -701,39 +701,6 @@ pub fn user_paths(text: String) -> String {
     spills.iter().fold(text, |t, (spill, name)| t.replace(&spill.display().to_string(), name))
 }
 
-/// Counts the newlines a reader consumes, so a pre-pass can name the line of a record.
-struct CountLines {
-    inner: Box<dyn std::io::BufRead + Send>,
-    lines: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl std::io::Read for CountLines {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        use std::io::BufRead;
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(out.len());
-            out[..n].copy_from_slice(&available[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl std::io::BufRead for CountLines {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        if let Ok(buf) = self.inner.fill_buf() {
-            let n = buf[..amt.min(buf.len())].iter().filter(|&&b| b == b'\n').count() as u64;
-            self.lines.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-        }
-        self.inner.consume(amt);
-    }
-}
-
 /// Opens a trace like [`Workload::open`] and also returns a counter of the lines read
 /// so far: after a record is yielded it holds that record's line (approximately under a
 /// sort window, which reads ahead).
@@ -745,8 +712,7 @@ fn open_counted(
     let name = path.display().to_string();
     ssdlab_trace::validate_options_for(format, options).map_err(|m| anyhow!("{name}: {m}"))?;
     let (input, _) = ssdlab_trace::open_decompressed(path).map_err(|e| anyhow!("{e}"))?;
-    let lines = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let counted = CountLines { inner: input, lines: lines.clone() };
+    let (counted, lines) = ssdlab_trace::prepass::CountLines::new(input);
     let source = options.apply(format.reader_with_options(counted, name, options));
     Ok((source, lines))
 }
