@@ -115,25 +115,10 @@ fn unknown_key_message(key: &str, valid: &[&str]) -> String {
 pub fn did_you_mean<'a>(key: &str, valid: &[&'a str]) -> Option<&'a str> {
     valid
         .iter()
-        .map(|v| (edit_distance(key, v), *v))
+        .map(|v| (strsim::levenshtein(key, v), *v))
         .filter(|(d, v)| *d <= (v.len().max(key.len()) / 3).max(2))
         .min()
         .map(|(_, v)| v)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 fn toml_error(e: toml::de::Error, text: &str, origin: &str) -> ConfigError {

@@ -3,26 +3,10 @@
 
 use super::*;
 
-/// Levenshtein distance, for did-you-mean.
-pub(super) fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 pub(super) fn did_you_mean(key: &str) -> Option<&'static str> {
     KEYS.iter()
         .chain(IGNORED)
-        .map(|&k| (distance(key, k), k))
+        .map(|&k| (strsim::levenshtein(key, k), k))
         .filter(|&(d, k)| d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
