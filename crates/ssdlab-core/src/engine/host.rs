@@ -10,7 +10,7 @@ impl Simulator<'_> {
         match self.config.host.replay {
             ReplayMode::OpenLoop | ReplayMode::Burst => {
                 if self.fetch_record()? {
-                    let at = self.pending_arrival_ns();
+                    let at = self.checked_arrival_ns()?;
                     self.push(at, Event::Arrival);
                 }
             }
@@ -57,9 +57,6 @@ impl Simulator<'_> {
                     self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
                     self.trace_records_in_run += 1;
                     self.pending_record = Some(record);
-                    if self.config.host.replay != ReplayMode::ClosedLoop {
-                        self.check_horizon()?;
-                    }
                     return Ok(true);
                 }
                 None => {
@@ -135,10 +132,11 @@ impl Simulator<'_> {
     /// Refuses a record that would arrive past `HORIZON_NS`: simulated time is a u64 of
     /// nanoseconds, and a bogus timestamp (blktrace's last event on a CPU whose clock was
     /// never set reads 40 years), slowed down by `host.speed_factor`, would overflow it.
-    fn check_horizon(&self) -> Result<(), SimError> {
+    /// Returns the pending record's arrival (`pending_arrival_ns`), checked.
+    fn checked_arrival_ns(&self) -> Result<u64, SimError> {
         let at = self.pending_arrival_ns();
         if at <= HORIZON_NS {
-            return Ok(());
+            return Ok(at);
         }
         let record = self.pending_record.as_ref().expect("pending record");
         // (In f64: the u64 arrival saturates.)
@@ -179,7 +177,7 @@ impl Simulator<'_> {
             self.submit(record, self.now)?;
         }
         if self.fetch_record()? {
-            let mut at = self.pending_arrival_ns();
+            let mut at = self.checked_arrival_ns()?;
             if at < self.now {
                 // Stamped before a record that came earlier in the file: replayed late.
                 self.host_counters.out_of_order += 1;
@@ -212,6 +210,9 @@ impl Simulator<'_> {
             self.submit(record, self.now)?;
         }
         if self.fetch_record()? {
+            // (Burst replay keeps the trace's gaps, not its times; a time past the horizon
+            // would still overflow the clock with its gap.)
+            self.checked_arrival_ns()?;
             let next = self.pending_record.as_ref().expect("fetched").arrival_ns;
             // A new run of a multi-run starts a new burst without idle time.
             let gap = match self.burst.previous_trace_ns {
