@@ -760,15 +760,7 @@ pub fn pa_ssd(args: &ReproduceArgs) -> Result<()> {
     let wall = started.elapsed().as_secs_f64();
     let simulations = cells.len() + long.as_ref().map_or(0, |l| l.simulations);
     println!("wrote {} ({simulations} simulations in {wall:.1} s)", args.out.display());
-    let mut failed = 0;
-    for c in claims.iter().filter(|c| c.required) {
-        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what.replace("**", ""), c.measured);
-        failed += usize::from(c.verdict != "holds");
-    }
-    if failed > 0 {
-        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce pa-ssd failed")).into());
-    }
-    Ok(())
+    crate::reproduce::claims::gate(&claims, "pa-ssd")
 }
 
 fn mean(o: &Outcome, write: bool) -> f64 {

@@ -701,15 +701,8 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     writeln!(md, "{}", crate::reproduce::claims::fill(&template, &values)?.trim_end())?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());
-    for c in checks.iter().filter(|c| c.required) {
-        println!("{} {}: {}", if c.verdict == "holds" { "pass" } else { "FAIL" }, c.what, c.measured);
-    }
     // Required checks gate the command (REPRODUCING.md; issue 16: it exited 0 before).
-    let failed = checks.iter().filter(|c| c.required && c.verdict != "holds").count();
-    if failed > 0 {
-        return Err(crate::GateFailed(format!("{failed} required check(s) of reproduce spa-ssd failed")).into());
-    }
-    Ok(())
+    crate::reproduce::claims::gate(&checks, "spa-ssd")
 }
 
 fn sums_text(sums: &[f64], n: usize) -> String {
