@@ -39,6 +39,56 @@ impl std::error::Error for GateFailed {}
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// How a trace is read: its format and the options on top of its reader. Shared by
+/// `run` / `compare` (in [`SetupArgs`]) and `trace-stats`, so both read a trace alike.
+#[derive(Args, Clone, Debug, Default)]
+pub struct TraceArgs {
+    /// Trace format: ssdsim, mqsim, msr, spc, disksim, flashsim, fiu, systor, blkparse,
+    /// fio-v2, fio-v3, tencent, alibaba, arc, bytes5. Detected from the first lines when
+    /// omitted (the summary says which format was used and why; five-column files whose
+    /// units the data do not decide are refused). See docs/trace-formats.md.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Read the trace's time column in this unit instead of the format's own: ps, ns, us,
+    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds);
+    /// overrides the config's host.time_unit and every flow's time_unit.
+    #[arg(long, value_name = "UNIT")]
+    pub time_unit: Option<ssdlab_trace::TimeUnit>,
+    /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping;
+    /// with `run`, also run an MQSim / SSDSim config whose unknown names look like typos
+    /// (warned, ignored).
+    #[arg(long)]
+    pub lenient: bool,
+    /// Reorder out-of-order timestamps through a window of this many records.
+    #[arg(long, default_value_t = 0)]
+    pub sort_window: usize,
+    /// Replay only the part of the trace from START to END seconds after its first
+    /// request, e.g. --time-window 60:120.
+    #[arg(long)]
+    pub time_window: Option<String>,
+    /// Refuse a trace with a gap longer than this many seconds between two arrivals (the
+    /// error names the line). Without it, gaps over a day are reported as warnings.
+    #[arg(long, value_name = "SECONDS")]
+    pub max_gap: Option<f64>,
+}
+
+impl TraceArgs {
+    /// The [`ssdlab_trace::TraceOptions`] these flags give (a config's `host.time_unit`,
+    /// which `--time-unit` overrides, is the caller's to add).
+    pub fn options(&self) -> anyhow::Result<ssdlab_trace::TraceOptions> {
+        let mut options = setup::trace_options(self.device.as_deref(), self.lenient, self.sort_window)?;
+        options.time_unit = self.time_unit;
+        if let Some(text) = &self.time_window {
+            let window = ssdlab_trace::parse_time_window(text).map_err(|e| anyhow::anyhow!("--time-window {e}"))?;
+            options.time_window_ns = Some(window);
+        }
+        Ok(options)
+    }
+}
+
 /// Where the device and the workload come from; shared by `run` and `compare`.
 #[derive(Args, Clone, Debug)]
 pub struct SetupArgs {
@@ -66,31 +116,8 @@ pub struct SetupArgs {
     /// synthetic workload runs.
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Trace format: ssdsim, mqsim, msr, spc, disksim, flashsim, fiu, systor, blkparse,
-    /// fio-v2, fio-v3, tencent, alibaba, arc, bytes5. Detected from the first lines when
-    /// omitted (the summary says which format was used and why; five-column files whose
-    /// units the data do not decide are refused). See docs/trace-formats.md.
-    #[arg(long)]
-    pub format: Option<String>,
-    /// Read the trace's time column in this unit instead of the format's own: ps, ns, us,
-    /// ms or s (e.g. an MQSim trace recorded in µs, a DiskSim-like file in seconds);
-    /// overrides the config's host.time_unit and every flow's time_unit.
-    #[arg(long, value_name = "UNIT")]
-    pub time_unit: Option<ssdlab_trace::TimeUnit>,
-    /// Keep only this device / volume / ASU of the trace (e.g. 3, or 8,16 for blkparse).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Skip malformed lines and zero-size requests (counted and reported) instead of stopping;
-    /// run an MQSim / SSDSim config whose unknown names look like typos (warned, ignored).
-    #[arg(long)]
-    pub lenient: bool,
-    /// Reorder out-of-order timestamps through a window of this many records.
-    #[arg(long, default_value_t = 0)]
-    pub sort_window: usize,
-    /// Replay only the part of the trace from START to END seconds after its first
-    /// request, e.g. --time-window 60:120.
-    #[arg(long)]
-    pub time_window: Option<String>,
+    #[command(flatten)]
+    pub trace_args: TraceArgs,
     /// fio job file (INI as fio writes it, or TOML) to generate the workload.
     #[arg(long, conflicts_with_all = ["trace", "synthetic"])]
     pub job: Option<PathBuf>,
@@ -126,10 +153,6 @@ pub struct SetupArgs {
     /// `none` to skip the check). Default: the memory the machine has available.
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
-    /// Refuse a trace with a gap longer than this many seconds between two arrivals (the
-    /// error names the line). Without it, gaps over a day are reported as warnings.
-    #[arg(long, value_name = "SECONDS")]
-    pub max_gap: Option<f64>,
     /// Set by `run --quiet`: no notes on stderr.
     #[arg(skip)]
     pub quiet: bool,

@@ -87,15 +87,15 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
     let mut order_warned = false;
     match &prepared.workload {
         setup::Workload::Trace { path, format, options, .. } => {
-            let limit_ns = gap_limit_ns(setup.max_gap);
+            let limit_ns = gap_limit_ns(setup.trace_args.max_gap);
             let pass = ssdlab_trace::prepass(path, *format, options, limit_ns)
                 .map_err(|e| anyhow!(setup::user_paths(e.to_string())))?;
             total_requests = Some(pass.records * runs);
             let name = setup::user_paths(path.display().to_string());
             let replay = prepared.config.host.replay;
             if replay != ssdlab_core::config::ReplayMode::ClosedLoop {
-                if let Some(text) = gap_advice(&name, &pass, options, setup.max_gap, true) {
-                    match setup.max_gap {
+                if let Some(text) = gap_advice(&name, &pass, options, setup.trace_args.max_gap, true) {
+                    match setup.trace_args.max_gap {
                         Some(max) => bail!("--max-gap {max}: {text}"),
                         None => warnings.push(text),
                     }
@@ -124,7 +124,7 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
         setup::Workload::Records { records, .. } => total_requests = Some(records.len() as u64 * runs),
         setup::Workload::Fio { .. } | setup::Workload::Flows(_) | setup::Workload::Mixed { .. } => {}
     }
-    Ok(Plan { prepared, warnings, total_requests, sort_window: setup.sort_window, order_warned })
+    Ok(Plan { prepared, warnings, total_requests, sort_window: setup.trace_args.sort_window, order_warned })
 }
 
 /// Runs a plan (`options.total_requests` is taken from the plan) and adds the plan's

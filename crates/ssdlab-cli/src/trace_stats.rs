@@ -19,29 +19,9 @@ pub struct TraceStatsArgs {
     /// The trace, as `run --trace` takes it (instead of the positional TRACE).
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Trace format (as `run --format`); detected from the first lines when omitted.
-    #[arg(long)]
-    pub format: Option<String>,
-    /// Keep only this device / volume / ASU (e.g. 3, or 8,16 for blkparse).
-    #[arg(long)]
-    pub device: Option<String>,
-    /// Skip malformed lines and zero-size requests, counting them by reason.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Read the trace's time column in this unit (ps, ns, us, ms, s) instead of the format's own.
-    #[arg(long, value_name = "UNIT")]
-    pub time_unit: Option<ssdlab_trace::TimeUnit>,
-    /// Reorder out-of-order timestamps through a window of this many records.
-    #[arg(long, default_value_t = 0)]
-    pub sort_window: usize,
-    /// Only the part of the trace from START to END seconds after its first request, e.g.
-    /// --time-window 60:120.
-    #[arg(long)]
-    pub time_window: Option<String>,
-    /// Refuse a trace with a gap longer than this many seconds between two arrivals, as
-    /// `run --max-gap` does (the error names the line and a --time-window before it).
-    #[arg(long, value_name = "SECONDS")]
-    pub max_gap: Option<f64>,
+    /// The format and options, as `run` takes them.
+    #[command(flatten)]
+    pub trace_args: crate::TraceArgs,
 }
 
 /// Runs `ssdlab trace-stats`.
@@ -58,28 +38,21 @@ pub fn command(args: TraceStatsArgs) -> Result<()> {
         }
     };
     let result = (|| {
-        let format =
-            args.format.as_deref().map(|f| f.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))).transpose()?;
-        let options = trace_options(&args)?;
+        let format = args
+            .trace_args
+            .format
+            .as_deref()
+            .map(|f| f.parse::<Format>().map_err(|e| anyhow!("--format: {e}")))
+            .transpose()?;
+        let options = args.trace_args.options()?;
         let path = if stdin { PathBuf::from("/dev/stdin") } else { given.clone() };
         let readable = crate::setup::readable_again(&path)?;
-        let report = trace_stats_report(&readable, format, &options, args.max_gap)?;
+        let report = trace_stats_report(&readable, format, &options, args.trace_args.max_gap)?;
         Ok::<_, anyhow::Error>(report)
     })();
     let report = result.map_err(|e| anyhow!(shown(format!("{e:#}"))))?;
     print!("{}", shown(report));
     Ok(())
-}
-
-/// The [`TraceOptions`] of the command line, parsed as `run` parses them.
-pub fn trace_options(args: &TraceStatsArgs) -> Result<TraceOptions> {
-    let mut options = crate::setup::trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
-    options.time_unit = args.time_unit;
-    if let Some(text) = &args.time_window {
-        let window = ssdlab_trace::parse_time_window(text).map_err(|e| anyhow!("--time-window {e}"))?;
-        options.time_window_ns = Some(window);
-    }
-    Ok(options)
 }
 
 /// Prints the statistics report of the trace at `path` to stdout. Without `format` the

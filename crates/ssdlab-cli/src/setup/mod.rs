@@ -309,7 +309,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             (config, text.origin.clone())
         }
         (Some(path), _) => {
-            let loaded = crate::import::load_with(path, args.lenient)?;
+            let loaded = crate::import::load_with(path, args.trace_args.lenient)?;
             import = loaded.import;
             preconditioning = loaded.preconditioning;
             kind = loaded.kind;
@@ -336,7 +336,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             device: &config,
             preconditioning,
             trace_dir: args.trace_dir.as_deref(),
-            lenient: args.lenient,
+            lenient: args.trace_args.lenient,
         };
         let scenario = crate::import::mqsim::scenario(path, index, &context)?;
         config = crate::import::apply_assigns(&config, &scenario.mapping.assigns)
@@ -396,18 +396,9 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         times.dedup();
         config.power.loss_at_ns = times;
     }
-    let mut options = trace_options(args.device.as_deref(), args.lenient, args.sort_window)?;
-    options.time_unit = match args.time_unit {
-        Some(unit) => Some(unit),
-        None if !config.host.time_unit.is_empty() => {
-            Some(config.host.time_unit.parse().map_err(|e| anyhow!("host.time_unit: {e}"))?)
-        }
-        None => None,
-    };
-    if let Some(text) = &args.time_window {
-        // Parsed as `trace-stats --time-window` is.
-        let window = ssdlab_trace::parse_time_window(text).map_err(|e| anyhow!("--time-window {e}"))?;
-        options.time_window_ns = Some(window);
+    let mut options = args.trace_args.options()?;
+    if options.time_unit.is_none() && !config.host.time_unit.is_empty() {
+        options.time_unit = Some(config.host.time_unit.parse().map_err(|e| anyhow!("host.time_unit: {e}"))?);
     }
     if let Some(path) = &args.job {
         let job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
@@ -476,7 +467,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
                 )),
                 _ => None,
             };
-            let (format, note) = match (&args.format, implied) {
+            let (format, note) = match (&args.trace_args.format, implied) {
                 (Some(name), _) => (name.parse::<Format>().map_err(|e| anyhow!("--format: {e}"))?, String::new()),
                 (None, Some(implied)) => implied,
                 (None, None) => {
