@@ -1503,14 +1503,28 @@ fn override_text() -> impl Strategy<Value = String> {
 fn fuzz_dictionary_names_every_key() {
     // The fuzz dictionary lists exactly the config's keys: a key added or renamed later
     // must be added here too, or it would silently stop being fuzzed.
-    // (`[arbitration]`, `[mango]`, `[priority]` and `[mix]` are written only when they
-    // differ from their defaults.)
-    let mut config = ssdlab_core::config::Config { workload: Some(Default::default()), ..Default::default() };
+    // (`[arbitration]`, `[priority]`, `[mix]` and every design's section are written only
+    // when they differ from their defaults: those are added at their defaults.)
+    use ssdlab_core::config as c;
+    let mut config = c::Config { workload: Some(Default::default()), ..Default::default() };
     config.arbitration.weight_low = 2;
     config.mango.enabled = true;
     config.priority.report = true;
     config.mix.percent = 5.0;
-    let table = toml::Table::try_from(config).unwrap();
+    let mut table = toml::Table::try_from(config).unwrap();
+    let designs = [
+        ("pa", toml::Value::try_from(c::PaConfig::default())),
+        ("hybrid", toml::Value::try_from(c::Hybrid::default())),
+        ("dir", toml::Value::try_from(c::DirConfig::default())),
+        ("ipu", toml::Value::try_from(c::IpuConfig::default())),
+        ("gordon", toml::Value::try_from(c::GordonConfig::default())),
+        ("harey", toml::Value::try_from(c::HareyConfig::default())),
+        ("scrub", toml::Value::try_from(c::ScrubConfig::default())),
+        ("wom", toml::Value::try_from(c::WomConfig::default())),
+    ];
+    for (name, section) in designs {
+        assert!(table.insert(name.to_string(), section.unwrap()).is_none(), "[{name}] printed at its defaults");
+    }
     for (section, keys) in SECTIONS {
         let mut want: Vec<&str> = keys.iter().map(|k| k.0).collect();
         let mut got: Vec<&str> = match *section {

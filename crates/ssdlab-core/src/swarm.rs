@@ -318,19 +318,6 @@ fn draw_super_pages(seed: u64, c: &mut Config) {
     }
 }
 
-/// Whether an earlier draw gave the drive a design the write-point designs (the Harey
-/// Tortoise, Mango) are not combined with. (Cached mapping tables keep their drives: few
-/// cases draw one.)
-pub(crate) fn has_design(c: &Config) -> bool {
-    c.pa.enabled()
-        || c.ipu.enabled()
-        || c.dir.scheme != crate::config::DirScheme::Off
-        || c.gordon.enabled()
-        || c.wom.enabled()
-        || c.scrub.enabled()
-        || c.cmt.enabled()
-}
-
 /// The drive with a plain page map: one design at a time, so the drive's own features the
 /// write-point designs are not modelled with give way (the other draws keep them on the
 /// other half of the drives).
@@ -588,13 +575,12 @@ pub(crate) enum SwarmPhase {
 }
 
 /// The drive without the features the designs that reprogram pages in place (scrubbing,
-/// WOM codes) are not modelled with: a page map, no partial programs, super-pages,
-/// Gordon's write points or hybrid policies.
+/// WOM codes) need (their `NEEDS`): a page map, no partial programs, super-pages or
+/// hybrid policies. (Gordon's write points, which compose with them, stay.)
 pub(crate) fn plain_for_reprogramming(c: &Config) -> Config {
     let mut plain = c.clone();
     plain.ftl.mapping = Mapping::Page;
     plain.ftl.partial_program_updates = false;
-    plain.gordon.write_points_per_channel = 0;
     plain.ftl.super_page_channels = 1;
     plain.ftl.super_page_dies = 1;
     plain.hybrid = Hybrid { slc_planes: 0, ..plain.hybrid };

@@ -52,27 +52,35 @@ pub struct Config {
     pub precondition: Precondition,
     pub host: Host,
     pub output: Output,
+    #[serde(skip_serializing_if = "is_default")]
     pub pa: PaConfig,
     pub power: Power,
+    #[serde(skip_serializing_if = "is_default")]
     pub hybrid: Hybrid,
     /// The flash error model (RBER by page type, wear, retention, disturb).
     pub reliability: Reliability,
     /// How reads are decoded: fixed time, BCH or LDPC with read retries.
     pub ecc: Ecc,
     /// DIR and its baselines (one switch).
+    #[serde(skip_serializing_if = "is_default")]
     pub dir: DirConfig,
     /// IPU and its baselines (one switch).
+    #[serde(skip_serializing_if = "is_default")]
     pub ipu: IpuConfig,
     /// Gordon's FTL: write points per channel (thesis §5.1).
+    #[serde(skip_serializing_if = "is_default")]
     pub gordon: GordonConfig,
     /// The Harey Tortoise: RTF, page preference, rate matching (thesis §7.3).
+    #[serde(skip_serializing_if = "is_default")]
     pub harey: HareyConfig,
     /// Mango: high-priority writes on fast pages (thesis §7.2).
-    #[serde(skip_serializing_if = "MangoConfig::is_default")]
+    #[serde(skip_serializing_if = "is_default")]
     pub mango: MangoConfig,
     /// Scrubbing and sanitisation (thesis §6.2).
+    #[serde(skip_serializing_if = "is_default")]
     pub scrub: ScrubConfig,
     /// WOM codes on WOM-safe pages (thesis §6.1).
+    #[serde(skip_serializing_if = "is_default")]
     pub wom: WomConfig,
     /// The controller's DRAM data cache.
     pub cache: Cache,
@@ -100,6 +108,14 @@ pub struct Config {
     /// (and absent from the TOML) without such designs.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub designs: std::collections::BTreeMap<String, toml::Table>,
+}
+
+/// A design's section (and a few rarely used ones) is printed only where it differs from
+/// its defaults: one rule for every design, built-in or not (an outside design's
+/// `[designs.NAME]` exists only where set). `--set` reaches a section that is not printed
+/// (`parse::hidden_section`).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 impl Default for Config {
@@ -549,9 +565,6 @@ impl Config {
         crate::flash::reliability::validate(&self.reliability, &self.ecc, self.bits_per_cell(), &mut reliability);
         self.dir.validate(self.bits_per_cell(), &mut reliability);
         if self.dir.scheme == DirScheme::Dir {
-            if self.pa.enabled() || self.uses_slc() {
-                reliability.push(("dir.scheme".into(), "DIR is not combined with PA-SSD or SLC-mode blocks".into()));
-            }
             if self.geometry.planes_per_die < 2 || !self.geometry.planes_per_die.is_multiple_of(2) {
                 reliability.push((
                     "dir.scheme".into(),
@@ -567,6 +580,7 @@ impl Config {
         }
         errors.extend(reliability.into_iter().map(|(key, message)| err(&key, message)));
         errors.extend(self.validate_ipu());
+        errors.extend(crate::designs::validate(self));
         self.scrub.validate(self, &mut errors);
         self.wom.validate(self, &mut errors);
         // With super-pages the cache's slots and flushes are super-pages.
@@ -612,9 +626,10 @@ impl Config {
             // The designs' papers assume an ideal map; translation pages are whole-page
             // logical units on normal blocks, and recovery does not rebuild the table.
             let refuse = [
+                // (The designs that assume an ideal map say so in their `NEEDS`.)
                 (
-                    self.pa.enabled() || self.ipu.enabled() || self.dir.scheme != DirScheme::Off,
-                    "a design (pa, dir, ipu): their papers assume an ideal map",
+                    !matches!(self.dir.scheme, DirScheme::Off | DirScheme::Dir),
+                    "DIR's baselines (dir.scheme = \"noac\", \"ac\", \"interleaving\"): their paper assumes an ideal map",
                 ),
                 (
                     self.uses_slc() || self.hybrid.allocation != HybridAllocation::Pf,
@@ -899,17 +914,15 @@ impl Config {
         if self.ftl.slc_blocks_per_plane == 0 {
             errors.push(err("ipu.scheme", "writes through an SLC-mode cache: set ftl.slc_blocks_per_plane"));
         }
-        if self.pa.enabled() || self.dir.scheme != DirScheme::Off {
-            errors.push(err("ipu.scheme", "is not combined with PA-SSD or DIR"));
+        // (PA-SSD and DIR: by composition, `designs::validate`.)
+        if !matches!(self.dir.scheme, DirScheme::Off | DirScheme::Dir) {
+            errors.push(err("ipu.scheme", "is not combined with DIR's baselines (dir.scheme)"));
         }
         if self.hybrid.allocation != HybridAllocation::Pf || self.hybrid.migration != SlcMigration::Gc {
             errors.push(err(
                 "ipu.scheme",
                 "manages its SLC cache itself: needs hybrid.allocation = \"pf\" and hybrid.migration = \"gc\"",
             ));
-        }
-        if self.ftl.super_page_channels * self.ftl.super_page_dies > 1 {
-            errors.push(err("ipu.scheme", "is not modelled with super-pages"));
         }
         errors
     }

@@ -22,10 +22,20 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(raw.to_string()));
         let mut cursor = &mut value;
-        let parts: Vec<&str> = key.split('.').collect();
+        let mut parts: Vec<&str> = key.split('.').collect();
+        // One form for every design: `designs.NAME.key`. A built-in design's section is
+        // its own (`[pa]`, reached by `designs.pa-ssd.scheme` or `pa.scheme`); an outside
+        // design's is `[designs.NAME]`.
         if parts[0] == "designs" {
-            set_design_key(&mut value, key, &parts, parsed)?;
-            continue;
+            match parts.get(1).and_then(|name| crate::designs::section_of(name)) {
+                Some(section) if parts.len() >= 3 => {
+                    parts = [section].into_iter().chain(parts[2..].iter().copied()).collect()
+                }
+                _ => {
+                    set_design_key(&mut value, key, &parts, parsed)?;
+                    continue;
+                }
+            }
         }
         if let (Some(table), Some(section)) = (cursor.as_table_mut(), parts.first().and_then(|p| hidden_section(p))) {
             table.entry(parts[0]).or_insert(section);
@@ -94,13 +104,13 @@ fn set_design_key(value: &mut toml::Value, key: &str, parts: &[&str], parsed: to
 /// The default of a section the config leaves out of its serialised form while it is
 /// the default (so that `--set` can reach its keys).
 fn hidden_section(name: &str) -> Option<toml::Value> {
-    use super::{Arbitration, MangoConfig, MixConfig, PriorityConfig};
+    use super::{Arbitration, MixConfig, PriorityConfig};
     match name {
-        "mango" => toml::Value::try_from(MangoConfig::default()).ok(),
         "priority" => toml::Value::try_from(PriorityConfig::default()).ok(),
         "mix" => toml::Value::try_from(MixConfig::default()).ok(),
         "arbitration" => toml::Value::try_from(Arbitration::default()).ok(),
-        _ => None,
+        // Every built-in design's section, from the registry.
+        _ => crate::designs::default_section(name),
     }
 }
 

@@ -105,3 +105,30 @@ fn new_core_options_are_checked_with_their_keys() {
     c.ftl.slc_levels = 1;
     assert!(keys(&c).contains(&"ftl.slc_gc_destination".into()));
 }
+
+/// Issue 42: one rule for every design's section (printed only where it differs from its
+/// defaults) and one `--set` form for every design (`designs.NAME.key`).
+#[test]
+fn design_sections_at_their_defaults_are_not_printed_and_designs_name_key_sets_any_design() {
+    let text = toml::to_string(&Config::default()).unwrap();
+    for section in ["pa", "dir", "ipu", "gordon", "harey", "mango", "scrub", "wom", "hybrid", "designs"] {
+        assert!(!text.contains(&format!("[{section}]")), "[{section}] printed at its defaults:\n{text}");
+    }
+    let set =
+        |items: &[&str]| apply_overrides(&Config::default(), &items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let short = set(&["pa.scheme=hgs"]).unwrap();
+    assert_eq!(short.pa.scheme, "hgs");
+    assert!(toml::to_string(&short).unwrap().contains("[pa]"));
+    // The same key by the design's name or its section's.
+    assert_eq!(set(&["designs.pa-ssd.scheme=hgs"]).unwrap(), short);
+    assert_eq!(set(&["designs.pa.scheme=hgs"]).unwrap(), short);
+    assert!(set(&["designs.mango.enabled=true"]).unwrap().mango.enabled);
+    assert_eq!(set(&["designs.harey.rtf=weak"]).unwrap().harey.rtf, Rtf::Weak);
+    // A typo in a built-in design's key is an error with a did-you-mean, as in its section.
+    let e = set(&["designs.pa-ssd.shceme=hgs"]).unwrap_err();
+    assert_eq!(e.key, "designs.pa-ssd.shceme");
+    assert!(e.message.contains("did you mean 'scheme'"), "{}", e.message);
+    // An outside design's key goes to its `[designs.NAME]` section, which it reads itself.
+    let outside = set(&["designs.hotcold.threshold=3"]).unwrap();
+    assert_eq!(outside.designs["hotcold"]["threshold"].as_integer(), Some(3));
+}

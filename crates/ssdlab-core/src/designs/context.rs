@@ -64,7 +64,7 @@ impl<'a> Simulator<'a> {
         if self.events_processed > 0 {
             return Err(SimError::Setup(format!("design {name}: added after the run started")));
         }
-        self.designs.add_as(name, state, hooks).map_err(SimError::Setup)
+        self.designs.add_as(name, state, hooks, &self.config).map_err(SimError::Setup)
     }
 
     /// Ends the run, at the current simulated time, with an error naming `design` (a hook

@@ -102,6 +102,12 @@ pub trait Design: 'static + Sized {
     const NAME: &'static str;
     /// The hooks it implements. Only these are called.
     const HOOKS: &'static [Hook];
+    /// The drive modes its model assumes: a drive without one is refused with the
+    /// design, naming the design and what the drive has instead.
+    const NEEDS: &'static [super::Need] = &[];
+    /// What it takes over beyond its decision hooks: no two active designs may claim the
+    /// same (nor decide the same hook).
+    const CLAIMS: &'static [super::Claim] = &[];
 
     /// Before the first event of the run (after preconditioning).
     fn run_starting(_sim: &mut Simulator<'_>) {}

@@ -5,7 +5,8 @@
 //!
 //! This module owns the registry of built-in designs ([`registry`]: one line per design),
 //! which designs a config selects, their composition (two designs may run together when
-//! no decision hook is listed by both), and the set of active designs' states.
+//! no decision hook is listed by both and they claim nothing in common), their needs of
+//! the drive (`needs.rs`), and the set of active designs' states.
 //!
 //! Adding a built-in design: a folder here with its state, `impl Design` (the hooks it
 //! uses) and `impl BuiltIn` (when the config selects it, how to build it), its `mod` line
@@ -21,6 +22,7 @@ pub mod harey;
 mod hooks;
 pub mod ipu;
 pub mod mango;
+mod needs;
 pub mod pa_ssd;
 pub mod scrub;
 pub mod spa_hybrid;
@@ -29,6 +31,7 @@ pub mod wom;
 pub use context::TxnView;
 pub(crate) use hooks::HookTable;
 pub use hooks::{Baseline, Design, Hook, MoveTarget};
+pub use needs::{Claim, Need};
 
 use crate::config::Config;
 use crate::engine::{SimError, Simulator};
@@ -37,8 +40,22 @@ use std::any::Any;
 
 /// A built-in design: when a config selects it and how it is built.
 pub(crate) trait BuiltIn: Design {
+    /// Its typed config section (`[SECTION]`, a `Config` field; `--set SECTION.key=...`
+    /// and `--set designs.NAME.key=...` both reach it). Empty (the default): the design
+    /// reads `[designs.NAME]` itself (`Config::design_section`), as outside designs do.
+    /// Either is printed only where it differs from its defaults, as every design's.
+    const SECTION: &'static str = "";
+    /// The config key that selects it: where errors about the design's needs and
+    /// composition point. Empty (the default): `designs.NAME`.
+    const KEY: &'static str = "";
     /// The config selects this design (its section asks for it).
     fn selected(config: &Config) -> bool;
+    /// Its typed section at its defaults (what `--set` starts from while the section is
+    /// not printed): `section_default::<ItsConfig>()`. `None` (the default) for a design
+    /// without a typed section.
+    fn default_section() -> Option<toml::Value> {
+        None
+    }
     /// Selected when the config selects no other design: the design that runs this drive
     /// by default (the SPA hybrid's PF policy runs a drive's SLC cache).
     fn runs_by_default(_config: &Config, _ftl: &Ftl) -> bool {
@@ -59,6 +76,11 @@ pub(crate) trait BuiltIn: Design {
 /// A built-in design's entry in the registry.
 pub(crate) struct Registration {
     name: &'static str,
+    pub(crate) section: &'static str,
+    key: String,
+    needs: &'static [Need],
+    claims: &'static [Claim],
+    pub(crate) default_section: fn() -> Option<toml::Value>,
     selected: fn(&Config) -> bool,
     runs_by_default: fn(&Config, &Ftl) -> bool,
     prepare_ftl: fn(&Config, &mut Ftl),
@@ -72,6 +94,11 @@ impl Registration {
     fn of<T: BuiltIn>() -> Registration {
         Registration {
             name: T::NAME,
+            section: T::SECTION,
+            key: if T::KEY.is_empty() { format!("designs.{}", T::NAME) } else { T::KEY.to_string() },
+            needs: T::NEEDS,
+            claims: T::CLAIMS,
+            default_section: T::default_section,
             selected: T::selected,
             runs_by_default: T::runs_by_default,
             prepare_ftl: T::prepare_ftl,
@@ -107,16 +134,19 @@ fn selection(config: &Config, ftl: &Ftl) -> Result<Vec<Registration>, String> {
     if chosen.is_empty() {
         chosen = registry().into_iter().filter(|r| (r.runs_by_default)(config, ftl)).take(1).collect();
     }
-    let tables: Vec<(&'static str, HookTable)> = chosen.iter().map(|r| (r.name, (r.table)())).collect();
-    check_composition(&tables)?;
+    let declared: Vec<Declared> = chosen.iter().map(|r| (r.name, (r.table)(), r.claims)).collect();
+    check_composition(&declared)?;
     Ok(chosen)
 }
 
-/// Two designs may run together when no decision hook is listed by both.
-fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), String> {
-    for (i, (a, ta)) in tables.iter().enumerate() {
-        for (b, tb) in &tables[i + 1..] {
-            let (a, b) = (a.as_ref(), b.as_ref());
+/// A design as composition sees it: its name, its hooks and its claims.
+type Declared<'a> = (&'a str, HookTable, &'static [Claim]);
+
+/// Two designs may run together when no decision hook is listed by both and they claim
+/// nothing in common.
+fn check_composition(designs: &[Declared]) -> Result<(), String> {
+    for (i, (a, ta, ca)) in designs.iter().enumerate() {
+        for (b, tb, cb) in &designs[i + 1..] {
             if let Some(h) = Hook::ALL.iter().find(|h| h.is_decision() && ta.has(**h) && tb.has(**h)) {
                 return Err(format!(
                     "designs {a} and {b} cannot run together: both decide `{}` (a decision hook only one \
@@ -124,9 +154,70 @@ fn check_composition<S: AsRef<str>>(tables: &[(S, HookTable)]) -> Result<(), Str
                     h.name()
                 ));
             }
+            if let Some(c) = needs::shared_claim(ca, cb) {
+                return Err(format!(
+                    "designs {a} and {b} cannot run together: both claim {} (`Claim::{c:?}`); select one of them",
+                    c.describe()
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// Config validation of the built-in designs `config` selects: each one's needs, and
+/// whether they compose (errors at the selecting keys).
+pub(crate) fn validate(config: &Config) -> Vec<crate::config::ConfigError> {
+    let chosen: Vec<Registration> = registry().into_iter().filter(|r| (r.selected)(config)).collect();
+    let mut errors = Vec::new();
+    for r in &chosen {
+        errors.extend(needs::unmet(r.name, r.needs, config).into_iter().map(|m| crate::config::err(&r.key, m)));
+    }
+    for (i, r) in chosen.iter().enumerate() {
+        let earlier: Vec<Declared> = chosen[..=i].iter().map(|r| (r.name, (r.table)(), r.claims)).collect();
+        if let Err(m) = check_composition(&earlier) {
+            errors.push(crate::config::err(&r.key, m));
+            break;
+        }
+    }
+    errors
+}
+
+/// Whether the drive `config` lacks one of design `T`'s needs (its config validation
+/// then skips checks that assume them: `designs::validate` names what is missing).
+pub(crate) fn needs_unmet<T: Design>(config: &Config) -> bool {
+    T::NEEDS.iter().any(|n| !n.holds(config))
+}
+
+/// Whether design `name` (built-in) composes with the designs `config` selects: no
+/// decision hook or claim in common (its needs are the drive's, checked when it is
+/// selected). The swarm draws designs through it.
+pub(crate) fn composes_with(config: &Config, name: &str) -> bool {
+    let all = registry();
+    let Some(me) = all.iter().find(|r| r.name == name) else { return false };
+    let mut declared: Vec<Declared> = all
+        .iter()
+        .filter(|r| r.name != name && (r.selected)(config))
+        .map(|r| (r.name, (r.table)(), r.claims))
+        .collect();
+    declared.push((me.name, (me.table)(), me.claims));
+    check_composition(&declared).is_ok()
+}
+
+/// The default of the typed section `section` of a built-in design.
+pub(crate) fn default_section(section: &str) -> Option<toml::Value> {
+    registry().iter().find(|r| !r.section.is_empty() && r.section == section).and_then(|r| (r.default_section)())
+}
+
+/// The typed config section of the built-in design named `name` (or whose section is
+/// `name`); `None` for a design whose section is `[designs.NAME]`.
+pub(crate) fn section_of(name: &str) -> Option<&'static str> {
+    registry().iter().find(|r| !r.section.is_empty() && (r.name == name || r.section == name)).map(|r| r.section)
+}
+
+/// `T` at its defaults as TOML: a built-in design's `BuiltIn::default_section`.
+pub(crate) fn section_default<T: serde::Serialize + Default>() -> Option<toml::Value> {
+    toml::Value::try_from(T::default()).ok()
 }
 
 /// The swarm's draws of the built-in designs of `phase`, in registry order.
@@ -174,6 +265,7 @@ pub(crate) struct Designs {
     names: Vec<String>,
     states: Vec<Box<dyn Any>>,
     tables: Vec<HookTable>,
+    claims: Vec<&'static [Claim]>,
     /// Per hook: the design that decides it (`NONE`: the baseline).
     decider: [u8; Hook::COUNT],
     /// Per hook: the designs a notification reaches.
@@ -188,7 +280,9 @@ impl Designs {
     pub(crate) fn new(config: &Config, ftl: &Ftl) -> Result<Designs, SimError> {
         let mut designs = Designs::empty();
         for r in selection(config, ftl).map_err(SimError::Setup)? {
-            designs.add_raw(r.name.to_string(), (r.build)(config, ftl), (r.table)()).map_err(SimError::Setup)?;
+            designs
+                .add_raw(r.name.to_string(), (r.build)(config, ftl), (r.table)(), r.claims)
+                .map_err(SimError::Setup)?;
         }
         Ok(designs)
     }
@@ -198,6 +292,7 @@ impl Designs {
             names: Vec::new(),
             states: Vec::new(),
             tables: Vec::new(),
+            claims: Vec::new(),
             decider: [NONE; Hook::COUNT],
             listeners: [Slots { n: 0, at: [0; MAX_DESIGNS] }; Hook::COUNT],
             implemented: 0,
@@ -205,19 +300,35 @@ impl Designs {
     }
 
     /// Adds design `T`, under `name` and with only those of its hooks that `hooks` names,
-    /// after the built-ins a config selected: refused when it decides a hook another
-    /// active design decides, or one of its type (or name) is active.
-    pub(crate) fn add_as<T: Design>(&mut self, name: &str, state: T, hooks: &[Hook]) -> Result<(), String> {
+    /// after the built-ins a config selected: refused when the drive (`config`) lacks one
+    /// of its needs, when it decides a hook or claims what another active design does, or
+    /// when one of its type (or name) is active.
+    pub(crate) fn add_as<T: Design>(
+        &mut self,
+        name: &str,
+        state: T,
+        hooks: &[Hook],
+        config: &Config,
+    ) -> Result<(), String> {
         if self.names.iter().any(|n| n == name) || self.states.iter().any(|s| s.is::<T>()) {
             return Err(format!("design {name}: a design of its kind is active already"));
         }
-        self.add_raw(name.to_string(), Box::new(state), HookTable::of_listed::<T>(hooks))
+        if let Some(m) = needs::unmet(name, T::NEEDS, config).into_iter().next() {
+            return Err(m);
+        }
+        self.add_raw(name.to_string(), Box::new(state), HookTable::of_listed::<T>(hooks), T::CLAIMS)
     }
 
-    fn add_raw(&mut self, name: String, state: Box<dyn Any>, table: HookTable) -> Result<(), String> {
-        let mut all: Vec<(&str, HookTable)> =
-            self.names.iter().map(String::as_str).zip(self.tables.iter().copied()).collect();
-        all.push((&name, table));
+    fn add_raw(
+        &mut self,
+        name: String,
+        state: Box<dyn Any>,
+        table: HookTable,
+        claims: &'static [Claim],
+    ) -> Result<(), String> {
+        let mut all: Vec<Declared> =
+            (0..self.names.len()).map(|i| (self.names[i].as_str(), self.tables[i], self.claims[i])).collect();
+        all.push((&name, table, claims));
         check_composition(&all)?;
         if self.names.len() == MAX_DESIGNS {
             return Err(format!("at most {MAX_DESIGNS} designs may run together"));
@@ -239,6 +350,7 @@ impl Designs {
         self.names.push(name);
         self.states.push(state);
         self.tables.push(table);
+        self.claims.push(claims);
         Ok(())
     }
 
@@ -312,23 +424,4 @@ impl Simulator<'_> {
             None => Ok(()),
         }
     }
-}
-
-/// What scrubbing and WOM codes, the two designs that reprogram written pages in place,
-/// are not modelled with: the other designs, and the maps and programming schemes whose
-/// pages are not one logical page programmed whole. Each design adds its own. (The Harey
-/// Tortoise, which picks pages by write point and type, refuses the same.)
-pub(crate) fn reprogram_conflicts(config: &Config) -> [(bool, &'static str); 9] {
-    use crate::config::{DirScheme, Mapping, ProgramScheme};
-    [
-        (config.pa.enabled(), "PA-SSD (pa.scheme)"),
-        (config.ipu.enabled(), "IPU (ipu.scheme)"),
-        (config.dir.scheme != DirScheme::Off, "DIR (dir.scheme)"),
-        (config.gordon.enabled(), "Gordon's write points (gordon.write_points_per_channel)"),
-        (config.cmt.enabled(), "a cached mapping table ([cmt])"),
-        (config.super_page_pages() > 1, "super-pages"),
-        (config.ftl.mapping != Mapping::Page, "a map other than ftl.mapping = \"page\""),
-        (config.flash.program_scheme == ProgramScheme::OneShot, "one-shot programming"),
-        (config.ftl.partial_program_updates, "partial programs (ftl.partial_program_updates)"),
-    ]
 }

@@ -127,7 +127,18 @@ fn a_cached_mapping_table_is_refused_where_it_is_not_modelled() {
     let mut c = drive(4);
     c.pa.scheme = "hgs".into();
     let errors = c.validate().expect_err("refused");
-    assert!(errors.iter().any(|e| e.key == "cmt.capacity_bytes" && e.message.contains("design")), "{errors:?}");
+    // (A design's need, named at the key that selects it.)
+    assert!(
+        errors.iter().any(|e| e.key == "pa.scheme" && e.message == "design pa-ssd is not modelled with a cached mapping table ([cmt]; the design's paper assumes an ideal map)"),
+        "{errors:?}"
+    );
+    let mut c = drive(4);
+    c.dir.scheme = ssdlab_core::config::DirScheme::Ac;
+    let errors = c.validate().expect_err("refused");
+    assert!(
+        errors.iter().any(|e| e.key == "cmt.capacity_bytes" && e.message.contains("DIR's baselines")),
+        "{errors:?}"
+    );
     let mut c = drive(4);
     c.cmt.capacity_bytes = 4;
     let errors = c.validate().expect_err("refused");

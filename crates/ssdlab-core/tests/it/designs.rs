@@ -86,3 +86,66 @@ fn two_designs_deciding_one_hook_are_refused_and_a_second_of_a_kind_too() {
     assert_eq!(sim.decider_of(Hook::PlaceWrite), Some("all-to-point-one"));
     assert_eq!(sim.decider_of(Hook::GcVictim), None);
 }
+
+/// A design that claims the program order of a block's pages and needs a page map.
+struct Claimer;
+
+impl Design for Claimer {
+    const NAME: &'static str = "claimer";
+    const HOOKS: &'static [Hook] = &[Hook::Report];
+    const NEEDS: &'static [ssdlab_core::designs::Need] = &[ssdlab_core::designs::Need::PageMap];
+    const CLAIMS: &'static [ssdlab_core::designs::Claim] = &[ssdlab_core::designs::Claim::ProgramOrder];
+}
+
+#[test]
+fn an_outside_design_is_refused_on_a_drive_without_its_needs_and_beside_a_design_claiming_the_same() {
+    let mut c = drive();
+    c.ftl.mapping = ssdlab_core::config::Mapping::HalfPages;
+    c.ftl.user_write_points = 1;
+    c.geometry.subpages_per_page = 2;
+    let mut sim = simulator(c, Vec::new());
+    let e = sim.add_design(Claimer).expect_err("needs a page map").to_string();
+    assert_eq!(e, "design claimer is not modelled with a map other than ftl.mapping = \"page\"");
+    // Beside scrubbing, which claims the program order too.
+    let mut c = drive();
+    c.ftl.user_write_points = 1;
+    c.scrub.mode = ssdlab_core::config::ScrubMode::Background;
+    let mut sim = simulator(c, Vec::new());
+    assert_eq!(sim.active_designs(), vec!["scrub"]);
+    let e = sim.add_design(Claimer).expect_err("both claim the program order").to_string();
+    assert_eq!(
+        e,
+        "designs scrub and claimer cannot run together: both claim the program order of a block's pages \
+         (`Claim::ProgramOrder`); select one of them"
+    );
+}
+
+#[test]
+fn built_in_designs_compose_by_hooks_and_claims_not_by_lists() {
+    // Scrubbing and PA-SSD both claim the program order: refused, at the later design's key.
+    let mut c = Config::default();
+    c.scrub.mode = ssdlab_core::config::ScrubMode::Immediate;
+    c.pa.scheme = "hgs".into();
+    let errors = c.validate().expect_err("refused");
+    assert!(
+        errors.iter().any(|e| e.key == "scrub.mode"
+            && e.message.starts_with("designs pa-ssd and scrub cannot run together: both claim the program order")),
+        "{errors:?}"
+    );
+    // Gordon's write points (which decide the plane) with scrubbing (notifications only):
+    // they compose, and run together with every check on.
+    let mut c = tiny(2, 2, 1, 1);
+    c.precondition.used_fraction = 0.7;
+    c.gordon.write_points_per_channel = 1;
+    c.scrub.mode = ssdlab_core::config::ScrubMode::Immediate;
+    c.validate().expect("Gordon and scrubbing compose");
+    let pages = simulator(c.clone(), Vec::new()).ftl.logical_pages as u64;
+    let records = random_requests(3_000, 2, pages, Op::Write, 4096, 11);
+    let mut sim = simulator(c, records);
+    assert_eq!(sim.active_designs(), vec!["gordon", "scrub"]);
+    let (report, _) = sim.run_to_end().expect("checks hold");
+    let scrub = report.scrub.as_ref().expect("scrubbing reports");
+    assert!(scrub.pages_scrubbed > 0, "{scrub:?}");
+    assert!(report.gordon.is_some(), "Gordon reports");
+    assert_eq!(report.write.requests, 3_000);
+}

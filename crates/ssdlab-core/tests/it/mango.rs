@@ -134,14 +134,18 @@ fn mango_refuses_what_it_is_not_modelled_with() {
     assert!(e.iter().any(|e| e.key == "mango.enabled" && e.message.contains("user write points")), "{e:?}");
     let mut c = chip();
     c.hybrid.allocation = HybridAllocation::Tpj;
-    assert!(c.validate().unwrap_err().iter().any(|e| e.message.contains("hybrid placement")));
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .iter()
+        .any(|e| e.key == "mango.enabled" && e.message.contains("a hybrid allocation")));
     let mut c = chip();
     c.flash.cell = CellType::Slc;
     c.flash.read_latency_ns = vec![27_000];
     c.flash.program_latency_ns = vec![253_000];
     c.energy.read_nj = vec![1.0];
     c.energy.program_nj = vec![1.0];
-    assert!(c.validate().unwrap_err().iter().any(|e| e.message.contains("needs MLC")));
+    assert!(c.validate().unwrap_err().iter().any(|e| e.key == "mango.enabled" && e.message.contains("SLC cells")));
 }
 
 /// The flash service time (the thesis' latency, §7.2) leaves out the wait behind other

@@ -130,6 +130,8 @@ impl Design for Dir {
         Hook::GcPage,
         Hook::PowerLost,
     ];
+    const NEEDS: &'static [super::Need] = &[super::Need::WholeMapInDram, super::Need::NoSlcBlocks];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
         sim.dir_run_starting();
@@ -174,6 +176,13 @@ impl Design for Dir {
 }
 
 impl BuiltIn for Dir {
+    const SECTION: &'static str = "dir";
+    const KEY: &'static str = "dir.scheme";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::DirConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::BeforeHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {

@@ -34,22 +34,8 @@ impl GordonConfig {
                 format!("at most the dies per channel ({per_channel}; a super-page gang counts as one die)"),
             ));
         }
-        if c.pa.enabled() || c.ipu.enabled() || c.dir.scheme == crate::config::DirScheme::Dir {
-            errors.push(err("gordon.write_points_per_channel", "is not combined with PA-SSD, DIR or IPU"));
-        }
-        if c.slc_blocks_by_plane().iter().any(|&s| s > 0) || c.hybrid.allocation != crate::config::HybridAllocation::Pf
-        {
-            errors.push(err(
-                "gordon.write_points_per_channel",
-                "is not combined with SLC-mode blocks or hybrid placement",
-            ));
-        }
-        if !c.flows.is_empty() {
-            errors.push(err(
-                "gordon.write_points_per_channel",
-                "is not combined with host flows (their zones place writes)",
-            ));
-        }
+        // (PA-SSD, DIR and IPU decide hooks Gordon decides; SLC-mode blocks, hybrid placement
+        // and host flows are its `NEEDS`: all checked by `designs::validate`.)
         errors
     }
 }

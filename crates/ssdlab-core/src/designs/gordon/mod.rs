@@ -146,6 +146,8 @@ impl Gordon {
 impl Design for Gordon {
     const NAME: &'static str = "gordon";
     const HOOKS: &'static [Hook] = &[Hook::PlaceWrite, Hook::GcMoveTarget, Hook::Report];
+    const NEEDS: &'static [super::Need] =
+        &[super::Need::NoSlcBlocks, super::Need::PfHybridAllocation, super::Need::NoFlows];
 
     fn place_write(sim: &mut Simulator<'_>, _static_plane: u32, _request: u32, lpn: u32) -> (u32, WriteMode) {
         (sim.gordon_place_write(lpn), WriteMode::Auto)
@@ -161,6 +163,13 @@ impl Design for Gordon {
 }
 
 impl BuiltIn for Gordon {
+    const SECTION: &'static str = "gordon";
+    const KEY: &'static str = "gordon.write_points_per_channel";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::GordonConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {

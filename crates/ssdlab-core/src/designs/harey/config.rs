@@ -85,17 +85,8 @@ impl HareyConfig {
         if h.rate_matching && h.rate_window_ns == 0 {
             errors.push(err("harey.rate_window_ns", "must be at least 1 with harey.rate_matching"));
         }
-        let own = [
-            (c.wom.enabled(), "WOM codes (wom.enabled)"),
-            (c.scrub.enabled(), "scrubbing (scrub.mode)"),
-            (c.uses_slc(), "SLC-mode blocks"),
-            (c.hybrid.allocation != crate::config::HybridAllocation::Pf, "hybrid placement (hybrid.allocation)"),
-        ];
-        for (on, what) in crate::designs::reprogram_conflicts(c).into_iter().chain(own) {
-            if on {
-                errors.push(err("harey", format!("the Harey Tortoise's policies are not modelled with {what}")));
-            }
-        }
+        // (What the policies are not modelled with: the design's `NEEDS` and `CLAIMS`,
+        // checked with every design's by `designs::validate`.)
         errors
     }
 }

@@ -227,6 +227,16 @@ impl Design for Harey {
         Hook::PowerLost,
         Hook::Report,
     ];
+    const NEEDS: &'static [super::Need] = &[
+        super::Need::PageMap,
+        super::Need::WholeMapInDram,
+        super::Need::NoSuperPages,
+        super::Need::PageByPagePrograms,
+        super::Need::NoPartialProgramUpdates,
+        super::Need::NoSlcBlocks,
+        super::Need::PfHybridAllocation,
+    ];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     /// A write's page is the design's choice of write point, one write at a time.
     fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
@@ -283,6 +293,13 @@ impl Design for Harey {
 }
 
 impl BuiltIn for Harey {
+    const SECTION: &'static str = "harey";
+    const KEY: &'static str = "harey";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::HareyConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
@@ -554,11 +571,16 @@ impl Simulator<'_> {
 /// or a page preference, with or without rate matching, where the drive allows them.
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
-    use crate::swarm::{has_design, pick, plain_page_map};
+    use crate::swarm::{pick, plain_page_map};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-harey"));
-    let designs = has_design(c) || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
+    // (On drives whose designs the Harey Tortoise composes with: the registry decides, by
+    // hooks and claims.)
+    let designs = !crate::designs::composes_with(c, Harey::NAME)
+        || c.cmt.enabled()
+        || c.dir.scheme != DirScheme::Off
+        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot;
     if designs || !rng.random_bool(0.5) {
         return;
     }

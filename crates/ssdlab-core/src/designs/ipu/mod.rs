@@ -125,6 +125,8 @@ impl Design for Ipu {
         Hook::PowerLost,
         Hook::Report,
     ];
+    const NEEDS: &'static [super::Need] = &[super::Need::WholeMapInDram, super::Need::NoSuperPages];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
         sim.ipu_run_starting();
@@ -199,6 +201,13 @@ impl Design for Ipu {
 }
 
 impl BuiltIn for Ipu {
+    const SECTION: &'static str = "ipu";
+    const KEY: &'static str = "ipu.scheme";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::IpuConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::BeforeHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {

@@ -60,23 +60,8 @@ impl MangoConfig {
         if !(0.0..=1.0).contains(&f) {
             errors.push(err("mango.max_skipped_spare_fraction", format!("must be within 0 and 1, got {f}")));
         }
-        if c.bits_per_cell() < 2 {
-            errors.push(err("mango.enabled", "Mango skips slow pages: needs MLC, TLC or QLC cells"));
-        }
-        let mut conflicts: Vec<(bool, &str)> = crate::designs::reprogram_conflicts(c).to_vec();
-        conflicts.extend([
-            (c.scrub.enabled(), "scrubbing ([scrub])"),
-            (c.wom.enabled(), "WOM codes ([wom])"),
-            (c.harey.enabled(), "the Harey Tortoise ([harey])"),
-            (c.uses_slc(), "SLC-mode blocks (ftl.slc_blocks_per_plane, [hybrid])"),
-            (c.hybrid.allocation != crate::config::HybridAllocation::Pf, "hybrid placement (hybrid.allocation)"),
-            (c.ftl.user_write_points > 1, "several user write points (ftl.user_write_points)"),
-        ]);
-        for (on, what) in conflicts {
-            if on {
-                errors.push(err("mango.enabled", format!("Mango is not modelled with {what}")));
-            }
-        }
+        // (What Mango is not modelled with: its `NEEDS` and `CLAIMS`, checked with every
+        // design's by `designs::validate`.)
         errors
     }
 }

@@ -114,6 +114,18 @@ impl Design for Mango {
     const NAME: &'static str = "mango";
     const HOOKS: &'static [Hook] =
         &[Hook::JoinsMultiPlane, Hook::UserPage, Hook::GcPage, Hook::BlockErased, Hook::Report];
+    const NEEDS: &'static [super::Need] = &[
+        super::Need::PageMap,
+        super::Need::WholeMapInDram,
+        super::Need::NoSuperPages,
+        super::Need::PageByPagePrograms,
+        super::Need::NoPartialProgramUpdates,
+        super::Need::NoSlcBlocks,
+        super::Need::PfHybridAllocation,
+        super::Need::OneUserWritePoint,
+        super::Need::MultiBitCells,
+    ];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     /// A high-priority write may skip pages in its plane: a multi-plane program's pages
     /// must share their address.
@@ -140,6 +152,13 @@ impl Design for Mango {
 }
 
 impl BuiltIn for Mango {
+    const SECTION: &'static str = "mango";
+    const KEY: &'static str = "mango.enabled";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::MangoConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, records: &mut Vec<ssdlab_trace::Record>) {
@@ -283,12 +302,18 @@ impl Simulator<'_> {
 /// drives the power modes alone (statistics only).
 pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut [ssdlab_trace::Record]) {
     use crate::config::MangoGc;
-    use crate::swarm::{has_design, pick, plain_page_map};
+    use crate::swarm::{pick, plain_page_map};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-mango"));
     let (modes, segment, share) = (rng.random_bool(0.5), rng.random_range(1..=300), rng.random_range(0.05..=1.0));
-    let other = has_design(c) || c.harey.enabled() || c.ftl.user_write_points > 1;
+    // (On drives whose designs Mango composes with: the registry decides, by hooks and
+    // claims.)
+    // (DIR's baselines, flag presets of the drive, stay outside the draw as they were.)
+    let other = !crate::designs::composes_with(c, Mango::NAME)
+        || c.cmt.enabled()
+        || c.dir.scheme != crate::config::DirScheme::Off
+        || c.ftl.user_write_points > 1;
     if other || !rng.random_bool(0.6) {
         if rng.random_bool(0.15) {
             c.priority.power_segment_requests = segment;

@@ -54,6 +54,8 @@ impl Design for PaSsd {
         Hook::GcPage,
         Hook::Report,
     ];
+    const NEEDS: &'static [super::Need] = &[super::Need::WholeMapInDram];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
         sim.pa_run_starting();
@@ -86,6 +88,13 @@ impl Design for PaSsd {
 }
 
 impl BuiltIn for PaSsd {
+    const SECTION: &'static str = "pa";
+    const KEY: &'static str = "pa.scheme";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::PaConfig>()
+    }
+
     fn selected(config: &Config) -> bool {
         config.pa.enabled()
     }

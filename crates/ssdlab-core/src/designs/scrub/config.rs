@@ -96,22 +96,7 @@ impl ScrubConfig {
                 }
             }
         }
-        if !self.enabled() && self.sanitize_bytes == 0 {
-            return;
-        }
-        let own = [
-            (config.wom.enabled(), "WOM codes (wom.enabled)"),
-            (
-                config.uses_slc() && config.hybrid.allocation != crate::config::HybridAllocation::Pf,
-                "a hybrid allocation",
-            ),
-            (config.hybrid.layout != crate::config::SlcLayout::Plane, "planes wholly in SLC mode (hybrid.layout)"),
-        ];
-        let refuse = crate::designs::reprogram_conflicts(config).into_iter().chain(own);
-        for (on, what) in refuse {
-            if on {
-                errors.push(err("scrub.mode", format!("scrubbing is not modelled with {what}")));
-            }
-        }
+        // (What scrubbing is not modelled with: its `NEEDS` and `CLAIMS`, checked with
+        // every design's by `designs::validate`.)
     }
 }

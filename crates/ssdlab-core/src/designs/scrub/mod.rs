@@ -148,6 +148,16 @@ impl Design for Scrub {
         Hook::PowerLost,
         Hook::Report,
     ];
+    const NEEDS: &'static [super::Need] = &[
+        super::Need::PageMap,
+        super::Need::WholeMapInDram,
+        super::Need::NoSuperPages,
+        super::Need::PageByPagePrograms,
+        super::Need::NoPartialProgramUpdates,
+        super::Need::PfHybridAllocation,
+        super::Need::PlaneHybridLayout,
+    ];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
         sim.scrub_run_starting();
@@ -199,6 +209,13 @@ impl Design for Scrub {
 }
 
 impl BuiltIn for Scrub {
+    const SECTION: &'static str = "scrub";
+    const KEY: &'static str = "scrub.mode";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::ScrubConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, records: &mut Vec<ssdlab_trace::Record>) {
@@ -623,8 +640,8 @@ pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config, records: &mut
     use ssdlab_trace::{Op, Record};
     let (roll, mut rng) = reprogramming_roll(seed);
     let rng = &mut rng;
-    if c.cmt.enabled() || roll >= 0.25 {
-        // (Cached mapping tables keep their cases: the swarm draws them seldom.)
+    if c.cmt.enabled() || c.dir.scheme != DirScheme::Off || roll >= 0.25 {
+        // (Cached mapping tables and DIR's flag presets keep their cases.)
         return;
     }
     // (The features scrubbing is not modelled with are dropped from the case.)

@@ -105,6 +105,13 @@ impl Design for SpaHybrid {
 }
 
 impl BuiltIn for SpaHybrid {
+    const SECTION: &'static str = "hybrid";
+    const KEY: &'static str = "hybrid.allocation";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::Hybrid>()
+    }
+
     /// A hybrid allocation policy other than PF-PA asks for the design (TPJ-PA etc. also
     /// run on a drive without SLC: TPJ-PA then fills page sets first).
     fn selected(config: &Config) -> bool {

@@ -23,24 +23,11 @@ impl WomConfig {
         if !self.enabled {
             return;
         }
-        let own = [
-            (config.scrub.enabled() || config.scrub.sanitize_bytes > 0, "scrubbing ([scrub])"),
-            (config.uses_slc(), "SLC-mode blocks (ftl.slc_blocks_per_plane, hybrid.layout)"),
-            (config.cache.enabled(), "the DRAM data cache ([cache])"),
-            (
-                config.power.write_acknowledge == crate::config::WriteAcknowledge::Buffer,
-                "DRAM acknowledgement (power.write_acknowledge = \"buffer\")",
-            ),
-        ];
-        let refuse = crate::designs::reprogram_conflicts(config).into_iter().chain(own);
-        let mut refused = false;
-        for (on, what) in refuse {
-            if on {
-                refused = true;
-                errors.push(err("wom.enabled", format!("WOM codes are not modelled with {what}")));
-            }
-        }
-        if refused || !errors.is_empty() {
+        // (What the codes are not modelled with: WOM's `NEEDS` and `CLAIMS`, checked with
+        // every design's by `designs::validate`; the capacity is only checked on a drive
+        // that meets them.)
+        let unmet = crate::designs::needs_unmet::<super::Wom>(config);
+        if unmet || !errors.is_empty() {
             return;
         }
         let g = &config.geometry;

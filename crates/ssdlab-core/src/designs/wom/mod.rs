@@ -114,6 +114,17 @@ impl Design for Wom {
     const NAME: &'static str = "wom";
     const HOOKS: &'static [Hook] =
         &[Hook::RunStarting, Hook::ReprogramsInPlace, Hook::InPlaceClaim, Hook::BlockErased, Hook::Report];
+    const NEEDS: &'static [super::Need] = &[
+        super::Need::PageMap,
+        super::Need::WholeMapInDram,
+        super::Need::NoSuperPages,
+        super::Need::PageByPagePrograms,
+        super::Need::NoPartialProgramUpdates,
+        super::Need::NoSlcBlocks,
+        super::Need::NoDataCache,
+        super::Need::AckOnProgram,
+    ];
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
         sim.wom_run_starting();
@@ -137,6 +148,13 @@ impl Design for Wom {
 }
 
 impl BuiltIn for Wom {
+    const SECTION: &'static str = "wom";
+    const KEY: &'static str = "wom.enabled";
+
+    fn default_section() -> Option<toml::Value> {
+        super::section_default::<crate::config::WomConfig>()
+    }
+
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
 
     fn swarm_draw(seed: u64, config: &mut Config, _records: &mut Vec<ssdlab_trace::Record>) {
@@ -264,7 +282,8 @@ pub(crate) fn swarm_draw(seed: u64, c: &mut crate::config::Config) {
     use crate::config::*;
     use crate::swarm::{plain_for_reprogramming, reprogramming_roll};
     let (roll, _) = reprogramming_roll(seed);
-    if c.cmt.enabled() || !(0.25..0.4).contains(&roll) {
+    // (Cached mapping tables and DIR's flag presets keep their cases.)
+    if c.cmt.enabled() || c.dir.scheme != DirScheme::Off || !(0.25..0.4).contains(&roll) {
         return;
     }
     let mut drawn = plain_for_reprogramming(c);
