@@ -171,8 +171,20 @@ impl Simulator<'_> {
         let writes: Vec<u32> = self.dies[die].writes.drain(..).collect();
         for t in writes {
             let txn = self.txns[t as usize];
-            // Writes still waiting for a buffer slot never entered the buffer.
-            if plp && txn.kind == TxnKind::Write && txn.acked {
+            // Writes still waiting for a buffer slot never entered the buffer. An
+            // acknowledged write queued as a partial program (MGA packing a cache flush
+            // into its open page, IPU's intra-page update, a page map's in-place update)
+            // or as an in-place reprogram has its data in DRAM just the same: the cache
+            // entry it came from is no longer dirty, so `cache_power_lost` will not
+            // flush it again, and dropping it would lose an acknowledged write. It is
+            // programmed like any buffered write, into a new page (as the scheduler turns
+            // a partial program or reprogram that no longer fits its page into a write).
+            let program = matches!(txn.kind, TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram);
+            if plp && program && txn.acked {
+                if txn.kind != TxnKind::Write {
+                    self.txns[t as usize].kind = TxnKind::Write;
+                    self.txns[t as usize].subpages = 0;
+                }
                 flush_ns += self.plp_flush(t, record).map_or(0, |(_, ns)| ns);
             } else {
                 record.counts.unacknowledged_pages_lost += 1;

@@ -108,6 +108,27 @@ fn mga_packs_four_small_writes_of_different_requests_into_one_page_and_its_map_i
 }
 
 #[test]
+fn a_cache_flush_queued_as_mga_partial_program_survives_a_power_loss_on_capacitor_power() {
+    // Swarm seeds 141204 and 201155: the DRAM cache flushes each first write of a page at
+    // once (cold-eager). Logical page 10's flush opens an SLC page (program under way at
+    // the loss); logical page 11's, 1 us later, is queued as MGA's partial program into
+    // that page's free subpages. Both were acknowledged from DRAM, so PLP must program
+    // both: the queued partial program was dropped as if it were unacknowledged.
+    let mut c = ipu_drive(IpuScheme::Mga);
+    c.precondition.used_fraction = 0.0;
+    c.cache.capacity_bytes = 8 * PAGE;
+    c.cache.flush = ssdlab_core::config::CacheFlush::ColdEager;
+    c.power.loss_at_ns = vec![100_000];
+    let records = vec![sub_write(0, 10, 0, 1), sub_write(1_000, 11, 0, 1), rec(5_000_000, Op::Read, 10, 2, PAGE)];
+    // (Verification after the recovery: every acknowledged subpage maps to its version.)
+    let report = run(&c, records);
+    let p = report.power.as_ref().expect("a loss");
+    assert_eq!((p.total.flushed_pages, p.each[0].flush_failures), (2, 0), "{p:?}");
+    assert_eq!(p.each[0].mapped_pages, 2);
+    assert_eq!(report.flash.page_reads, 2, "both logical pages are read back from flash");
+}
+
+#[test]
 fn the_baseline_reads_before_an_update_that_leaves_other_valid_subpages_behind() {
     let c = ipu_drive(IpuScheme::Baseline);
     let records = vec![

@@ -25,6 +25,8 @@ const FIXED: &[u64] = &[
     // Mango: a cleaning judged fast move by move ran its last pages fast, and a nearly
     // full victim's cleaning then cost more pages than its erase freed (GC for good).
     1243, 2587, 70247, 70481, 71406, 111473, 111630, 112877, 301653, 302331,
+    // PLP dropped a cache flush queued as MGA's partial program into its open page.
+    201155,
 ];
 
 #[test]
@@ -89,11 +91,12 @@ fn bounded_swarm_with_power_losses_in_every_case() {
 
 /// Power-loss seeds that once failed: 1255 stalled when a loss forgot a half-cleaned
 /// victim and the random policy then picked one whose valid pages did not fit in the
-/// room GC had left; 40528 (WOM codes) as 1138 above; the Mango livelocks as above.
+/// room GC had left; 40528 (WOM codes) as 1138 above; the Mango livelocks as above;
+/// 141204 as 201155 above.
 #[test]
 fn power_loss_seeds_that_once_failed_pass() {
     use ssdlab_core::swarm::{case_with, PowerLosses};
-    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483] {
+    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483, 141204] {
         if let Err(e) = run_case(&case_with(seed, PowerLosses::Always)) {
             panic!("seed {seed} (--power-loss always): {e}");
         }
