@@ -905,25 +905,7 @@ impl Config {
         if !(0.0..1.0).contains(&self.ftl.slc_gc_free_fraction) {
             errors.push(err("ftl.slc_gc_free_fraction", "must be in [0, 1)"));
         }
-        if !self.ipu.enabled() {
-            return errors;
-        }
-        if self.ipu.scheme == IpuScheme::Ipu && !(2..=8).contains(&self.ipu.levels) {
-            errors.push(err("ipu.levels", "must be 2 to 8 (IPU: Work, Monitor, Hot = 3)"));
-        }
-        if self.ftl.slc_blocks_per_plane == 0 {
-            errors.push(err("ipu.scheme", "writes through an SLC-mode cache: set ftl.slc_blocks_per_plane"));
-        }
-        // (PA-SSD and DIR: by composition, `designs::validate`.)
-        if !matches!(self.dir.scheme, DirScheme::Off | DirScheme::Dir) {
-            errors.push(err("ipu.scheme", "is not combined with DIR's baselines (dir.scheme)"));
-        }
-        if self.hybrid.allocation != HybridAllocation::Pf || self.hybrid.migration != SlcMigration::Gc {
-            errors.push(err(
-                "ipu.scheme",
-                "manages its SLC cache itself: needs hybrid.allocation = \"pf\" and hybrid.migration = \"gc\"",
-            ));
-        }
+        errors.extend(IpuConfig::validate(self));
         errors
     }
 

@@ -1,6 +1,7 @@
 //! IPU's config section `[ipu]`: the switch among IPU and the two schemes it is compared
 //! with (IPU §4.1), applied by `Config::resolved`.
 
+use crate::config::{err, Config, ConfigError, DirScheme, HybridAllocation, SlcMigration};
 use serde::{Deserialize, Serialize};
 
 /// IPU (seed 003) and its baselines (IPU §4.1). Every scheme writes user data into the
@@ -58,6 +59,31 @@ impl Default for IpuConfig {
 }
 
 impl IpuConfig {
+    /// IPU's own rules (what it needs of the drive beyond its `NEEDS`).
+    pub(crate) fn validate(c: &Config) -> Vec<ConfigError> {
+        let mut errors = Vec::new();
+        if !c.ipu.enabled() {
+            return errors;
+        }
+        if c.ipu.scheme == IpuScheme::Ipu && !(2..=8).contains(&c.ipu.levels) {
+            errors.push(err("ipu.levels", "must be 2 to 8 (IPU: Work, Monitor, Hot = 3)"));
+        }
+        if c.ftl.slc_blocks_per_plane == 0 {
+            errors.push(err("ipu.scheme", "writes through an SLC-mode cache: set ftl.slc_blocks_per_plane"));
+        }
+        // (PA-SSD and DIR: by composition, `designs::validate`.)
+        if !matches!(c.dir.scheme, DirScheme::Off | DirScheme::Dir) {
+            errors.push(err("ipu.scheme", "is not combined with DIR's baselines (dir.scheme)"));
+        }
+        if c.hybrid.allocation != HybridAllocation::Pf || c.hybrid.migration != SlcMigration::Gc {
+            errors.push(err(
+                "ipu.scheme",
+                "manages its SLC cache itself: needs hybrid.allocation = \"pf\" and hybrid.migration = \"gc\"",
+            ));
+        }
+        errors
+    }
+
     pub fn enabled(&self) -> bool {
         self.scheme != IpuScheme::Off
     }
