@@ -279,7 +279,7 @@ fn print_table(variants: &[Variant], outcomes: &[Outcome], base: usize) {
         "write norm",
         "write p99 us",
         "IOPS norm",
-        "WAF",
+        "WAF bytes",
         "erases",
         "MSB-dom"
     );

@@ -619,8 +619,9 @@ pub fn summary_text(o: &Outcome) -> String {
     out!(w, "page programs by type: {}", programs.join(", "));
     out!(
         w,
-        "WAF {:.3}; GC: {} victims, {} pages moved, {} erases ({} emergency / {} background steps)",
+        "WAF {:.3} by bytes ({:.3} by page programs); GC: {} victims, {} pages moved, {} erases ({} emergency / {} background steps)",
         r.waf,
+        r.waf_pages,
         r.gc.victims,
         r.gc.moved_pages,
         r.gc.erases,

@@ -57,6 +57,7 @@ const METRICS: &[(&str, &str, f64)] = &[
     ("write_p999_us", "write.latency_ns.p999", 1e3),
     ("all_mean_us", "all.latency_ns.mean", 1e3),
     ("waf", "waf", 1.0),
+    ("waf_pages", "waf_pages", 1.0),
     ("gc_victims", "gc.victims", 1.0),
     ("gc_moved_pages", "gc.moved_pages", 1.0),
     ("gc_erases", "gc.erases", 1.0),

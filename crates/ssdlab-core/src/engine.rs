@@ -535,6 +535,9 @@ pub(crate) struct FlashCounters {
     pub(crate) mapping_programs: u64,
     /// Programs a design started on already programmed pages (scrubs).
     pub(crate) in_place_programs: u64,
+    /// Bytes the user, GC and translation-page programs wrote (a page each, a partial
+    /// program its subpages): the numerator of the byte WAF.
+    pub(crate) programmed_bytes: u64,
 }
 
 impl<'a> Simulator<'a> {

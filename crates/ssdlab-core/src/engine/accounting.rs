@@ -76,6 +76,15 @@ impl Simulator<'_> {
 
     #[inline]
     pub(crate) fn count_program(&mut self, page_type: u8, slc: bool, of: ProgramOf) {
+        self.count_program_bytes(page_type, slc, of, self.timing.page_size_bytes);
+    }
+
+    /// As `count_program`, for a program that writes `bytes` of data (a partial program:
+    /// its subpages).
+    pub(crate) fn count_program_bytes(&mut self, page_type: u8, slc: bool, of: ProgramOf, bytes: u64) {
+        if of != ProgramOf::InPlace {
+            self.flash_counters.programmed_bytes += bytes;
+        }
         let user = of != ProgramOf::Gc;
         if of == ProgramOf::Mapping {
             self.flash_counters.mapping_programs += 1;

@@ -163,8 +163,8 @@ impl Simulator<'_> {
             self.ftl.oob_partial_units(ppn, slot, units);
             self.ftl.partial_program(ppn, subpages);
         }
-        self.count_program(0, true, ProgramOf::User);
         let bytes = subpages as u64 * self.timing.page_size_bytes / self.ftl.subpages_per_page as u64;
+        self.count_program_bytes(0, true, ProgramOf::User, bytes);
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
         cmd.txns.clear();
         cmd.txns.push(txn);

@@ -495,7 +495,13 @@ pub struct Report {
     /// waits for no program, so it has no dominant page type (its pages' types show in
     /// `flash.programs_by_page_type`).
     pub dominated_writes: u64,
+    /// Write amplification by bytes: `programmed_bytes` / host bytes written.
     pub waf: f64,
+    /// Write amplification by page programs: (user + GC + translation-page programs) /
+    /// user programs (GC's copies only; blind to writes smaller than a page).
+    pub waf_pages: f64,
+    /// Bytes the user, GC and translation-page programs wrote to flash.
+    pub programmed_bytes: u64,
     pub gc: GcSummary,
     pub erase_counts: EraseSummary,
     pub flash: FlashSummary,

@@ -182,3 +182,35 @@ fn saturation_throughput_is_planes_times_page_over_mean_tprog_for_every_cell_typ
         );
     }
 }
+
+/// Issue 46: WAF by bytes is the headline. 2 KiB writes at random 2 KiB-aligned offsets
+/// on 8 KiB pages (a page map: each write programs a whole page after reading the rest of
+/// it) write 8 KiB of flash per 2 KiB of host data before GC: the byte WAF is exactly 4 ×
+/// the page-program WAF, and the page-program WAF counts GC's copies only.
+#[test]
+fn byte_waf_of_quarter_page_writes_is_four_times_the_page_program_waf() {
+    let mut c = tiny(1, 1, 1, 2);
+    c.geometry.page_size_bytes = 8192;
+    c.precondition.used_fraction = 0.8;
+    let logical_bytes = c.logical_bytes();
+    let mut rng = Pcg64Mcg::seed_from_u64(46);
+    let records: Vec<Record> = (0..6_000u64)
+        .map(|i| Record {
+            arrival_ns: i * 50_000,
+            device: 0,
+            offset_bytes: rng.random_range(0..logical_bytes / 2048) * 2048,
+            size_bytes: 2048,
+            op: Op::Write,
+            hint: None,
+        })
+        .collect();
+    let r = run(&c, records);
+    let f = &r.flash;
+    assert_eq!(r.write.bytes, 6_000 * 2048);
+    assert_eq!(f.user_page_programs, 6_000, "one page program per write");
+    assert!(f.gc_page_programs > 0, "the run must garbage-collect");
+    assert_eq!(r.programmed_bytes, (f.user_page_programs + f.gc_page_programs) * 8192);
+    let pages = (f.user_page_programs + f.gc_page_programs) as f64 / f.user_page_programs as f64;
+    assert!((r.waf_pages - pages).abs() < 1e-12, "{} vs {pages}", r.waf_pages);
+    assert!((r.waf - 4.0 * r.waf_pages).abs() < 1e-9, "byte WAF {} vs 4 × {}", r.waf, r.waf_pages);
+}
