@@ -39,7 +39,14 @@ pub enum Need {
     MultiBitCells,
     /// One workload, not host flows (`[[flows]]`).
     NoFlows,
+    /// Each flash page one logical page, programmed whole and one at a time: `PageMap`,
+    /// `NoSuperPages`, `PageByPagePrograms` and `NoPartialProgramUpdates` together (what
+    /// designs that pick, skip or reprogram single pages assume).
+    PagesProgrammedWhole,
 }
+
+/// The modes `Need::PagesProgrammedWhole` stands for.
+const WHOLE: [Need; 4] = [Need::PageMap, Need::NoSuperPages, Need::PageByPagePrograms, Need::NoPartialProgramUpdates];
 
 impl Need {
     /// Whether the drive `config` describes has this mode.
@@ -58,12 +65,16 @@ impl Need {
             Need::AckOnProgram => c.power.write_acknowledge == WriteAcknowledge::Program,
             Need::MultiBitCells => c.bits_per_cell() >= 2,
             Need::NoFlows => c.flows.is_empty(),
+            Need::PagesProgrammedWhole => WHOLE.iter().all(|n| n.holds(c)),
         }
     }
 
-    /// What the drive has when the need does not hold, as errors name it.
-    pub fn instead(self) -> &'static str {
+    /// What the drive `c` has when the need does not hold, as errors name it.
+    pub fn instead(self, c: &Config) -> &'static str {
         match self {
+            Need::PagesProgrammedWhole => {
+                WHOLE.iter().find(|n| !n.holds(c)).map_or("pages not programmed whole", |n| n.instead(c))
+            }
             Need::PageMap => "a map other than ftl.mapping = \"page\"",
             Need::WholeMapInDram => "a cached mapping table ([cmt]; the design's paper assumes an ideal map)",
             Need::NoSuperPages => "super-pages (ftl.super_page_channels, ftl.super_page_dies)",
@@ -110,7 +121,7 @@ pub(crate) fn unmet(name: &str, needs: &[Need], config: &Config) -> Vec<String> 
     needs
         .iter()
         .filter(|n| !n.holds(config))
-        .map(|n| format!("design {name} is not modelled with {}", n.instead()))
+        .map(|n| format!("design {name} is not modelled with {}", n.instead(config)))
         .collect()
 }
 
@@ -139,6 +150,7 @@ mod tests {
             Need::NoDataCache,
             Need::AckOnProgram,
             Need::NoFlows,
+            Need::PagesProgrammedWhole,
         ];
         assert_eq!(unmet("x", &all, &c), Vec::<String>::new());
         let mut slc = c.clone();
@@ -146,6 +158,13 @@ mod tests {
         assert_eq!(
             unmet("x", &[Need::MultiBitCells], &slc),
             vec!["design x is not modelled with SLC cells (one page type)"]
+        );
+        // The compound need names the mode that fails.
+        let mut partial = c.clone();
+        partial.ftl.partial_program_updates = true;
+        assert_eq!(
+            unmet("x", &[Need::PagesProgrammedWhole], &partial),
+            vec!["design x is not modelled with partial programs (ftl.partial_program_updates)"]
         );
         let mut cmt = c.clone();
         cmt.cmt.capacity_bytes = 4096;

@@ -31,7 +31,7 @@
 pub mod config;
 
 use self::config::{PagePreference, Rtf};
-use super::{BuiltIn, Design, Hook};
+use super::{BuiltIn, Design, Hook, Need};
 use crate::config::Config;
 use crate::engine::{SimError, Simulator, TxnKind};
 use crate::flash::{Ppn, NO_PAGE};
@@ -227,15 +227,8 @@ impl Design for Harey {
         Hook::PowerLost,
         Hook::Report,
     ];
-    const NEEDS: &'static [super::Need] = &[
-        super::Need::PageMap,
-        super::Need::WholeMapInDram,
-        super::Need::NoSuperPages,
-        super::Need::PageByPagePrograms,
-        super::Need::NoPartialProgramUpdates,
-        super::Need::NoSlcBlocks,
-        super::Need::PfHybridAllocation,
-    ];
+    const NEEDS: &'static [Need] =
+        &[Need::PagesProgrammedWhole, Need::WholeMapInDram, Need::NoSlcBlocks, Need::PfHybridAllocation];
     const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     /// A write's page is the design's choice of write point, one write at a time.

@@ -14,7 +14,7 @@
 
 pub mod config;
 
-use super::{BuiltIn, Design, Hook};
+use super::{BuiltIn, Design, Hook, Need};
 use crate::config::{Config, MangoGc};
 use crate::engine::{Simulator, TxnKind};
 use crate::flash::Ppn;
@@ -114,16 +114,13 @@ impl Design for Mango {
     const NAME: &'static str = "mango";
     const HOOKS: &'static [Hook] =
         &[Hook::JoinsMultiPlane, Hook::UserPage, Hook::GcPage, Hook::BlockErased, Hook::Report];
-    const NEEDS: &'static [super::Need] = &[
-        super::Need::PageMap,
-        super::Need::WholeMapInDram,
-        super::Need::NoSuperPages,
-        super::Need::PageByPagePrograms,
-        super::Need::NoPartialProgramUpdates,
-        super::Need::NoSlcBlocks,
-        super::Need::PfHybridAllocation,
-        super::Need::OneUserWritePoint,
-        super::Need::MultiBitCells,
+    const NEEDS: &'static [Need] = &[
+        Need::PagesProgrammedWhole,
+        Need::WholeMapInDram,
+        Need::NoSlcBlocks,
+        Need::PfHybridAllocation,
+        Need::OneUserWritePoint,
+        Need::MultiBitCells,
     ];
     const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 

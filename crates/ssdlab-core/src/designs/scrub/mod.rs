@@ -20,7 +20,7 @@
 pub mod config;
 mod sanitize;
 
-use super::{BuiltIn, Design, Hook};
+use super::{BuiltIn, Design, Hook, Need};
 use crate::config::{Config, ScrubMode};
 use crate::engine::{SimError, Simulator, TxnKind, NO_REQUEST};
 use crate::flash::{Ppn, NO_PAGE};
@@ -148,15 +148,8 @@ impl Design for Scrub {
         Hook::PowerLost,
         Hook::Report,
     ];
-    const NEEDS: &'static [super::Need] = &[
-        super::Need::PageMap,
-        super::Need::WholeMapInDram,
-        super::Need::NoSuperPages,
-        super::Need::PageByPagePrograms,
-        super::Need::NoPartialProgramUpdates,
-        super::Need::PfHybridAllocation,
-        super::Need::PlaneHybridLayout,
-    ];
+    const NEEDS: &'static [Need] =
+        &[Need::PagesProgrammedWhole, Need::WholeMapInDram, Need::PfHybridAllocation, Need::PlaneHybridLayout];
     const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {

@@ -30,7 +30,7 @@
 
 pub mod config;
 
-use super::{BuiltIn, Design, Hook};
+use super::{BuiltIn, Design, Hook, Need};
 use crate::config::Config;
 use crate::engine::Simulator;
 use crate::flash::{Ppn, NO_PAGE};
@@ -114,16 +114,8 @@ impl Design for Wom {
     const NAME: &'static str = "wom";
     const HOOKS: &'static [Hook] =
         &[Hook::RunStarting, Hook::ReprogramsInPlace, Hook::InPlaceClaim, Hook::BlockErased, Hook::Report];
-    const NEEDS: &'static [super::Need] = &[
-        super::Need::PageMap,
-        super::Need::WholeMapInDram,
-        super::Need::NoSuperPages,
-        super::Need::PageByPagePrograms,
-        super::Need::NoPartialProgramUpdates,
-        super::Need::NoSlcBlocks,
-        super::Need::NoDataCache,
-        super::Need::AckOnProgram,
-    ];
+    const NEEDS: &'static [Need] =
+        &[Need::PagesProgrammedWhole, Need::WholeMapInDram, Need::NoSlcBlocks, Need::NoDataCache, Need::AckOnProgram];
     const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
 
     fn run_starting(sim: &mut Simulator<'_>) {
