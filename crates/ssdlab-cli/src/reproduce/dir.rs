@@ -7,7 +7,10 @@
 
 use crate::figures::Figures;
 use crate::plot::BarChart;
-use crate::reproduce::claims::{fill, gate, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::claims::{
+    checked, fill, gate, mean, mean_finite, pct, run_notes, verdict, verdict_counts, write_claims, Claim, MIN_SAMPLES,
+    TOO_FEW,
+};
 use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
@@ -138,6 +141,8 @@ struct Job {
 #[derive(Clone, Debug, Default)]
 struct Measured {
     read_us: f64,
+    /// Read requests measured (after the warm-up).
+    reads: u64,
     /// Share of the read requests whose slowest page sensed is an MSB page.
     msb_dominated_reads: f64,
     /// How long the warm-up's last write completed after the trace's first request
@@ -214,6 +219,7 @@ fn measure(config: Config, name: &str, records: Vec<Record>, skip: usize, comman
     let retries = r.errors.as_ref().map_or(0.0, |e| e.read_retries as f64 / e.decoded_reads.max(1) as f64);
     Ok(Measured {
         read_us: read.0 / read.1.max(1) as f64 / 1e3,
+        reads: read.1,
         msb_dominated_reads: msb as f64 / read.1.max(1) as f64,
         warm_overlap_ns: warm_done.saturating_sub(trace_start),
         gc_erases: r.gc.erases,
@@ -404,6 +410,12 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         (0..n).map(|t| f(get(t, scheme, aged, true, Variant::Base)) / f(get(t, 0, aged, true, Variant::Base))).collect()
     };
     let read = |m: &Measured| m.read_us;
+    // Only workloads with MIN_SAMPLES reads (aged and fresh) enter a claim or mean on reads.
+    let reads_of =
+        |t: usize| get(t, 0, true, true, Variant::Base).reads.min(get(t, 0, false, true, Variant::Base).reads);
+    let read_ok: Vec<bool> = (0..n).map(|t| reads_of(t) >= MIN_SAMPLES).collect();
+    let read_ts: Vec<usize> = (0..n).filter(|&t| read_ok[t]).collect();
+    let rmean = |v: &[f64]| mean_finite(&read_ts.iter().map(|&t| v[t]).collect::<Vec<_>>());
     let aged_dir = ratio(3, true, &read);
     let fresh_dir = ratio(3, false, &read);
     let aged_ac = ratio(1, true, &read);
@@ -440,14 +452,15 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     // A relative change or share `m` against the paper's `p`, shown by `show`.
     let mut claim = |what: &str, figure, paper: &str, p: f64, m: f64, show: &dyn Fn(f64) -> String| {
         let (what, paper, measured) = (what.to_string(), paper.to_string(), show(m));
-        claims.push(Claim { what, figure, paper, measured, verdict: verdict(p, m).to_string(), required: false });
+        let verdict = if m.is_finite() { verdict(p, m) } else { TOO_FEW };
+        claims.push(Claim { what, figure, paper, measured, verdict: verdict.to_string(), required: false });
     };
     claim(
         "Aged drive: DIR's mean read response time vs NOAC, mean over workloads",
         "Fig. 11",
         "−43% (−19…−62%)",
         -0.43,
-        mean(&aged_dir) - 1.0,
+        rmean(&aged_dir) - 1.0,
         &pct,
     );
     claim(
@@ -455,7 +468,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "§4.2 text",
         "+1…+10% (+5.5%)",
         0.055,
-        mean(&fresh_dir) - 1.0,
+        rmean(&fresh_dir) - 1.0,
         &pct,
     );
     claim(
@@ -463,7 +476,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Fig. 13",
         "+14% (+3…+20%)",
         0.14,
-        mean(&amp) - 1.0,
+        rmean(&amp) - 1.0,
         &pct,
     );
     claim("Share of pages written interleaved by DIR, mean", "Fig. 15", "≈ 33%", 0.33, mean(&inter(3)), &share);
@@ -480,7 +493,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Fig. 14 text",
         "more (no value)",
         0.1,
-        mean(&mp[1]) - mean(&mp[2]),
+        rmean(&mp[1]) - rmean(&mp[2]),
         &points,
     );
     claim(
@@ -488,7 +501,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Fig. 16",
         "≈ −18%",
         -0.18,
-        mean(&sens2) - 1.0,
+        rmean(&sens2) - 1.0,
         &pct,
     );
     claim(
@@ -496,7 +509,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Fig. 16",
         "≈ −18%",
         -0.18,
-        mean(&sens4) - 1.0,
+        rmean(&sens4) - 1.0,
         &pct,
     );
     claim(
@@ -504,7 +517,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         "Fig. 17",
         "better than AC (≈ −18%)",
         -0.18,
-        mean(&sens8) - 1.0,
+        rmean(&sens8) - 1.0,
         &pct,
     );
     claim(
@@ -545,29 +558,30 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     let last = claims.last_mut().expect("pushed");
     last.verdict = if (mean(&write_dir_ac) - 1.0).abs() <= 0.10 { "holds" } else { "no" }.into();
     // Required checks (issue 14), rows of the claims table too.
-    let below = (0..n).all(|t| aged_dir[t] < 1.0 && aged_dir[t] < aged_ac[t]);
+    let below = read_ts.iter().all(|&t| aged_dir[t] < 1.0 && aged_dir[t] < aged_ac[t]);
+    let list = |f: &dyn Fn(usize) -> String| read_ts.iter().map(|&t| f(t)).collect::<Vec<_>>().join(", ");
+    let too_few: String =
+        (0..n).filter(|&t| !read_ok[t]).map(|t| format!("; {} left out ({} reads)", names[t], reads_of(t))).collect();
     claims.push(Claim {
         what: "**Required:** aged DIR's mean read latency below NOAC's and AC's on every workload".into(),
         figure: "Fig. 11",
         paper: "yes".into(),
-        measured: (0..n)
-            .map(|t| format!("{} {:.2}/{:.2}", names[t], aged_dir[t], aged_dir[t] / aged_ac[t]))
-            .collect::<Vec<_>>()
-            .join(", ")
-            + " (DIR/NOAC, DIR/AC)",
-        verdict: if below { "holds" } else { "no" }.into(),
+        measured: list(&|t| format!("{} {:.2}/{:.2}", names[t], aged_dir[t], aged_dir[t] / aged_ac[t]))
+            + " (DIR/NOAC, DIR/AC)"
+            + &too_few,
+        verdict: checked(read_ts.is_empty().then_some(TOO_FEW), below),
         required: true,
     });
-    let fresh_ok = fresh_dir.iter().all(|&r| r <= 1.15);
+    let fresh_ok = read_ts.iter().all(|&t| fresh_dir[t] <= 1.15);
     claims.push(Claim {
         what: "**Required:** fresh DIR within +15% of NOAC on every workload".into(),
         figure: "§4.2 text",
         paper: "+1…+10%".into(),
-        measured: (0..n).map(|t| format!("{} {}", names[t], pct(fresh_dir[t] - 1.0))).collect::<Vec<_>>().join(", "),
-        verdict: if fresh_ok { "holds" } else { "no" }.into(),
+        measured: list(&|t| format!("{} {}", names[t], pct(fresh_dir[t] - 1.0))) + &too_few,
+        verdict: checked(read_ts.is_empty().then_some(TOO_FEW), fresh_ok),
         required: true,
     });
-    let highest = (0..4).all(|s| s == 3 || mean(&mp[3]) > mean(&mp[s]));
+    let highest = !read_ts.is_empty() && (0..4).all(|s| s == 3 || rmean(&mp[3]) > rmean(&mp[s]));
     claims.push(Claim {
         what: "**Required:** DIR's multi-plane read share the highest of the four (mean)".into(),
         figure: "Fig. 14",
@@ -575,17 +589,25 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         measured: SCHEMES
             .iter()
             .zip(&mp)
-            .map(|((s, _), v)| format!("{s} {:.1}%", mean(v) * 100.0))
+            .map(|((s, _), v)| format!("{s} {:.1}%", rmean(v) * 100.0))
             .collect::<Vec<_>>()
             .join(", "),
-        verdict: if highest { "holds" } else { "no" }.into(),
+        verdict: checked(read_ts.is_empty().then_some(TOO_FEW), highest),
         required: true,
     });
 
     let mut md = String::new();
     writeln!(md, "# DIR (JCST 2024) reproduced\n")?;
     writeln!(md, "{}", verdict_counts(&claims, ""))?;
-    writeln!(md, "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n", args.scale_flag())?;
+    writeln!(md, "Command: `ssdlab reproduce dir{}`. Workloads: {source}.\n", args.run_flags())?;
+    // What changed the run from the workloads as given, before any table (issue 43).
+    let slowed: Vec<String> = (0..n)
+        .filter(|&t| rates[t] != traces[t].entry.speed)
+        .map(|t| format!("{} ×{}", names[t], rates[t] / traces[t].entry.speed))
+        .collect();
+    let few: Vec<String> =
+        (0..n).filter(|&t| !read_ok[t]).map(|t| format!("{} ({} reads)", names[t], reads_of(t))).collect();
+    write!(md, "{}", run_notes(&slowed, &few, "reads"))?;
     write_claims(&mut md, &claims, "A claim of \"no significant change\" holds within ±10%.")?;
 
     writeln!(md, "## Setup\n")?;
@@ -848,24 +870,26 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         )?;
     }
     let means = |v: &[(f64, f64)]| {
-        (mean(&v.iter().map(|x| x.0).collect::<Vec<_>>()), mean(&v.iter().map(|x| x.1).collect::<Vec<_>>()))
+        (rmean(&v.iter().map(|x| x.0).collect::<Vec<_>>()), rmean(&v.iter().map(|x| x.1).collect::<Vec<_>>()))
     };
     let aged_vs_ac: Vec<f64> = (0..n).map(|t| aged_dir[t] / aged_ac[t]).collect();
     writeln!(
         md,
         "| mean | {} | {:.3} | {} | {} | {:.3} | {:.3} | |\n",
-        pair((mean(&aged_dir), mean(&aged_vs_ac))),
-        mean(&cold),
+        pair((rmean(&aged_dir), rmean(&aged_vs_ac))),
+        rmean(&cold),
         pair(means(&short_gap)),
         pair(means(&lockstep)),
-        mean(&nogroup),
-        mean(&full)
+        rmean(&nogroup),
+        rmean(&full)
     )?;
     let fails = |v: &[(f64, f64)]| {
-        let names: Vec<&str> = (0..n).filter(|&t| v[t].0 >= 1.0 || v[t].1 >= 1.0).map(|t| names[t].as_str()).collect();
+        let names: Vec<&str> =
+            read_ts.iter().filter(|&&t| v[t].0 >= 1.0 || v[t].1 >= 1.0).map(|&t| names[t].as_str()).collect();
+        let m = read_ts.len();
         match names.len() {
-            0 => format!("none of {n}"),
-            k => format!("{k} of {n} ({})", names.join(", ")),
+            0 => format!("none of {m}"),
+            k => format!("{k} of {m} ({})", names.join(", ")),
         }
     };
     let (fails_run, fails_short, fails_lockstep) =
@@ -913,22 +937,22 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
 
     // The discussion: hand-written, its numbers filled in from this run.
     let mut values: BTreeMap<&str, String> = BTreeMap::new();
-    values.insert("aged_dir_vs_noac", pct(mean(&aged_dir) - 1.0));
-    values.insert("aged_dir_vs_noac_cold", pct(mean(&cold) - 1.0));
-    values.insert("fresh_dir_vs_noac", pct(mean(&fresh_dir) - 1.0));
-    values.insert("read_amplification", pct(mean(&amp) - 1.0));
+    values.insert("aged_dir_vs_noac", pct(rmean(&aged_dir) - 1.0));
+    values.insert("aged_dir_vs_noac_cold", pct(rmean(&cold) - 1.0));
+    values.insert("fresh_dir_vs_noac", pct(rmean(&fresh_dir) - 1.0));
+    values.insert("read_amplification", pct(rmean(&amp) - 1.0));
     values.insert("interleaved_dir", format!("{:.1}%", mean(&inter(3)) * 100.0));
     values.insert("interleaved_interleaving", format!("{:.1}%", mean(&inter(2)) * 100.0));
-    values.insert("mp_ac", format!("{:.1}%", mean(&mp[1]) * 100.0));
-    values.insert("mp_dir", format!("{:.1}%", mean(&mp[3]) * 100.0));
-    values.insert("dir_vs_ac", pct(mean(&sens2) - 1.0));
+    values.insert("mp_ac", format!("{:.1}%", rmean(&mp[1]) * 100.0));
+    values.insert("mp_dir", format!("{:.1}%", rmean(&mp[3]) * 100.0));
+    values.insert("dir_vs_ac", pct(rmean(&sens2) - 1.0));
     values.insert("write_dir_vs_ac", pct(mean(&write_dir_ac) - 1.0));
     values.insert("fig10_d", pct(mean(&fig10_aged)));
     values.insert("fig10_a", pct(mean(&fig10_low)));
     values.insert("fig10_d_full", pct(mean(&fig10_full)));
-    values.insert("dir_nogroup_vs_noac", pct(mean(&nogroup) - 1.0));
-    values.insert("dir_vs_ac_full", pct(mean(&full) - 1.0));
-    values.insert("dir_vs_ac_aged", pct(mean(&sens2) - 1.0));
+    values.insert("dir_nogroup_vs_noac", pct(rmean(&nogroup) - 1.0));
+    values.insert("dir_vs_ac_full", pct(rmean(&full) - 1.0));
+    values.insert("dir_vs_ac_aged", pct(rmean(&sens2) - 1.0));
     values.insert("fails_run", fails_run);
     values.insert(
         "dir_gc_erases",
@@ -952,7 +976,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     };
     values.insert("premise_random", premise_cells(&premise_base));
     values.insert("premise_lockstep", premise_cells(&premise_off));
-    let template = crate::reproduce::discussion(&args.out, "dir");
+    let template = crate::reproduce::run_discussion(args, "dir");
     writeln!(md, "{}", fill(&template, &values)?.trim_end())?;
     writeln!(md, "\n## Commands\n\nEach cell is one run; for example:\n")?;
     writeln!(md, "```")?;

@@ -9,7 +9,9 @@
 
 use crate::figures::Figures;
 use crate::plot::BarChart;
-use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::claims::{
+    fill, mean_finite, pct, verdict, verdict_counts, write_claims, Claim, NOTHING_HAPPENED,
+};
 use crate::reproduce::execute;
 use crate::reproduce::workloads::{load_traces, stand_in, Entry, Trace, STAND_INS};
 use crate::reproduce::ReproduceArgs;
@@ -244,13 +246,14 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     // only with Mango have no ratio (NaN, left out of the means).
     let ratio = |drive, scenario, i, f: fn(&Measured) -> f64| {
         let (m, b) = (f(&get(drive, scenario, i, true)), f(&get(drive, scenario, i, false)));
-        match (m == 0.0, b == 0.0) {
-            (true, true) => 1.0,
-            (false, true) => f64::NAN,
-            _ => m / b,
+        // Against 0 (e.g. no erase in either run) there is no ratio: NaN, not measured.
+        if b == 0.0 {
+            f64::NAN
+        } else {
+            m / b
         }
     };
-    let mean = |v: &[f64]| mean(&v.iter().copied().filter(|x| x.is_finite()).collect::<Vec<_>>());
+    let mean = |v: &[f64]| mean_finite(v);
 
     let mut claims = Vec::new();
     let mut values: BTreeMap<&str, String> = BTreeMap::new();
@@ -278,7 +281,7 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         swap_wear.push(wr);
         swap_energy.push(en);
     }
-    let all_faster = speedups[0].iter().all(|&x| x > 1.0);
+    let all_faster = !speedups[0].is_empty() && speedups[0].iter().all(|&x| x > 1.0);
     let fmt_range = |v: &[f64]| {
         format!(
             "{:.2}× mean ({:.2}…{:.2}×)",
@@ -306,6 +309,9 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         required: false,
     };
     let holds = |ok: bool| if ok { "holds" } else { "no" };
+    // A relative change not measured (against 0 erases, say): its reason, not a "+0.0%".
+    let shown = |x: f64, what: &str| if x.is_finite() { pct(x) } else { format!("— ({what})") };
+    let checked = |x: f64, v: &'static str| if x.is_finite() { v } else { NOTHING_HAPPENED };
     for (k, drive) in ["aged", "half-full"].iter().enumerate() {
         let (s, w, e) = (mean(&speedups[k]), mean(&swap_wear[k]), mean(&swap_energy[k]));
         let rs = mean(&response_speedups[k]);
@@ -325,15 +331,15 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
                 format!("Wear (erases) in the Swap scenario ({drive} drive)"),
                 "7.4",
                 "+3%",
-                pct(w),
+                shown(w, "no erase in either run"),
                 verdict(0.03, w),
             ),
             claim(
                 format!("Energy only marginally higher in the Swap scenario ({drive} drive)"),
                 "7.4",
                 "marginal",
-                pct(e),
-                holds(e.abs() < 0.05),
+                shown(e, "no energy drawn"),
+                checked(e, holds(e.abs() < 0.05)),
             ),
         ]);
     }
@@ -348,15 +354,33 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     for (k, drive) in ["aged", "half-full"].iter().enumerate() {
         let (e, b, w, l) = (mean(&net[&k].0), mean(&net[&k].1), mean(&net[&k].2), mean(&net[&k].3));
         claims.extend([
-            claim(format!("Netbook energy, battery + wall ({drive} drive)"), "7.5", "−3%", pct(e), verdict(-0.03, e)),
-            claim(format!("Netbook energy drawn on battery ({drive} drive)"), "7.5", "lower", pct(b), holds(b < 0.0)),
-            claim(format!("Netbook wear (erases) ({drive} drive)"), "7.5", "+55%", pct(w), verdict(0.55, w)),
+            claim(
+                format!("Netbook energy, battery + wall ({drive} drive)"),
+                "7.5",
+                "−3%",
+                shown(e, "no energy drawn"),
+                verdict(-0.03, e),
+            ),
+            claim(
+                format!("Netbook energy drawn on battery ({drive} drive)"),
+                "7.5",
+                "lower",
+                shown(b, "none on battery"),
+                checked(b, holds(b < 0.0)),
+            ),
+            claim(
+                format!("Netbook wear (erases) ({drive} drive)"),
+                "7.5",
+                "+55%",
+                shown(w, "no erase in either run"),
+                verdict(0.55, w),
+            ),
             claim(
                 format!("Netbook performance (mean latency, speed-up) ({drive} drive)"),
                 "7.5",
                 "slight increase",
-                pct(l),
-                holds(l > 0.0),
+                shown(l, "no request"),
+                checked(l, holds(l > 0.0)),
             ),
         ]);
     }
@@ -364,17 +388,18 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
     values.insert("swap_speedup_half", format!("{:.2}", mean(&speedups[1])));
     values.insert("swap_response_aged", format!("{:.2}", mean(&response_speedups[0])));
     values.insert("swap_response_half", format!("{:.2}", mean(&response_speedups[1])));
-    values.insert("swap_wear_aged", pct(mean(&swap_wear[0])));
-    values.insert("swap_wear_half", pct(mean(&swap_wear[1])));
+    let wear_text = |x: f64| if x.is_finite() { pct(x) } else { "nothing (no erase in either run)".to_string() };
+    values.insert("swap_wear_aged", wear_text(mean(&swap_wear[0])));
+    values.insert("swap_wear_half", wear_text(mean(&swap_wear[1])));
     values.insert("net_energy_aged", pct(mean(&net[&0].0)));
     values.insert("net_energy_half", pct(mean(&net[&1].0)));
     values.insert("net_battery_aged", pct(mean(&net[&0].1)));
     values.insert("net_battery_half", pct(mean(&net[&1].1)));
-    values.insert("net_wear_aged", pct(mean(&net[&0].2)));
-    values.insert("net_wear_half", pct(mean(&net[&1].2)));
+    values.insert("net_wear_aged", wear_text(mean(&net[&0].2)));
+    values.insert("net_wear_half", wear_text(mean(&net[&1].2)));
 
     writeln!(md, "{}", verdict_counts(&claims, ""))?;
-    writeln!(md, "Command: `ssdlab reproduce mango{}`. Workloads: {source}.\n", args.scale_flag())?;
+    writeln!(md, "Command: `ssdlab reproduce mango{}`. Workloads: {source}.\n", args.run_flags())?;
     write_claims(
         &mut md,
         &claims,
@@ -464,7 +489,7 @@ pub fn mango(args: &ReproduceArgs) -> Result<()> {
         }
         writeln!(md)?;
     }
-    let template = crate::reproduce::discussion(&args.out, "mango");
+    let template = crate::reproduce::run_discussion(args, "mango");
     if args.only.is_empty() {
         writeln!(md, "{}\n", fill(&template, &values)?.trim_end())?;
     }

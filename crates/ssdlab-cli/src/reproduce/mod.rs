@@ -55,6 +55,20 @@ impl ReproduceArgs {
             String::new()
         }
     }
+
+    /// The flags that select what a report's run did, for its "Command:" line: `--scale`,
+    /// `--traces DIR` when a manifest chose the workloads (DIR stands for the folder: no
+    /// machine path in a report) and `--only`.
+    pub(crate) fn run_flags(&self) -> String {
+        let mut flags = self.scale_flag();
+        if self.traces.join("manifest.toml").is_file() {
+            flags.push_str(" --traces DIR");
+        }
+        if !self.only.is_empty() {
+            flags.push_str(&format!(" --only {}", self.only.join(",")));
+        }
+        flags
+    }
 }
 
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
@@ -197,6 +211,20 @@ pub fn discussion(out: &Path, name: &str) -> String {
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()
+}
+
+/// The discussion of the run `args` describes: the hand-written one (a template, see
+/// [`discussion`]), except with a manifest and no `NAME.discussion.md` beside `--out`:
+/// the hand-written text explains the built-in workloads' results by name, and would
+/// describe a run that did not happen (issue 43), so a note stands in for it.
+pub(crate) fn run_discussion(args: &ReproduceArgs, name: &str) -> String {
+    if !args.out.with_extension("discussion.md").is_file() && args.traces.join("manifest.toml").is_file() {
+        return "## Discussion\n\n(The hand-written discussion explains the results of the built-in workloads by \
+                name; with a manifest it is left out: the claims table and the tables above are this run's. Put a \
+                discussion for these workloads in a `.discussion.md` file beside `--out` to include it.)"
+            .to_string();
+    }
+    discussion(&args.out, name)
 }
 
 pub fn default_traces() -> PathBuf {

@@ -25,6 +25,10 @@ pub(crate) struct Entry {
     pub speed: f64,
     #[serde(default)]
     pub role: String,
+    /// The paper's groups this workload belongs to (e.g. `idle-rich`, `busy`,
+    /// `update-heavy`, `read-heavy`); empty: computed from the trace ([`groups`]).
+    #[serde(default)]
+    pub groups: Vec<String>,
     /// Only the records within START:END seconds of the first (`--time-window`), e.g. to
     /// leave out a record with a bogus timestamp.
     #[serde(default)]
@@ -50,8 +54,16 @@ impl Entry {
             runs: 1,
             speed: 1.0,
             role: role.into(),
+            groups: Vec::new(),
             time_window: None,
         }
+    }
+
+    /// The entry in the paper's group `group` (a built-in list's choice, as a manifest's
+    /// `groups` would say).
+    pub fn in_group(mut self, group: &str) -> Entry {
+        self.groups.push(group.into());
+        self
     }
 
     /// The entry with `--time-window` `window` (START:END seconds).
@@ -168,4 +180,104 @@ pub(crate) fn stand_in(i: usize, logical_pages: u64, scale: f64) -> Vec<Record> 
         t += (gap as u64).max(threshold + 1);
     }
     out
+}
+
+/// What a trace's records say about it, for the groups a paper sorts workloads into.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct TraceStats {
+    pub reads: u64,
+    pub writes: u64,
+    /// Writes over requests.
+    pub write_share: f64,
+    /// Writes to a 4-KiB block the trace wrote before, over writes.
+    pub rewrite_share: f64,
+    /// The share of the trace's span (at replay speed `speed`) spent in gaps of at least
+    /// [`IDLE_GAP_NS`] between arrivals: the time a drive could spend on background work.
+    pub idle_share: f64,
+}
+
+/// A gap between arrivals long enough to count as idle: a few block erases.
+pub(crate) const IDLE_GAP_NS: u64 = 10_000_000;
+
+/// A trace's statistics at replay speed `speed` (`host.speed_factor`: 2 = twice as fast).
+pub(crate) fn trace_stats(records: &[Record], speed: f64) -> TraceStats {
+    let mut st = TraceStats::default();
+    let mut written = std::collections::HashSet::new();
+    let mut rewrites = 0u64;
+    for r in records {
+        match r.op {
+            Op::Read => st.reads += 1,
+            Op::Write => {
+                st.writes += 1;
+                let first = r.offset_bytes / PAGE;
+                let last = (r.offset_bytes + r.size_bytes.max(1) - 1) / PAGE;
+                let mut again = false;
+                for b in first..=last {
+                    again |= !written.insert((r.device, b));
+                }
+                rewrites += u64::from(again);
+            }
+            _ => {}
+        }
+    }
+    let requests = st.reads + st.writes;
+    st.write_share = st.writes as f64 / requests.max(1) as f64;
+    st.rewrite_share = rewrites as f64 / st.writes.max(1) as f64;
+    let mut times: Vec<u64> = records.iter().map(|r| r.arrival_ns).collect();
+    times.sort_unstable();
+    let speed = if speed > 0.0 { speed } else { 1.0 };
+    let span = times.last().zip(times.first()).map_or(0, |(l, f)| l - f) as f64 / speed;
+    let idle: f64 = times.windows(2).map(|w| (w[1] - w[0]) as f64 / speed).filter(|&g| g >= IDLE_GAP_NS as f64).sum();
+    st.idle_share = if span > 0.0 { idle / span } else { 0.0 };
+    st
+}
+
+/// A workload's groups: its entry's (a manifest's `groups`, a built-in list's choice), else
+/// computed from its statistics, never from its name: `idle-rich` (at least half the span
+/// idle), `busy` (under a fifth idle), `update-heavy` (at least half writes, a fifth of
+/// them rewrites), `read-heavy` (under 30% writes).
+pub(crate) fn groups(entry: &Entry, records: &[Record]) -> Vec<String> {
+    if !entry.groups.is_empty() {
+        return entry.groups.clone();
+    }
+    let st = trace_stats(records, entry.speed);
+    let mut g = Vec::new();
+    if st.idle_share >= 0.5 {
+        g.push("idle-rich".to_string());
+    } else if st.idle_share < 0.2 {
+        g.push("busy".to_string());
+    }
+    if st.write_share >= 0.5 && st.rewrite_share >= 0.2 {
+        g.push("update-heavy".to_string());
+    }
+    if st.write_share < 0.3 {
+        g.push("read-heavy".to_string());
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(t_ms: u64, page: u64, op: Op) -> Record {
+        Record { arrival_ns: t_ms * 1_000_000, device: 0, offset_bytes: page * PAGE, size_bytes: PAGE, op, hint: None }
+    }
+
+    #[test]
+    fn groups_come_from_the_entry_or_the_statistics_never_the_name() {
+        // Named like the built-in busy trace, but idle most of the time and rewriting.
+        let idle: Vec<Record> = (0..10).map(|i| rec(i * 100, i % 3, Op::Write)).collect();
+        let e = Entry::new("TPC-C", "x", "msr", "");
+        let g = groups(&e, &idle);
+        assert!(g.contains(&"idle-rich".to_string()) && g.contains(&"update-heavy".to_string()), "{g:?}");
+        // Back to back reads: busy and read-heavy.
+        let busy: Vec<Record> = (0..10).map(|i| rec(i, i, Op::Read)).collect();
+        assert_eq!(groups(&Entry::new("hm_1", "x", "msr", ""), &busy), vec!["busy", "read-heavy"]);
+        // The entry's own groups win.
+        assert_eq!(groups(&Entry::new("a", "x", "msr", "").in_group("busy"), &idle), vec!["busy"]);
+        // Slowed ten-fold, the busy trace's 1-ms gaps become idle.
+        let slow = Entry { speed: 0.1, ..Entry::new("b", "x", "msr", "") };
+        assert!(groups(&slow, &busy).contains(&"idle-rich".to_string()));
+    }
 }

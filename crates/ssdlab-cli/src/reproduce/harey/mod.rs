@@ -9,7 +9,7 @@ pub mod jobs;
 
 use crate::figures::Figures;
 use crate::plot::{BarChart, Line, LineChart};
-use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::claims::{change, fill, mean_finite as mean, pct, verdict, verdict_counts, write_claims, Claim};
 use crate::reproduce::workloads::{stand_in, STAND_INS};
 use crate::reproduce::ReproduceArgs;
 use anyhow::Result;
@@ -103,7 +103,8 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
         |policy: Policy, load: Load, drive: Drive| runs.get(&Job { drive, policy, load }).cloned().unwrap_or_default();
     let trace = |policy: Policy, i: usize| get(policy, Load::Trace(i), Drive::Work);
     let rel = |policy: Policy, i: usize, f: fn(&Measured) -> f64| {
-        f(&trace(policy, i)) / f(&trace(Policy::Baseline, i)).max(1e-12) - 1.0
+        // NaN (not measured) against 0, e.g. no erase in the baseline's run.
+        change(f(&trace(policy, i)), f(&trace(Policy::Baseline, i)))
     };
     let bw = |m: &Measured| m.write_mib_s;
     let wear = |m: &Measured| m.erases;
@@ -202,7 +203,14 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
                 pct(all_fast.iter().copied().fold(f64::MAX, f64::min)),
                 pct(all_fast.iter().copied().fold(f64::MIN, f64::max))
             ),
-            verdict: if all_fast.iter().all(|&g| g > 0.0) { "holds" } else { "no" }.into(),
+            verdict: if all_fast.iter().all(|&g| g > 0.0) {
+                "holds"
+            } else if all_fast.iter().all(|g| !g.is_finite()) {
+                crate::reproduce::claims::NOTHING_HAPPENED
+            } else {
+                "no"
+            }
+            .into(),
             required: true,
         });
         let mean_af = mean(&all_fast);
@@ -245,9 +253,10 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
         let more_points = mean(
             &(0..n)
                 .map(|i| {
-                    bw(&trace(Policy::Rtf { strong: false, wp: 32 }, i))
-                        / bw(&trace(Policy::Rtf { strong: false, wp: 1 }, i)).max(1e-12)
-                        - 1.0
+                    change(
+                        bw(&trace(Policy::Rtf { strong: false, wp: 32 }, i)),
+                        bw(&trace(Policy::Rtf { strong: false, wp: 1 }, i)),
+                    )
                 })
                 .collect::<Vec<_>>(),
         );
@@ -279,11 +288,11 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
         });
         values.insert("wear_all_fast", pct(wear_af));
         values.insert("wear_rtf", pct(wear_rtf));
-        let rm_base = |i: usize| bw(&trace(Policy::Rm { pref: Pref::None, wp: 1 }, i)).max(1e-12);
+        let rm_base = |i: usize| bw(&trace(Policy::Rm { pref: Pref::None, wp: 1 }, i));
         let fgc: Vec<f64> =
-            (0..n).map(|i| bw(&trace(Policy::Rm { pref: Pref::Fgc, wp: 32 }, i)) / rm_base(i) - 1.0).collect();
+            (0..n).map(|i| change(bw(&trace(Policy::Rm { pref: Pref::Fgc, wp: 32 }, i)), rm_base(i))).collect();
         let sgc: Vec<f64> =
-            (0..n).map(|i| bw(&trace(Policy::Rm { pref: Pref::Sgc, wp: 32 }, i)) / rm_base(i) - 1.0).collect();
+            (0..n).map(|i| change(bw(&trace(Policy::Rm { pref: Pref::Sgc, wp: 32 }, i)), rm_base(i))).collect();
         let not_web: Vec<f64> = (0..n).filter(|&i| !w.name(i).starts_with("WebIndex")).map(|i| fgc[i]).collect();
         claims.push(Claim {
             what: "FGC-32 over the rate-matched baseline, mean over the traces but WebIndex".into(),
@@ -321,7 +330,7 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
         md,
         "Command: `ssdlab reproduce harey-tortoise{}`. Traces: {source}. Mango (§7.2): `ssdlab reproduce \
          mango`.\n",
-        args.scale_flag()
+        args.run_flags()
     )?;
     write_claims(
         &mut md,
@@ -465,7 +474,7 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
             },
         );
     }
-    let template = crate::reproduce::discussion(&args.out, "harey-tortoise");
+    let template = crate::reproduce::run_discussion(args, "harey-tortoise");
     if synthetic && n > 0 {
         writeln!(md, "{}\n", fill(&template, &values)?.trim_end())?;
     }

@@ -97,11 +97,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
         verdict: if pass { "holds" } else { "no" }.into(),
         required: true,
     };
-    let command = format!(
-        "ssdlab reproduce spa-ssd{}{}",
-        args.scale_flag(),
-        if args.only.is_empty() { String::new() } else { format!(" --only {}", args.only.join(",")) }
-    );
+    let command = format!("ssdlab reproduce spa-ssd{}", args.run_flags());
     writeln!(md, "# SPA-SSD reproduction (seed 001)\n")?;
     let header_at = md.len();
     writeln!(
@@ -697,7 +693,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
     write_claims(&mut acc, &checks, "The required checks (issue 5) hold or not.")?;
     md.insert_str(checks_at + top.len(), &acc);
 
-    let template = crate::reproduce::discussion(&args.out, "spa-ssd");
+    let template = crate::reproduce::run_discussion(args, "spa-ssd");
     writeln!(md, "{}", crate::reproduce::claims::fill(&template, &values)?.trim_end())?;
     figures.write_report(&args.out, &md)?;
     println!("wrote {} ({} simulations in {wall:.1} s)", args.out.display(), outcomes.len());

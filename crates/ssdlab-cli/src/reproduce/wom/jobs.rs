@@ -18,7 +18,10 @@ use std::sync::Arc;
 /// in quick succession (e.g., OLTP and BDB)"): random 4 KiB requests, 30% reads, in a
 /// 256 MiB region (overwrites return to the blocks earlier writes filled, so budgets bite),
 /// 2 ms apart (idle-rich) or 150 µs apart (busy).
-pub(crate) const SYNTHETIC: [(&str, u64); 2] = [("idle-rich", 2_000_000), ("busy", 150_000)];
+pub(crate) const SYNTHETIC: [(&str, u64); 2] = [(IDLE_RICH, 2_000_000), (BUSY, 150_000)];
+/// The thesis' two groups of workloads (Fig. 6.5), as a manifest's `groups` names them.
+pub(crate) const IDLE_RICH: &str = "idle-rich";
+pub(crate) const BUSY: &str = "busy";
 const SYNTHETIC_REQUESTS: u64 = 80_000;
 const HOT_BYTES: u64 = 256 << 20;
 
@@ -34,8 +37,10 @@ fn built_in() -> Vec<Entry> {
             "UMass Financial1, as thesis Table 6.2 (50,000 requests)",
             2,
         ),
-        e("hm_1", "msr_cambridge/hm_1_short.csv", "msr", "MSR Cambridge hm_1, idle-rich (not in the thesis)", 2),
-        e("TPC-C", "ms_production/tpcc-small.trace", "mqsim", "MS enterprise TPC-C, busy (not in the thesis)", 3),
+        e("hm_1", "msr_cambridge/hm_1_short.csv", "msr", "MSR Cambridge hm_1, idle-rich (not in the thesis)", 2)
+            .in_group(IDLE_RICH),
+        e("TPC-C", "ms_production/tpcc-small.trace", "mqsim", "MS enterprise TPC-C, busy (not in the thesis)", 3)
+            .in_group(BUSY),
         e(
             "FIU mail",
             "fiu/cheetah.cs.fiu.edu-110108-113008.1_sample_10000_lines.clean.blkparse",
@@ -95,6 +100,10 @@ pub(crate) enum Setting {
     Sanitize(u32),
     /// The small WOM drive, without (false) or with (true) the code.
     WomDrive(bool),
+    /// Closed-loop replay (queue depth 16), without scrubbing (`None`) or with immediate
+    /// scrubbing at a budget: the run time then shows the work scrubbing adds, where an
+    /// open-loop replay's run time is fixed by the arrivals.
+    Closed(Option<u32>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -163,6 +172,14 @@ fn sets(job: &Job, logical_bytes: u64) -> Vec<String> {
                 budget(b),
             ]
             .concat()
+        }
+        Setting::Closed(b) => {
+            let mut s = vec!["host.replay=closed-loop".to_string(), "host.queue_depth=16".to_string()];
+            if let Some(b) = b {
+                s.push("scrub.mode=immediate".into());
+                s.extend(budget(b));
+            }
+            s
         }
         Setting::WomDrive(on) => {
             let mut s = wom_sets(job.cell);

@@ -8,10 +8,10 @@ pub mod jobs;
 
 use crate::figures::Figures;
 use crate::plot::BarChart;
-use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim};
+use crate::reproduce::claims::{fill, mean, pct, verdict, verdict_counts, write_claims, Claim, NOT_RUN};
 use crate::reproduce::ReproduceArgs;
 use anyhow::Result;
-use jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, SYNTHETIC, UNLIMITED};
+use jobs::{run_job, traces, Cell, Job, Load, Measured, Setting, BUSY, IDLE_RICH, SYNTHETIC, UNLIMITED};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -34,11 +34,6 @@ const FIG65: [(&str, Cell, Setting); 7] = [
 const FIG66: [(&str, Cell, u32); 4] =
     [("SLC", Cell::Slc, UNLIMITED), ("MLC 0", Cell::Mlc, 0), ("MLC 16", Cell::Mlc, 16), ("MLC 64", Cell::Mlc, 64)];
 
-/// Workloads the thesis would call idle-rich and busy, by name (traces that are not run
-/// are left out of their group).
-const IDLE_RICH: [&str; 2] = ["idle-rich", "hm_1"];
-const BUSY: [&str; 2] = ["busy", "TPC-C"];
-
 pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let (traces, source) = traces(args)?;
@@ -60,6 +55,9 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
         }
         for budget in [16, 64] {
             jobs.push(job(load, Cell::Mlc, Setting::Alone(budget), 0));
+        }
+        for b in [None, Some(16), Some(64)] {
+            jobs.push(job(load, Cell::Mlc, Setting::Closed(b), 0));
         }
         if let Load::Trace(_) = load {
             for &(_, cell, budget) in &FIG66 {
@@ -95,9 +93,17 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
         .iter()
         .map(|&(_, cell, setting)| (0..loads.len()).map(|i| ratio(i, cell, setting, &write)).collect())
         .collect();
-    let runtime: Vec<Vec<f64>> = [Setting::Immediate(16), Setting::Immediate(64)]
+    // Run time under closed-loop replay (an open-loop replay's is fixed by the arrivals).
+    let runtime: Vec<Vec<f64>> = [16, 64]
         .iter()
-        .map(|&s| (0..loads.len()).map(|i| ratio(i, Cell::Mlc, s, &|m: &Measured| m.runtime_ns)).collect())
+        .map(|&b| {
+            (0..loads.len())
+                .map(|i| {
+                    let m = |s| get(loads[i].1, Cell::Mlc, Setting::Closed(s), 0).runtime_ns;
+                    m(Some(b)) / m(None)
+                })
+                .collect()
+        })
         .collect();
     let wear: Vec<Vec<f64>> = [Setting::Immediate(16), Setting::Immediate(64)]
         .iter()
@@ -118,8 +124,25 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     };
     let slc_wear: Vec<f64> =
         (0..loads.len()).map(|i| ratio(i, Cell::Slc, Setting::Immediate(UNLIMITED), &|m| m.erases)).collect();
-    let group = |members: &[&str], row: usize| -> Vec<f64> {
-        (0..loads.len()).filter(|&i| members.contains(&names[i].as_str())).map(|i| fig65[row][i]).collect()
+    // The thesis' groups (Fig. 6.5): a trace's from its manifest entry or its statistics
+    // (workloads::groups), never its name; each synthetic workload is its own group.
+    let groups_of: Vec<Vec<String>> = loads
+        .iter()
+        .map(|(_, load)| match *load {
+            Load::Trace(t) => crate::reproduce::workloads::groups(&traces[t].entry, &traces[t].records),
+            Load::Synthetic(k) => vec![SYNTHETIC[k].0.to_string()],
+        })
+        .collect();
+    let in_group =
+        |g: &str| -> Vec<usize> { (0..loads.len()).filter(|&i| groups_of[i].iter().any(|x| x == g)).collect() };
+    let group = |g: &str, row: usize| -> Vec<f64> { in_group(g).into_iter().map(|i| fig65[row][i]).collect() };
+    let members = |g: &str| {
+        let m: Vec<&str> = in_group(g).into_iter().map(|i| names[i].as_str()).collect();
+        if m.is_empty() {
+            format!("none ran that is {g}")
+        } else {
+            m.join(", ")
+        }
     };
     // Fig. 6.6: sanitising 1 GiB after each trace.
     let fig66: Vec<Vec<(f64, f64)>> = FIG66
@@ -162,8 +185,9 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
         runtime: &runtime,
         wear: &wear,
         slc_wear: &slc_wear,
-        idle: [group(&IDLE_RICH, 5), group(&IDLE_RICH, 6)],
-        busy: [group(&BUSY, 5), group(&BUSY, 6), group(&BUSY, 3), group(&BUSY, 4)],
+        idle: [group(IDLE_RICH, 5), group(IDLE_RICH, 6)],
+        busy: [group(BUSY, 5), group(BUSY, 6), group(BUSY, 3), group(BUSY, 4)],
+        members: [members(IDLE_RICH), members(BUSY)],
         fig66: &fig66,
         wom: [(wom_ratio(Cell::Mlc), wom_energy(Cell::Mlc)), (wom_ratio(Cell::Slc), wom_energy(Cell::Slc))],
         median: fig65.iter().map(|v| median(v)).collect(),
@@ -172,18 +196,23 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     let mut md = String::new();
     writeln!(md, "# WOM codes and scrubbing (Grupp thesis §6.1–6.2) reproduced\n")?;
     writeln!(md, "{}", verdict_counts(&claims, ""))?;
-    writeln!(
-        md,
-        "Command: `ssdlab reproduce wom-scrub{}`. Workloads: {source}, and two synthetic ones.\n",
-        args.scale_flag()
-    )?;
+    writeln!(md, "Command: `ssdlab reproduce wom-scrub{}`. Workloads: {}.\n", args.run_flags(), {
+        let traces_part = if traces.is_empty() { None } else { Some(source.clone()) };
+        let synth: Vec<&str> =
+            loads.iter().filter(|l| matches!(l.1, Load::Synthetic(_))).map(|l| l.0.as_str()).collect();
+        let synth_part = (!synth.is_empty()).then(|| format!("the synthetic {}", synth.join(" and ")));
+        [traces_part, synth_part].into_iter().flatten().collect::<Vec<_>>().join(", and ")
+    })?;
     write_claims(
         &mut md,
         &claims,
         "\"No effect\" holds within ±10%; a bound (\"under 30 s\") holds when met. Fig. 6.5's slowdowns \
          are means over every workload run unless the row names a group.",
     )?;
-    setup(&mut md, &traces, passes)?;
+    let synthetic_run: Vec<&str> =
+        loads.iter().filter(|l| matches!(l.1, Load::Synthetic(_))).map(|l| l.0.as_str()).collect();
+    let manifest = crate::reproduce::workloads::manifest_entries(args)?.is_some();
+    setup(&mut md, &traces, passes, &synthetic_run, manifest, &groups_of)?;
     let mut figures = Figures::new(&args.out);
     tables(&mut md, &mut figures, &names, &fig65, &runtime, &wear, &loads, &get)?;
     writeln!(md, "### Ablation: MLC immediate scrubbing of the target alone (no shared-cell scrub), write latency normalised to no scrubbing\n")?;
@@ -246,10 +275,13 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     values.insert("mlc_erase_only", x(mean(&fig65[2])));
     values.insert("mlc_16", x(mean(&fig65[3])));
     values.insert("mlc_64", x(mean(&fig65[4])));
-    values.insert("idle_bg_16", x(mean(&group(&IDLE_RICH, 5))));
-    values.insert("idle_bg_64", x(mean(&group(&IDLE_RICH, 6))));
-    values.insert("busy_bg_16", x(mean(&group(&BUSY, 5))));
-    values.insert("busy_bg_64", x(mean(&group(&BUSY, 6))));
+    let gx = |v: Vec<f64>| if v.is_empty() { "nothing (none ran)".to_string() } else { x(mean(&v)) };
+    values.insert("idle_bg_16", gx(group(IDLE_RICH, 5)));
+    values.insert("idle_bg_64", gx(group(IDLE_RICH, 6)));
+    values.insert("busy_bg_16", gx(group(BUSY, 5)));
+    values.insert("busy_bg_64", gx(group(BUSY, 6)));
+    values.insert("idle_members", members(IDLE_RICH));
+    values.insert("busy_members", members(BUSY));
     values.insert("alone_16", x(mean(&alone[0])));
     values.insert("alone_64", x(mean(&alone[1])));
     values.insert("median_0", x(median(&fig65[2])));
@@ -257,8 +289,11 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
     values.insert("median_64", x(median(&fig65[4])));
     values.insert("wear_16", x(mean(&wear[0])));
     values.insert("slc_wear", x(mean(&slc_wear)));
-    let tpcc = names.iter().position(|n| n == "TPC-C");
-    values.insert("slc_wear_tpcc", tpcc.map_or("not run".to_string(), |i| x(slc_wear[i])));
+    let changed: Vec<String> = (0..loads.len())
+        .filter(|&i| (slc_wear[i] - 1.0).abs() > 0.01)
+        .map(|i| format!("{} ({})", names[i], x(slc_wear[i])))
+        .collect();
+    values.insert("slc_wear_changed", if changed.is_empty() { "no workload".to_string() } else { changed.join(", ") });
     values.insert("wear_64", x(mean(&wear[1])));
     values.insert("wom_mlc", format!("{:.3}", wom_ratio(Cell::Mlc)));
     values.insert("wom_slc", format!("{:.3}", wom_ratio(Cell::Slc)));
@@ -274,7 +309,7 @@ pub fn wom_scrub(args: &ReproduceArgs) -> Result<()> {
         .fold(0.0, f64::max);
     values.insert("sanitize_saving", format!("{:.0}%", saving * 100.0));
     values.insert("scan_mlc", format!("{:.2} s", max_of(1, true)));
-    let template = crate::reproduce::discussion(&args.out, "wom-scrub");
+    let template = crate::reproduce::run_discussion(args, "wom-scrub");
     writeln!(md, "{}", fill(&template, &values)?.trim_end())?;
     writeln!(md, "\n## Commands\n\nEach cell is one run; for example:\n\n```")?;
     let first = loads[0].1;
@@ -305,6 +340,8 @@ struct Inputs<'a> {
     idle: [Vec<f64>; 2],
     /// Background 16, 64 and immediate 16, 64 on busy workloads.
     busy: [Vec<f64>; 4],
+    /// The idle-rich and the busy workloads' names.
+    members: [String; 2],
     fig66: &'a [Vec<(f64, f64)>],
     /// (writes-per-erase ratio, energy change) for MLC and SLC.
     wom: [(f64, f64); 2],
@@ -323,7 +360,7 @@ fn claims(i: &Inputs) -> Vec<Claim> {
             figure,
             paper: paper.to_string(),
             measured,
-            verdict: if v.is_empty() { "no" } else { verdict(p - 1.0, m - 1.0) }.to_string(),
+            verdict: if v.is_empty() { NOT_RUN } else { verdict(p - 1.0, m - 1.0) }.to_string(),
             required: false,
         }
     };
@@ -334,15 +371,18 @@ fn claims(i: &Inputs) -> Vec<Claim> {
             figure,
             paper: paper.to_string(),
             measured: if v.is_empty() { "not run".to_string() } else { x(m) },
-            verdict: if !v.is_empty() && (m - 1.0).abs() <= 0.10 { "holds" } else { "no" }.to_string(),
+            verdict: if v.is_empty() {
+                NOT_RUN
+            } else if (m - 1.0).abs() <= 0.10 {
+                "holds"
+            } else {
+                "no"
+            }
+            .to_string(),
             required: false,
         }
     };
-    // The members of a group this run has (a manifest may have neither trace).
-    let members = |group: &[&str]| {
-        group.iter().filter(|g| i.names.iter().any(|n| n == *g)).copied().collect::<Vec<_>>().join(", ")
-    };
-    let (idle, busy) = (members(&IDLE_RICH), members(&BUSY));
+    let (idle, busy) = (&i.members[0], &i.members[1]);
     let f = i.fig65;
     claims.push(times(
         "SLC, immediate scrubbing: write latency vs no scrubbing (caption; the text says no decrease)",
@@ -366,20 +406,19 @@ fn claims(i: &Inputs) -> Vec<Claim> {
     claims.push(times("MLC, immediate, budget 16: write latency vs no scrubbing", "Fig. 6.5", "6.4×", 6.4, &f[3]));
     claims.push(times("MLC, immediate, budget 64: write latency vs no scrubbing", "Fig. 6.5", "2.0×", 2.0, &f[4]));
     claims.push(times("MLC, erase only (budget 0): write latency vs no scrubbing", "Fig. 6.5", "130×", 130.0, &f[2]));
-    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     claims.push(times(
-        "MLC, immediate, budget 16: run time, largest increase over workloads",
+        "MLC, immediate, budget 16: run time (closed-loop replay), largest increase over workloads",
         "§6.2.3",
         "up to 11.0×",
         11.0,
-        &[max(&i.runtime[0])],
+        &i.runtime[0].iter().copied().reduce(f64::max).into_iter().collect::<Vec<_>>(),
     ));
     claims.push(times(
-        "MLC, immediate, budget 64: run time, largest increase over workloads",
+        "MLC, immediate, budget 64: run time (closed-loop replay), largest increase over workloads",
         "§6.2.3",
         "up to 3.2×",
         3.2,
-        &[max(&i.runtime[1])],
+        &i.runtime[1].iter().copied().reduce(f64::max).into_iter().collect::<Vec<_>>(),
     ));
     claims.push(times("MLC scrubbing wear, budget 16: erases vs no scrubbing", "§6.2.3", "5.1×", 5.1, &i.wear[0]));
     claims.push(times("MLC scrubbing wear, budget 64: erases vs no scrubbing", "§6.2.3", "2.0×", 2.0, &i.wear[1]));
@@ -431,7 +470,14 @@ fn claims(i: &Inputs) -> Vec<Claim> {
         figure: "Fig. 6.6",
         paper: "under 30 s".into(),
         measured: if all.is_empty() { "not run".into() } else { format!("{longest:.2} s") },
-        verdict: if !all.is_empty() && longest < 30.0 { "holds" } else { "no" }.into(),
+        verdict: if all.is_empty() {
+            NOT_RUN
+        } else if longest < 30.0 {
+            "holds"
+        } else {
+            "no"
+        }
+        .into(),
         required: false,
     });
     let erase_only = i.fig66[1].iter().map(|x| x.0).fold(0.0, f64::max);
@@ -439,8 +485,8 @@ fn claims(i: &Inputs) -> Vec<Claim> {
         what: "Sanitising 1 GiB with erases only (MLC budget 0): the longest".into(),
         figure: "Fig. 6.6",
         paper: "22 s".into(),
-        measured: format!("{erase_only:.2} s"),
-        verdict: verdict(22.0, erase_only).into(),
+        measured: if i.fig66[1].is_empty() { "not run".into() } else { format!("{erase_only:.2} s") },
+        verdict: if i.fig66[1].is_empty() { NOT_RUN } else { verdict(22.0, erase_only) }.into(),
         required: false,
     });
     let saving = (0..i.fig66[1].len())
@@ -451,7 +497,7 @@ fn claims(i: &Inputs) -> Vec<Claim> {
         figure: "Fig. 6.6",
         paper: "up to 47%".into(),
         measured: if i.fig66[1].is_empty() { "not run".into() } else { format!("{:.0}%", saving * 100.0) },
-        verdict: if i.fig66[1].is_empty() { "no".into() } else { verdict(0.47, saving).into() },
+        verdict: if i.fig66[1].is_empty() { NOT_RUN.into() } else { verdict(0.47, saving).into() },
         required: false,
     });
     for (label, f, paper) in [("SLC", 0, 0.64), ("MLC", 1, 1.3)] {
@@ -460,8 +506,8 @@ fn claims(i: &Inputs) -> Vec<Claim> {
             what: format!("Reading every block's summary of the 16 GiB drive ({label})"),
             figure: "§6.2.3",
             paper: format!("{paper} s"),
-            measured: format!("{scan:.2} s"),
-            verdict: verdict(paper, scan).into(),
+            measured: if i.fig66[f].is_empty() { "not run".into() } else { format!("{scan:.2} s") },
+            verdict: if i.fig66[f].is_empty() { NOT_RUN } else { verdict(paper, scan) }.into(),
             required: false,
         });
     }
@@ -494,7 +540,7 @@ fn claims(i: &Inputs) -> Vec<Claim> {
         figure: "Fig. 6.2",
         paper: "up to 5.2×".into(),
         measured: "—".into(),
-        verdict: "no".into(),
+        verdict: "not measured (not modelled)".into(),
         required: false,
     });
     // Required (issue 21): a smaller budget costs more write latency.
@@ -527,7 +573,17 @@ fn claims(i: &Inputs) -> Vec<Claim> {
     claims
 }
 
-fn setup(md: &mut String, traces: &[crate::reproduce::workloads::Trace], passes: u64) -> Result<()> {
+/// The Setup section: the drives, then the workloads that ran (`synthetic`: the synthetic
+/// ones `--only` kept; `manifest`: whether a manifest chose the traces; `groups`: each
+/// trace's groups, in order, then the synthetic ones').
+fn setup(
+    md: &mut String,
+    traces: &[crate::reproduce::workloads::Trace],
+    passes: u64,
+    synthetic: &[&str],
+    manifest: bool,
+    groups: &[Vec<String>],
+) -> Result<()> {
     writeln!(md, "## Setup\n")?;
     writeln!(
         md,
@@ -540,13 +596,22 @@ fn setup(md: &mut String, traces: &[crate::reproduce::workloads::Trace], passes:
          plane, no block summaries, over-provisioning 40% SLC / 30% MLC for the code's capacity), empty, \
          written sequentially {passes} and {} times over; the steady state is what the second half adds \
          (blocks still full at the end of a run cancel out). `--set wom.enabled=true` and without.\n\
-         - Workloads (the thesis' Table 6.2 traces are not available except Financial):",
-        2 * passes
+         - Workloads ({}; a trace's group, idle-rich or busy, is its entry's `groups` or, without one, \
+         computed from its arrivals: idle-rich when at least half its span is in gaps of 10 ms or more, busy \
+         under a fifth):",
+        2 * passes,
+        if manifest {
+            "the manifest's"
+        } else {
+            "the built-in list; the thesis' Table 6.2 traces are not available except Financial"
+        }
     )?;
-    for t in traces {
+    for (k, t) in traces.iter().enumerate() {
+        let g: Vec<&str> = groups[k].iter().map(String::as_str).filter(|g| *g == IDLE_RICH || *g == BUSY).collect();
+        let g = if g.is_empty() { "in neither group".to_string() } else { g.join(", ") };
         writeln!(
             md,
-            "  - {}: `{}` ({}, {} requests, replayed {} times): {}",
+            "  - {}: `{}` ({}, {} requests, replayed {} times; {g}): {}",
             t.entry.name,
             t.entry.file,
             t.entry.format,
@@ -555,11 +620,11 @@ fn setup(md: &mut String, traces: &[crate::reproduce::workloads::Trace], passes:
             t.entry.role
         )?;
     }
-    writeln!(
-        md,
-        "  - idle-rich and busy (synthetic): random 4 KiB requests, 30% reads, in a 256 MiB region, 2 ms \
-         and 150 µs apart.\n"
-    )?;
+    for name in synthetic {
+        let gap = if *name == IDLE_RICH { "2 ms" } else { "150 µs" };
+        writeln!(md, "  - {name} (synthetic): random 4 KiB requests, 30% reads, in a 256 MiB region, {gap} apart.")?;
+    }
+    writeln!(md)?;
     Ok(())
 }
 
@@ -601,7 +666,7 @@ fn tables<'a>(
         },
     );
     writeln!(md, "### Immediate scrubbing: run time and erases over no scrubbing\n")?;
-    writeln!(md, "| workload | MLC run time, 16 | MLC run time, 64 | MLC erases, 16 | MLC erases, 64 | SLC erases | MLC 16: stale copies at the start → at the end (outside GC victims) |\n|---|---:|---:|---:|---:|---:|---:|")?;
+    writeln!(md, "| workload | MLC run time, 16 (closed loop) | MLC run time, 64 (closed loop) | MLC erases, 16 | MLC erases, 64 | SLC erases | MLC 16: stale copies at the start → at the end (outside GC victims) |\n|---|---:|---:|---:|---:|---:|---:|")?;
     for (i, name) in names.iter().enumerate() {
         let m = get(loads[i].1, Cell::Mlc, Setting::Immediate(16), 0);
         let slc = get(loads[i].1, Cell::Slc, Setting::Immediate(UNLIMITED), 0).erases
