@@ -523,12 +523,21 @@ impl Config {
         let normal_blocks = g.blocks_per_plane.saturating_sub(t.slc_blocks_per_plane) as f64;
         let spare_blocks = normal_blocks * t.over_provisioning;
         let reserve = (normal_blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
-        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 {
+        let table_blocks = self.cmt.spare_blocks_per_plane(self, normal_blocks);
+        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 + table_blocks {
+            let table = if table_blocks > 0.0 {
+                format!(
+                    " and {table_blocks:.1} for the cached mapping table's translation pages and their write \
+                     point (fewer with a larger cmt.entries_per_translation_page)"
+                )
+            } else {
+                String::new()
+            };
             errors.push(err(
                 "ftl.over_provisioning",
                 format!(
                     "{spare_blocks:.1} spare blocks per plane cannot cover the {reserve:.0} free blocks \
-                     emergency GC keeps (gc_emergency_free_fraction, at least 2) plus two write points; \
+                     emergency GC keeps (gc_emergency_free_fraction, at least 2) plus two write points{table}; \
                      raise over_provisioning or blocks_per_plane, or lower the emergency threshold"
                 ),
             ));

@@ -5,11 +5,18 @@
 //! or write (or a flush out of the data cache) whose entry is not cached waits for a read
 //! of its translation page; misses of a translation page already being read join that
 //! read. When the read ends, each waiting page's entry is cached and its sub-request goes
-//! on where it stopped. A write's entry becomes dirty when the write passes the table; a
-//! GC move's entry too (cached then without a read: GC knows the new location). Evicting a dirty entry writes back its translation page with every dirty entry of it
+//! on where it stopped. A write's entry becomes dirty when the write passes the table.
+//! Evicting a dirty entry writes back its translation page with every dirty entry of it
 //! (`cmt.write_back`): read the page, then program it on the translation pages' write
 //! point. While that program is under way the page is in controller memory, so misses of
 //! it need no read. Mapping reads go ahead of user reads at their die.
+//!
+//! GC moves (`cmt_gc_moved`), with `write_back = "program"`, as DFTL (Gupta et al.,
+//! ASPLOS'09: lazy copying, batch updates): a cached entry is updated in the table; an
+//! uncached one takes a free or clean slot of the table if there is one, and otherwise
+//! joins its victim's batch, which writes each translation page it touches back once
+//! when the victim is erased. With `write_back = "mqsim"` as MQSim
+//! (`Allocate_new_page_for_gc`): the moved entry is cached dirty, evicting another.
 //!
 //! The flash itself holds the map's truth (`Ftl::map`): the table decides only what the
 //! lookups cost.
@@ -62,6 +69,8 @@ struct TPage {
     again: bool,
     /// `write_back = "mqsim"`: served from DRAM since its first write-back.
     departed: bool,
+    /// `generation + 1` while a GC batch holds a change of it not yet written (0: none).
+    gc_pending: u32,
     waiters: Vec<Waiter>,
 }
 
@@ -81,7 +90,8 @@ pub(crate) struct CmtStats {
     pub(crate) write_backs: u64,
     pub(crate) dirty_evictions: u64,
     pub(crate) evictions: u64,
-    /// GC moves whose entry was not cached (cached dirty, without a read).
+    /// GC moves whose entry was not cached (cached dirty without a read, or folded into
+    /// the victim's batch).
     pub(crate) gc_updates: u64,
 }
 
@@ -97,6 +107,11 @@ pub(crate) struct Cmt {
     order: LruOrder,
     tpages: Vec<TPage>,
     entry_bytes: u32,
+    /// Per plane, the translation pages of the uncached entries its GC victim's moves
+    /// changed (`write_back = "program"`), each with its `generation` then: written back
+    /// once each when the victim is erased (`cmt_gc_victim_erased`), unless a write-back
+    /// started since has carried the change. May repeat a page; deduplicated then.
+    gc_batches: Vec<Vec<(u32, u32)>>,
     stats: CmtStats,
 }
 
@@ -116,6 +131,7 @@ impl Cmt {
             order: LruOrder::default(),
             tpages: vec![TPage::default(); ftl.translation_pages as usize],
             entry_bytes,
+            gc_batches: vec![Vec::new(); ftl.addr.planes() as usize],
             stats: CmtStats::default(),
         }
     }
@@ -207,13 +223,24 @@ impl Simulator<'_> {
         }
     }
 
-    /// GC moved `lpn` (a host logical page): its entry changed. It is cached dirty (GC
-    /// knows the new location: no read), so it goes to flash with the next write-back of
-    /// its translation page. (DFTL instead programs the translation pages of a victim's
-    /// moves when the victim is done; on a small drive that costs a program per
-    /// translation page touched for every victim, and GC can then consume more pages
-    /// than it frees.)
-    pub(crate) fn cmt_gc_moved(&mut self, lpn: u32) {
+    /// GC (or a design's relocation) moved `lpn` out of a block of `plane`: its entry
+    /// changed. GC knows the new location, so no read is needed.
+    ///
+    /// `write_back = "program"`: DFTL's GC updates (Gupta et al., ASPLOS'09). A cached
+    /// entry is updated in the table (lazy copying: dirty, it goes to flash with its
+    /// translation page's next write-back). An uncached one takes a slot of the table if
+    /// that costs no write (a free slot, or a clean entry to evict); otherwise it joins
+    /// the plane's GC batch, and each translation page of the batch is written back once
+    /// when the victim is erased (`cmt_gc_victim_erased`; batch updates). So a victim's
+    /// moves never evict a dirty entry: they cost at most one translation-page program per
+    /// translation page their uncached entries map into, however small the table.
+    /// (Caching every moved entry dirty, as before, evicted a dirty entry and wrote its
+    /// translation page back per move once the table was full of dirty entries; only
+    /// write-backs of one page merging while in flight kept that down.)
+    ///
+    /// `write_back = "mqsim"`: as MQSim's `Allocate_new_page_for_gc`, the moved entry is
+    /// cached dirty, evicting (and writing back) another if need be.
+    pub(crate) fn cmt_gc_moved(&mut self, plane: u32, lpn: u32) {
         let cmt = self.cmt.as_mut().expect("cmt on");
         if lpn >= cmt.first_tlpn {
             // A translation page: the table of translation pages (the GTD) is in DRAM.
@@ -224,7 +251,49 @@ impl Simulator<'_> {
             return;
         }
         cmt.stats.gc_updates += 1;
-        self.cmt_cache(lpn, true);
+        if cmt.write_back == CmtWriteBack::Mqsim {
+            self.cmt_cache(lpn, true);
+            return;
+        }
+        let tp = lpn / cmt.per_page;
+        let page = &cmt.tpages[tp as usize];
+        if page.write_back == WriteBack::Reading || page.gc_pending == page.generation + 1 {
+            // The program of its write-back, not issued yet, or a batch's carries it too.
+            return;
+        }
+        if (cmt.entries.len() as u32) < cmt.capacity || !cmt.is_dirty(cmt.order.tail()) {
+            self.cmt_cache(lpn, true);
+            return;
+        }
+        let page = &mut cmt.tpages[tp as usize];
+        page.gc_pending = page.generation + 1;
+        let pending = (tp, page.generation);
+        cmt.gc_batches[plane as usize].push(pending);
+    }
+
+    /// GC erased its victim on `plane`: every translation page the victim's moves
+    /// changed (`cmt_gc_moved`) is written back, once each.
+    pub(crate) fn cmt_gc_victim_erased(&mut self, plane: u32) {
+        let cmt = self.cmt.as_mut().expect("cmt on");
+        let mut batch = std::mem::take(&mut cmt.gc_batches[plane as usize]);
+        if batch.is_empty() {
+            return;
+        }
+        // Per translation page, the generation of its latest change (the last of its
+        // run once sorted).
+        batch.sort_unstable();
+        for (i, &(tp, generation)) in batch.iter().enumerate() {
+            if batch.get(i + 1).is_some_and(|next| next.0 == tp) {
+                continue;
+            }
+            // A write-back started since the change (an evicted dirty entry of the page)
+            // carried it: the page is in controller memory with the batch.
+            if self.cmt.as_ref().expect("cmt on").tpages[tp as usize].generation == generation {
+                self.cmt_write_back(tp);
+            }
+        }
+        batch.clear();
+        self.cmt.as_mut().expect("cmt on").gc_batches[plane as usize] = batch;
     }
 
     /// A trim changed `lpn`'s entry (only a cached one is updated; an uncached one is
@@ -236,8 +305,8 @@ impl Simulator<'_> {
         }
     }
 
-    /// Starts writing back translation page `tp` (a dirty entry of it was evicted): all
-    /// its dirty entries are clean from now on.
+    /// Starts writing back translation page `tp` (a dirty entry of it was evicted, or a
+    /// GC victim's batch): all its dirty entries are clean from now on.
     fn cmt_write_back(&mut self, tp: u32) {
         let cmt = self.cmt.as_mut().expect("cmt on");
         cmt.stats.write_backs += 1;

@@ -253,6 +253,9 @@ impl Simulator<'_> {
                         erase_ns = erase_ns.max(self.erase_ns_of(target));
                         self.ftl.erase(target);
                         self.block_erased(other, target, slc);
+                        if self.cmt.is_some() {
+                            self.cmt_gc_victim_erased(other);
+                        }
                         if cfg!(debug_assertions) && self.verify {
                             self.verify_now(&format!("after GC erased block {target} of plane {other}"))?;
                         }
@@ -302,7 +305,7 @@ impl Simulator<'_> {
         let src_slc = self.ftl.is_slc(ppn);
         self.ftl.move_page(ppn, dest.ppn);
         if self.cmt.is_some() {
-            self.cmt_gc_moved(lpn);
+            self.cmt_gc_moved(plane, lpn);
         }
         let mut sense = self.timing.read_ns(src_type, src_slc);
         let mut program = self.program_ns_of(dest);
@@ -938,7 +941,7 @@ impl Simulator<'_> {
         let mut sense = self.timing.read_ns(src_type, src_slc);
         self.ftl.move_page(ppn, dest.ppn);
         if self.cmt.is_some() {
-            self.cmt_gc_moved(lpn);
+            self.cmt_gc_moved(plane, lpn);
         }
         self.count_read(ppn, src_type, src_slc, true);
         self.count_program(dest.page_type, dest.slc, ProgramOf::Gc);

@@ -68,7 +68,8 @@ pub struct CmtSummary {
     pub write_backs: u64,
     pub evictions: u64,
     pub dirty_evictions: u64,
-    /// GC moves of pages whose entry was not cached (cached dirty, without a read).
+    /// GC moves of pages whose entry was not cached (cached dirty without a read, or
+    /// folded into the victim's batch of translation-page write-backs).
     pub gc_updates: u64,
 }
 

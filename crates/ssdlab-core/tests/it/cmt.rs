@@ -153,3 +153,47 @@ fn mqsims_entry_sizes_follow_from_its_drive() {
     let c = ssdlab_core::presets::preset("mqsim-compat").expect("preset");
     assert_eq!(c.cmt.capacity_bytes / 9, 233_016);
 }
+
+#[test]
+fn a_victims_moves_write_each_translation_page_once_with_a_one_entry_table() {
+    // Translation pages of 1000 entries: the fill (logical pages 0..1958, placed in random
+    // order, a quarter of them trimmed) maps into pages 0 and 1. The host rewrites one
+    // page, whose entry is the table's only one; background GC (the die idle between
+    // writes) cleans blocks of the fill, whose entries are not cached. Each move's update
+    // joins its victim's batch: a victim programs each translation page its pages map
+    // into at most once, and the host's dirty entry stays cached. (Caching every moved
+    // entry dirty evicted the host's entry, then each move the previous move's, and
+    // wrote a translation page back per move: 175 programs for 230 moves, 51 host
+    // misses, and the programs' pages cost 5 more victims.)
+    let mut c = drive(1);
+    c.cmt.entries_per_translation_page = 1000;
+    c.precondition.used_fraction = 0.85;
+    c.ftl.gc_victim = VictimPolicy::Fifo;
+    c.ftl.gc_background_free_fraction = 0.3;
+    let mut records: Vec<_> = (0..500).map(|i| rec(i * 1_000_000, Op::Trim, 4 * i + 1, 1, 4096)).collect();
+    records.extend((0..200).map(|i| rec(500_000_000 + i * 5_000_000, Op::Write, 2, 1, 4096)));
+    let l = run_logged(&c, records);
+    let (cmt, gc) = (l.report.cmt.as_ref().expect("cmt on"), &l.report.gc);
+    assert_eq!(cmt.translation_pages, 3);
+    assert!(gc.erases > 0 && gc.moved_pages >= 10 * gc.erases && cmt.gc_updates > 0, "{gc:?} {cmt:?}");
+    assert_eq!((cmt.misses, cmt.dirty_evictions), (1, 0), "{cmt:?}");
+    assert!(cmt.mapping_programs > 0 && cmt.mapping_programs <= 2 * gc.erases, "{cmt:?} {gc:?}");
+}
+
+#[test]
+fn the_spare_blocks_must_hold_the_translation_pages_too() {
+    // 64 blocks a plane, 12% spare (7.7 blocks): enough for the emergency reserve (4) and
+    // two write points, and for a table of 100-entry translation pages (28 pages, plus
+    // their write point: 1.6 blocks), not for one of 16-entry pages (169: 4.5 blocks).
+    let mut c = drive(4);
+    c.ftl.over_provisioning = 0.12;
+    assert!(c.validate().is_ok());
+    c.cmt.entries_per_translation_page = 16;
+    let errors = c.validate().expect_err("refused");
+    assert!(
+        errors.iter().any(|e| e.key == "ftl.over_provisioning" && e.message.contains("cached mapping table")),
+        "{errors:?}"
+    );
+    c.cmt.capacity_bytes = 0;
+    assert!(c.validate().is_ok());
+}
