@@ -193,7 +193,7 @@ impl Ftl {
             if current == NO_PAGE {
                 return None;
             }
-            let block = self.pick_victim_from(plane, now_ns, current, None)?;
+            let block = self.pick_victim_from(plane, now_ns, current, None, false)?;
             let p = &mut self.planes[plane as usize];
             p.next_victim = block;
             p.next_cursor = 0;
@@ -279,7 +279,7 @@ impl Ftl {
     /// pages always win. SLC blocks are cleaned when the SLC pool is exhausted and the
     /// normal pool is not in need.
     pub fn pick_victim(&mut self, plane: u32, now_ns: u64) -> Option<u32> {
-        self.pick_victim_from(plane, now_ns, NO_PAGE, None)
+        self.pick_victim_from(plane, now_ns, NO_PAGE, None, false)
     }
 
     /// Chooses a victim for `plane` by the victim policy whether or not the plane needs
@@ -290,7 +290,28 @@ impl Ftl {
             return true;
         }
         let kinds = (self.has_normal(plane), self.slc_blocks[plane as usize] > 0);
-        let Some(victim) = self.pick_victim_from(plane, now_ns, NO_PAGE, Some(kinds)) else { return false };
+        let Some(victim) = self.pick_victim_from(plane, now_ns, NO_PAGE, Some(kinds), false) else { return false };
+        let p = &mut self.planes[plane as usize];
+        p.victim = victim;
+        p.victim_cursor = 0;
+        self.counters.gc_victims += 1;
+        true
+    }
+
+    /// `ensure_victim_forced` for a design that must free room before it can go on (a
+    /// block it wants relocated does not fit, `can_clean_now`): only a victim that gains
+    /// GC room, one of the normal blocks (an SLC-mode block's pages land in normal
+    /// blocks) whose valid pages fit in the room GC has; false if there is none. Any
+    /// victim of the policy could take the room GC keeps (swarm seed 110390: an SLC-mode
+    /// victim emptied into the last free block left a normal victim nowhere to go).
+    pub fn ensure_victim_gaining_room(&mut self, plane: u32, now_ns: u64) -> bool {
+        if self.planes[plane as usize].victim != NO_PAGE {
+            return true;
+        }
+        let normal = self.has_normal(plane);
+        let Some(victim) = self.pick_victim_from(plane, now_ns, NO_PAGE, Some((normal, !normal)), true) else {
+            return false;
+        };
         let p = &mut self.planes[plane as usize];
         p.victim = victim;
         p.victim_cursor = 0;
@@ -300,8 +321,16 @@ impl Ftl {
 
     /// `pick_victim`, or with `current` set, a further victim of the same kind (SLC or
     /// normal) to fill a one-shot page set, whatever the need: one with pages to move.
-    /// `kinds`: the (normal, SLC) kinds to consider instead of the plane's need.
-    fn pick_victim_from(&mut self, plane: u32, now_ns: u64, current: u32, kinds: Option<(bool, bool)>) -> Option<u32> {
+    /// `kinds`: the (normal, SLC) kinds to consider instead of the plane's need;
+    /// `must_fit`: only a victim whose valid pages fit in the room GC has.
+    fn pick_victim_from(
+        &mut self,
+        plane: u32,
+        now_ns: u64,
+        current: u32,
+        kinds: Option<(bool, bool)>,
+        must_fit: bool,
+    ) -> Option<u32> {
         let gathering = current != NO_PAGE;
         let (normal_need, slc_need) = if let Some(kinds) = kinds {
             kinds
@@ -371,6 +400,10 @@ impl Ftl {
             }
             count += 1;
             reclaimable += invalid;
+            // An open (relaxed) victim is closed when claimed: its own unprogrammed pages,
+            // counted in the room, are no destination for its moves.
+            let own = if closed { 0 } else { capacity - info.write_ptr };
+            let fits = info.valid_pages + own <= room;
             // Lower score wins; ties keep the lowest block number (deterministic).
             let score = match policy {
                 // Most invalid pages (SSDSim's rule); for full blocks: fewest valid.
@@ -385,7 +418,7 @@ impl Ftl {
                 }
                 VictimPolicy::Random => {
                     pool.push(b);
-                    if info.valid_pages <= room {
+                    if fits {
                         pool_fitting.push(b);
                     }
                     0
@@ -394,7 +427,7 @@ impl Ftl {
             if best.is_none_or(|(_, s)| score < s) {
                 best = Some((b, score));
             }
-            if info.valid_pages <= room && best_fitting.is_none_or(|(_, s)| score < s) {
+            if fits && best_fitting.is_none_or(|(_, s)| score < s) {
                 best_fitting = Some((b, score));
             }
         }
@@ -406,11 +439,14 @@ impl Ftl {
             return None;
         }
         if policy == VictimPolicy::Random && count > 0 {
-            let pool = if pool_fitting.is_empty() { pool } else { pool_fitting };
+            let pool = if pool_fitting.is_empty() && !must_fit { pool } else { pool_fitting };
+            if pool.is_empty() {
+                return None;
+            }
             let b = pool[self.victim_rng.random_range(0..pool.len())];
             return self.claim_victim(b);
         }
-        let (b, _) = best_fitting.or(best)?;
+        let (b, _) = if must_fit { best_fitting? } else { best_fitting.or(best)? };
         self.claim_victim(b)
     }
 
@@ -422,11 +458,70 @@ impl Ftl {
             Some(r) => {
                 r.open[plane as usize].iter().map(|&b| self.pages_in_block(b) - self.blocks[b as usize].write_ptr).sum()
             }
-            None if self.gc_through_user => self.user_active_room(plane),
-            None => self.active_room(plane, super::Stream::GC),
+            None if self.gc_through_user => {
+                (0..self.user_write_points).map(|k| self.data_room(plane, super::Stream::user(k))).sum()
+            }
+            None => self.data_room(plane, super::Stream::GC),
         };
-        let data_pages = self.layout.pages() - self.summary_pages - self.companions_per_block();
-        open + p.free.len() as u32 * data_pages
+        open + p.free.len() as u32 * self.data_pages_per_block()
+    }
+
+    /// Data pages of a whole normal-mode block (less its summary and companion pages).
+    fn data_pages_per_block(&self) -> u32 {
+        self.layout.pages() - self.summary_pages - self.companions_per_block()
+    }
+
+    /// Pages GC can give to moves that gain it nothing (a design relocating a valid page,
+    /// an SLC-mode block emptied into normal blocks) and still finish its victim and the
+    /// one after: its room less the victim's valid pages and a block's data pages (any
+    /// normal victim with a page to gain fits in a block). Taking more left GC a victim it
+    /// could not finish (swarm seeds 110390, 302471: scrubbing).
+    pub fn gc_room_to_spare(&self, plane: u32) -> u32 {
+        let victim = self.planes[plane as usize].victim;
+        let moving = if victim == NO_PAGE { 0 } else { self.blocks[victim as usize].valid_pages };
+        self.gc_room(plane).saturating_sub(moving + self.data_pages_per_block())
+    }
+
+    /// Whether GC could clean `block` of `plane` now, as a design's victim (a block to
+    /// relocate and erase whatever the plane's need), and still finish the next victim:
+    /// its valid pages fit in the room GC has without the block's own unprogrammed pages
+    /// (an open block is closed first), and those of an SLC-mode block, which land in
+    /// normal blocks and gain them nothing, leave a block's worth besides.
+    pub fn can_clean_now(&self, plane: u32, block: u32) -> bool {
+        let info = &self.blocks[block as usize];
+        // The block's own room, if GC counts it (GC's destinations: `gc_room`).
+        let own = match self.relaxed.as_ref() {
+            Some(r) if r.open[plane as usize].contains(&block) => self.pages_in_block(block) - info.write_ptr,
+            Some(_) => 0,
+            None if self.gc_through_user => (0..self.user_write_points)
+                .map(super::Stream::user)
+                .filter(|s| self.planes[plane as usize].active[s.index()] == block)
+                .map(|s| self.data_room(plane, s))
+                .sum(),
+            None if self.planes[plane as usize].active[super::Stream::GC.index()] == block => {
+                self.data_room(plane, super::Stream::GC)
+            }
+            None => 0,
+        };
+        let room = self.gc_room(plane) - own;
+        let keep = if info.slc { self.data_pages_per_block() } else { 0 };
+        info.valid_pages + keep <= room
+    }
+
+    /// Data pages the open block of `stream` in `plane` can still take: its unprogrammed
+    /// pages less the block summary and companion pages among them, which the FTL takes
+    /// along and no move can use. (Counted as room, the summary made a victim one page
+    /// too big look as if it fitted in the GC write point's last block: swarm seed 110390.)
+    fn data_room(&self, plane: u32, stream: super::Stream) -> u32 {
+        let block = self.planes[plane as usize].active[stream.index()];
+        if block == NO_PAGE {
+            return 0;
+        }
+        let (pages, written) = (self.pages_in_block(block), self.blocks[block as usize].write_ptr);
+        // An open block's summary is still to come: it is written once its data pages are.
+        let along =
+            self.summary_pages_in(block) + self.companions_below(block, pages) - self.companions_below(block, written);
+        (pages - written).saturating_sub(along)
     }
 
     /// A victim takes no more writes: an open (relaxed) victim is closed early and its

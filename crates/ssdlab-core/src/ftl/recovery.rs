@@ -95,6 +95,14 @@ impl Ftl {
     /// destination (the caller tries the other planes when this one is full).
     pub fn allocate_flush(&mut self, plane: u32, now_ns: u64) -> Option<Allocated> {
         if self.relaxed.is_some() {
+            // Under the relaxed order user pages and GC moves share the open blocks, so the
+            // reserve is the room GC's victim still needs, not just the last free block
+            // (`can_allocate_relaxed`, as user writes check before they take a page). A
+            // flush that took every open page left a half-moved victim with nowhere to go
+            // after recovery (swarm seed 130052: DIR, a power loss during emergency GC).
+            if !self.can_allocate_relaxed(plane, 1) {
+                return None;
+            }
             return self.allocate_typed(plane, 0, 1, now_ns).map(|(a, _)| a);
         }
         self.allocate_user(plane, now_ns)

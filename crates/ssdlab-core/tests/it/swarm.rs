@@ -27,6 +27,15 @@ const FIXED: &[u64] = &[
     1243, 2587, 70247, 70481, 71406, 111473, 111630, 112877, 301653, 302331,
     // PLP dropped a cache flush queued as MGA's partial program into its open page.
     201155,
+    // A cached mapping table on a drive with little spare: its translation pages did not
+    // count against the spare (200383 ran at a write amplification of 400), and a write
+    // amplification of 20 with write-backs outran the event budget (70801).
+    70801, 200383,
+    // Stalls and livelocks of GC's reserve: a PLP flush under relaxed order took the pages a
+    // half-moved victim needed (130052, 202219, 400954); DIR's GC opened a block for LSB
+    // pages while the open blocks kept theirs (131204, 132901); scrubbing relocated pages
+    // and emptied SLC-mode blocks into the room GC keeps (110390, 302471).
+    110390, 130052, 131204, 132901, 202219, 302471, 400954,
 ];
 
 #[test]
@@ -92,11 +101,11 @@ fn bounded_swarm_with_power_losses_in_every_case() {
 /// Power-loss seeds that once failed: 1255 stalled when a loss forgot a half-cleaned
 /// victim and the random policy then picked one whose valid pages did not fit in the
 /// room GC had left; 40528 (WOM codes) as 1138 above; the Mango livelocks as above;
-/// 141204 as 201155 above.
+/// 141204 as 201155 above; 120933, 141294 as 302471 above (scrub relocations).
 #[test]
 fn power_loss_seeds_that_once_failed_pass() {
     use ssdlab_core::swarm::{case_with, PowerLosses};
-    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483, 141204] {
+    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483, 141204, 120933, 141294] {
         if let Err(e) = run_case(&case_with(seed, PowerLosses::Always)) {
             panic!("seed {seed} (--power-loss always): {e}");
         }

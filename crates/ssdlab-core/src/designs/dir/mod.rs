@@ -315,10 +315,13 @@ impl Simulator<'_> {
         (a, b)
     }
 
-    /// GC moves take LSB or CSB pages first too (relaxed order has no GC write point).
+    /// GC moves take LSB or CSB pages first too (relaxed order has no GC write point),
+    /// but fill the open blocks before opening another once those hold more free pages
+    /// than the free blocks (`Ftl::allocate_typed_gc`: DIR's pairs and free writes open a
+    /// block whenever no open one has an LSB page left, so open blocks pile up).
     pub(crate) fn dir_gc_page(&mut self, plane: u32) -> Option<Allocated> {
         let want = self.designs.state_mut::<Dir>().free_type;
-        self.ftl.allocate_typed(plane, want, 0, self.now).map(|(a, _)| a)
+        self.ftl.allocate_typed_gc(plane, want, self.now)
     }
 
     pub(crate) fn dir_power_lost(&mut self) {

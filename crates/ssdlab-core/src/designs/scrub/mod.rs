@@ -484,9 +484,9 @@ impl Simulator<'_> {
             return Plan::AwaitErase(block, true);
         }
         if let Some(&q) = pages[1..].iter().find(|&&q| f.page_valid_units(q) > 0) {
-            if f.gc_room(plane as u32) == 0 {
-                // No page to move it to: the block is relocated and erased (after GC
-                // frees room) instead.
+            if f.gc_room_to_spare(plane as u32) == 0 {
+                // No page to move it to that GC can spare (a relocation gains GC nothing):
+                // the block is relocated and erased (after GC frees room) instead.
                 return Plan::AwaitErase(block, true);
             }
             return Plan::Relocate(q, f.page_lpn(q));
@@ -529,14 +529,20 @@ impl Simulator<'_> {
             let Some(&(block, _)) = s.condemned[plane as usize].iter().find(|&&(_, u)| u || !urgent) else {
                 continue;
             };
-            if self.ftl.planes[plane as usize].victim == NO_PAGE
-                && self.ftl.blocks[block as usize].valid_pages > self.ftl.gc_room(plane)
-            {
+            let fits = self.ftl.can_clean_now(plane, block);
+            if self.ftl.planes[plane as usize].victim == NO_PAGE && !fits {
                 // GC could not place the block's valid pages: clean the policy's victim
                 // first (it gains room; the condemned block itself has a stale page).
-                self.ftl.ensure_victim_forced(plane, self.now);
+                self.ftl.ensure_victim_gaining_room(plane, self.now);
             }
             if self.ftl.planes[plane as usize].victim == NO_PAGE {
+                if !fits {
+                    // Still nothing gains room: the block waits for GC to free some. As
+                    // the victim now, its moves would take the room GC keeps to finish
+                    // victims and leave the plane stalled (an SLC-mode block's pages all
+                    // land in normal blocks: swarm seed 110390).
+                    continue;
+                }
                 if self.ftl.blocks[block as usize].state == BlockState::Open {
                     let given_up = self.ftl.close_early(block);
                     let s = self.designs.state_mut::<Scrub>();
