@@ -46,7 +46,9 @@ fn reproduce_gordon_small() {
     }
 }
 
-/// Trace workloads alone run the application-level comparison only; unknown names are refused.
+/// Trace workloads alone run the application-level comparison only: the required check
+/// (about the synthetic workloads) is not run, so the gate fails and says so (issue 43:
+/// never "Required 0 of 0"), and the report is still written. Unknown names are refused.
 #[test]
 fn reproduce_gordon_traces_only_and_unknown_names() {
     let dir = tempfile::tempdir().unwrap();
@@ -63,9 +65,11 @@ fn reproduce_gordon_traces_only_and_unknown_names() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("required check(s) of reproduce gordon failed"));
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(md.contains("Fig. 5.4") && md.contains("hm_1") && !md.contains("Fig. 5.2:"), "{md}");
+    assert!(md.contains("not measured (not run)"), "{md}");
     let bad = ssdlab(&["reproduce", "gordon", "--traces", &traces_dir(), "--only", "nosuch"]);
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
