@@ -252,3 +252,48 @@ fn random_starts_keep_a_dies_planes_on_one_page_and_put_dies_on_unrelated_pages(
     assert!(distinct.len() >= 5, "eight dies on random pages: {dies:?}");
     assert!(sim.precondition_report().write_point_skipped_pages > 0);
 }
+
+/// DIR §3.1: a free (ungrouped) sub-request asks for an LSB page first
+/// (`dir.free_page_type`), which relaxed program order always offers. Single-page writes
+/// are all free, so on a fresh drive every one of them is programmed into an LSB page,
+/// where AC's strict order takes each plane's pages in the staircase's order.
+#[test]
+fn free_writes_take_lsb_pages_first() {
+    // 24 writes, 12 per plane.
+    let writes: Vec<Record> = (0..24).map(|k| rec(k * 20_000_000, Op::Write, k, 1, 4096)).collect();
+    let dir = run(&dir_drive(DirScheme::Dir), writes.clone());
+    let d = dir.dir.clone().unwrap();
+    assert_eq!((d.groups, d.free_writes), (0, 24), "{d:?}");
+    assert_eq!(dir.flash.programs_by_page_type, vec![24, 0, 0]);
+    let ac = run(&dir_drive(DirScheme::Ac), writes);
+    let staircase = ssdlab_core::flash::PageLayout::staircase(3, 48, 1);
+    let in_order: Vec<u64> =
+        (0..3).map(|t| 2 * staircase.types[..12].iter().filter(|&&x| x == t).count() as u64).collect();
+    assert_eq!(ac.flash.programs_by_page_type, in_order);
+    assert!(in_order[0] < 24);
+}
+
+/// What a power loss drops (`dir_power_lost`): the groups queued at the loss are gone
+/// with their writes, and so are their partner links. Transaction slots restart after
+/// the recovery, so a link left behind would tie the new writes in those slots
+/// together. Here an 8-page write forms four groups, and the loss comes during the
+/// first group's program (the other three queued); after the recovery eight single-page
+/// writes arrive together. They are free writes: each is programmed alone, no group is
+/// formed or broken, and the run has exactly the multi-plane programs it has without
+/// them.
+#[test]
+fn a_power_loss_forgets_the_groups_queued_at_the_loss() {
+    let mut c = dir_drive(DirScheme::Dir);
+    c.power.loss_at_ns = vec![200_000];
+    let before = vec![rec(0, Op::Write, 0, 8, 4096)];
+    let mut records = before.clone();
+    records.extend((0..8).map(|k| rec(1_000_000_000, Op::Write, 100 + k, 1, 4096)));
+    let alone = run(&c, before);
+    let report = run(&c, records);
+    assert_eq!(report.power.as_ref().expect("power section").losses, 1);
+    let d = report.dir.clone().unwrap();
+    assert_eq!((d.groups, d.free_writes, d.broken_groups), (4, 8, 0), "{d:?}");
+    assert_eq!(report.write.requests, 8, "the eight writes after the recovery complete");
+    assert_eq!(report.flash.multi_plane_commands, alone.flash.multi_plane_commands, "{d:?}");
+    assert_eq!(report.flash.user_page_programs, alone.flash.user_page_programs + 8);
+}

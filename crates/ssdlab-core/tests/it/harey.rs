@@ -120,3 +120,36 @@ fn the_harey_section_names_the_policies() {
     assert_eq!((h.rtf.as_str(), h.page_preference.as_str(), h.rate_matching), ("off", "none", true));
     assert_eq!((h.write_points_per_plane, h.user_preferred_pages), (2, 0));
 }
+
+/// Rate matching's target (§7.3.3) is Eq. 7.1 over Eq. 7.2: the chip time a block's GC
+/// takes (the pages it moves, each a sense, two transfers and a program, and the erase)
+/// per page it frees, over a user page write's time (a transfer and a program). With
+/// no page preference both programs take the block's mean program time. The pages moved
+/// per block are measured as GC goes; on a drive preconditioned to its steady state
+/// under random writes that measure stays put, so the mean target over the run's
+/// decisions is the formula at the run's pages moved per erase (the first decisions
+/// average few blocks, and the target is convex in the pages moved: over ten times the
+/// logical pages the mean lies about 2% above it).
+#[test]
+fn the_rate_matching_target_is_eq_7_1_over_eq_7_2_at_the_measured_pages_moved_per_block() {
+    let mut c = die(4, LayoutKind::Pairs);
+    c.harey.rate_matching = true;
+    c.precondition.used_fraction = 1.0;
+    c.precondition.steady_state = true;
+    let logical = c.logical_pages();
+    let r = run(&c, random_requests(10 * logical as usize, 1, logical, Op::Write, 4096, 7));
+    let h = r.harey.expect("harey section");
+    assert!(h.rate_decisions > 1000 && r.gc.erases > 100, "{h:?}");
+    let x = 41.0; // one 4 KiB page over the tiny channel (0.01 ns/B, rounded up)
+    let (program, read, erase) = ((253_000.0 + 1_359_000.0) / 2.0, (27_000.0 + 40_000.0) / 2.0, 2_871_000.0);
+    let pages = c.geometry.pages_per_block as f64;
+    let moved = h.gc_pages_moved_per_erase;
+    assert!(moved > 1.0 && moved < pages - 1.0, "{h:?}");
+    let (w, mv) = (program + x, read + 2.0 * x + program);
+    let target = (moved * mv + erase) / (pages - moved) / w;
+    assert!(
+        (h.mean_target_ratio - target).abs() < 0.05 * target,
+        "mean target {} vs Eq. 7.1 / 7.2 at {moved:.2} pages moved per erase: {target}",
+        h.mean_target_ratio
+    );
+}

@@ -198,3 +198,62 @@ fn hybrid_config_errors_name_their_key() {
     let keys: Vec<String> = c.validate().unwrap_err().into_iter().map(|e| e.key).collect();
     assert_eq!(keys, ["hybrid.migration"]);
 }
+
+/// QPC-DM's migration steps run before the die's user work (`migration_due`), not as
+/// background GC, which waits for the die to be idle for `ftl.gc_idle_ns`. With that
+/// delay longer than the whole run, background GC never runs, so with the SLC pool full
+/// from the start every SLC block reclaimed, and every user write that lands in SLC
+/// again, is the work of migration steps taken between user writes.
+#[test]
+fn qpc_migration_steps_run_before_user_work_not_as_idle_background_gc() {
+    let mut c = hybrid(2, 2, 2);
+    c.precondition.slc_filled = true;
+    c.hybrid.allocation = HybridAllocation::Tpj;
+    c.hybrid.migration = SlcMigration::Qpc;
+    c.hybrid.qpc_sigma = 2;
+    c.ftl.gc_idle_ns = 1_000_000_000_000;
+    closed(&mut c, 6);
+    let report = run(&c, writes(1500, 900, 3));
+    assert!(report.simulated_ns < c.ftl.gc_idle_ns, "{} ns", report.simulated_ns);
+    let h = report.hybrid.unwrap();
+    assert!(h.migration_episodes > 0 && h.migrated_pages > 0 && h.slc_blocks_reclaimed > 0, "{h:?}");
+    assert!(h.slc_user_pages > 0, "reclaimed SLC serves user writes again: {h:?}");
+}
+
+/// HC-PA sends a large request to TLC pages of the plane static striping gives it, unless
+/// that plane cannot take a TLC write now (no normal page to give, or in emergency GC:
+/// the planes' views, `fill_views`); then to the least loaded plane that can. Overwrites
+/// of the logical pages of one plane only, faster than its GC cleans (SLC full and never
+/// migrated), bring that plane to emergency GC; from then on some of its writes go to the
+/// other plane, which static striping alone never sends them to.
+#[test]
+fn hc_sends_a_cold_write_elsewhere_while_its_plane_cannot_take_it() {
+    let mut c = hybrid(1, 1, 2);
+    c.precondition.slc_filled = true;
+    c.hybrid.migration = SlcMigration::Bg;
+    c.hybrid.idle_ns = 1_000_000_000_000;
+    c.hybrid.allocation = HybridAllocation::Hc;
+    c.hybrid.hot_request_max_bytes = 0; // every request cold: TLC
+    closed(&mut c, 8);
+    let plane_of = |sim: &Simulator<'_>, lpn: u32| sim.ftl.addr.plane_of(sim.ftl.lookup(lpn).expect("written"));
+    let even = |n: u64| -> Vec<Record> {
+        let mut rng = Pcg64Mcg::seed_from_u64(6);
+        let span = c.logical_pages() / 2;
+        (0..n).map(|_| rec(0, Op::Write, 2 * rng.random_range(0..span), 1, 4096)).collect()
+    };
+    let lpns = |records: &[Record]| -> std::collections::BTreeSet<u32> {
+        records.iter().map(|r| (r.offset_bytes / 4096) as u32).collect()
+    };
+    // A few writes: every even logical page on one plane, no GC.
+    let few = even(200);
+    let (report, sim) = run_keep(&c, few.clone());
+    assert_eq!(report.gc.erases, 0);
+    let home = plane_of(&sim, *lpns(&few).first().expect("writes"));
+    assert!(lpns(&few).iter().all(|&l| plane_of(&sim, l) == home));
+    // Many: the home plane's GC falls behind; some pages end up on the other plane.
+    let many = even(6 * c.logical_pages());
+    let (report, sim) = run_keep(&c, many.clone());
+    assert!(report.gc.erases > 0);
+    let away = lpns(&many).iter().filter(|&&l| plane_of(&sim, l) != home).count();
+    assert!(away > 0, "no write left plane {home}");
+}

@@ -206,3 +206,53 @@ fn ipu_disturbs_less_read_data_than_mga_with_the_error_model_on() {
 fn c_slc() -> f64 {
     Reliability::default().slc_factor
 }
+
+/// Only MGA shares a page among the small writes of different requests
+/// (`packs_small_writes`): the Baseline's and IPU's page maps hold a logical page per
+/// physical page. Four 4 KiB writes of four logical pages arrive together: the first is
+/// programmed at once, the other three wait for it. MGA puts all four in one page (the
+/// first opens it, the others fill its free subpages); the Baseline and IPU program each
+/// in a page of its own, also the three that wait together.
+#[test]
+fn only_mga_packs_small_writes_queued_together_into_one_page() {
+    let records: Vec<Record> = (0..4).map(|k| sub_write(0, 10 + k, 0, 1)).collect();
+    for scheme in [IpuScheme::Baseline, IpuScheme::Ipu, IpuScheme::Mga] {
+        let (report, sim) = run_keep(&ipu_drive(scheme), records.clone());
+        let pages: std::collections::BTreeSet<_> = (10..14).map(|lpn| sim.ftl.unit_page(lpn, 0).unwrap()).collect();
+        if scheme == IpuScheme::Mga {
+            assert_eq!(pages.len(), 1, "{pages:?}");
+        } else {
+            assert_eq!(pages.len(), 4, "{scheme:?}: {pages:?}");
+            assert_eq!((report.flash.slc_programs, report.flash.partial_programs), (4, 0), "{scheme:?}");
+        }
+    }
+}
+
+/// GC of the Baseline and IPU keeps their page maps (`compact_across_pages` off: a
+/// partly valid page moves alone), so after churn with GC no physical page holds data of
+/// two logical pages; MGA's two-level map lets GC pack valid subpages of several pages
+/// into one, and small writes share pages, so its pages do hold several.
+#[test]
+fn gc_of_the_page_map_schemes_never_puts_two_logical_pages_in_one_page() {
+    for scheme in [IpuScheme::Baseline, IpuScheme::Ipu, IpuScheme::Mga] {
+        let (report, sim) = run_keep(&ipu_drive(scheme), churn(3));
+        assert!(ipu(&report).slc_erases > 10, "{scheme:?}: GC ran");
+        let f = &sim.ftl;
+        let units = f.units_per_page() as usize;
+        let shared = (0..f.addr.pages() as usize)
+            .filter(|&ppn| {
+                let lpns: std::collections::BTreeSet<u32> = f.reverse[ppn * units..(ppn + 1) * units]
+                    .iter()
+                    .filter(|&&lu| lu != ssdlab_core::flash::NO_PAGE)
+                    .map(|&lu| lu >> f.unit_shift)
+                    .collect();
+                lpns.len() > 1
+            })
+            .count();
+        if scheme == IpuScheme::Mga {
+            assert!(shared > 0, "MGA packs");
+        } else {
+            assert_eq!(shared, 0, "{scheme:?}: pages holding several logical pages");
+        }
+    }
+}

@@ -417,3 +417,22 @@ fn the_data_checker_reports_lost_and_misdirected_mappings() {
     ftl.map[5] = saved;
     assert_eq!(ftl.verify_data("restored", &[]), Ok(()));
 }
+
+/// Kills `replace Simulator::config -> &Config with Box::leak(Box::new(Default::default()))`
+/// (designs/context.rs, the design API): a design sees the configuration the engine runs,
+/// the device view. With 2 × 2 super-pages on 4 channels of 2 dies, a gang of two
+/// channels' two dies is one die of a 16 KiB page: 2 channels of 1 die each.
+#[test]
+fn a_design_sees_the_device_view_of_the_configuration() {
+    let mut c = tiny(4, 1, 2, 1);
+    c.ftl.super_page_channels = 2;
+    c.ftl.super_page_dies = 2;
+    let factory = Box::new(|| Ok(Box::new(VecSource::new(Vec::new())) as Box<dyn RecordSource>));
+    let sim = Simulator::new(c.clone(), factory, Observers::default()).expect("valid setup");
+    let seen = sim.config();
+    assert_eq!(seen.name, "test");
+    let g = &seen.geometry;
+    assert_eq!((g.channels, g.chips_per_channel, g.dies_per_chip, g.page_size_bytes), (2, 1, 1, 16384));
+    assert_eq!((seen.ftl.super_page_channels, seen.ftl.super_page_dies), (1, 1));
+    assert_eq!(seen.ftl.over_provisioning, c.ftl.over_provisioning);
+}

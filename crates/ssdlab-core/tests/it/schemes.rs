@@ -167,3 +167,22 @@ fn counting_free_pages_keeps_lfs_erases_at_the_baselines() {
     assert!(lfs_blocks > 1.5 * base_blocks, "counting blocks, LFS {lfs_blocks} vs {base_blocks}");
     assert!((lfs_pages / base_pages - 1.0).abs() < 0.03, "counting pages, LFS {lfs_pages} vs {base_pages}");
 }
+
+/// PA §4.2: GC writes take their page type from UBS, drawn in proportion to the free
+/// pages of each type, so never a type with no free page (and LSB when none is free).
+#[test]
+fn ubs_never_draws_a_page_type_without_free_pages() {
+    use ssdlab_core::designs::pa_ssd::scheme::PaPolicy;
+    let config = PaConfig { scheme: "ubs".into(), ..PaConfig::default() };
+    let mut policy = PaPolicy::new(&config, 3, 7);
+    for free in [[0, 0, 5], [5, 0, 5], [0, 3, 0], [1, 0, 0], [0, 1, 1]] {
+        for _ in 0..2000 {
+            let t = policy.assign_gc(&free) as usize;
+            assert!(free[t] > 0, "drew type {t} with free pages {free:?}");
+        }
+    }
+    assert_eq!(policy.assign_gc(&[0, 0, 0]), 0);
+    // In proportion: one free CSB page among 1,000 is drawn about once in 1,000 draws.
+    let draws = (0..100_000).filter(|_| policy.assign_gc(&[999, 1, 0]) == 1).count();
+    assert!((40..=180).contains(&draws), "{draws} CSB draws of 100,000 (expected 100)");
+}

@@ -228,3 +228,90 @@ fn a_sanitise_request_in_the_trace_is_served_and_a_drive_without_scrubbing_trims
     assert_eq!(op.size_bytes, n / 8 * 4096);
     assert!(op.latency_ns > 0 && !op.interrupted);
 }
+
+/// Counts of `scrub_next_item` with known answers, on an empty drive where GC never
+/// runs. SLC (no pages share cells): every overwrite's old copy is one page programmed
+/// to zeros by one command of its own. MLC, pairs layout: logical pages 0-5 written in
+/// order fill pages 0-5 of one block, and page 0 shares its cells with page 4 (thesis
+/// Fig. 7.2A), so an overwrite of page 0 first relocates the valid logical page 4, then
+/// zeroes both pages in one command; with a budget of one scrub per block that takes
+/// too many, and the block is condemned (relocated and erased) instead.
+#[test]
+fn each_scrub_command_zeroes_a_stale_page_with_the_programmed_pages_sharing_its_cells() {
+    let mut slc = drive(false);
+    slc.scrub.mode = ScrubMode::Immediate;
+    let mut records: Vec<Record> = (0..20).map(|p| rec(0, Op::Write, p, 1, 4096)).collect();
+    records.extend((0..10).map(|p| rec(0, Op::Write, p, 1, 4096)));
+    let report = run(&slc, records);
+    let s = scrub(&report);
+    assert_eq!(report.gc.erases, 0);
+    assert_eq!((s.stale_copies, s.pages_scrubbed, s.scrub_commands), (10, 10, 10), "{s:?}");
+    assert_eq!((s.shared_pages_relocated, s.blocks_condemned, s.copies_in_gc_victims), (0, 0, 0), "{s:?}");
+    // Logical pages 0-9 alternate between the two planes: five copies in each plane's
+    // first block.
+    assert_eq!(s.max_scrubs_per_block, 5, "{s:?}");
+    assert_eq!(s.remnants_at_end, 0, "{s:?}");
+
+    let mut mlc = drive(true);
+    mlc.geometry.channels = 1;
+    mlc.host.queue_depth = 1;
+    mlc.scrub.mode = ScrubMode::Immediate;
+    let mut records: Vec<Record> = (0..6).map(|p| rec(0, Op::Write, p, 1, 4096)).collect();
+    records.push(rec(0, Op::Write, 0, 1, 4096));
+    let (report, sim) = run_keep(&mlc, records.clone());
+    let s = scrub(&report);
+    assert_eq!(report.gc.erases, 0);
+    assert_eq!((s.stale_copies, s.pages_scrubbed, s.scrub_commands), (1, 2, 1), "{s:?}");
+    assert_eq!((s.shared_pages_relocated, s.max_scrubs_per_block, s.blocks_condemned), (1, 2, 0), "{s:?}");
+    assert_eq!(s.remnants_at_end, 0, "{s:?}");
+    let block = sim.ftl.addr.block_of(sim.ftl.lookup(1).expect("written"));
+    assert_ne!(sim.ftl.addr.block_of(sim.ftl.lookup(4).expect("written")), block, "logical page 4 moved out");
+
+    // A budget of one scrub per block: zeroing page 0 would program page 4 too, so the
+    // block is relocated and erased instead (the only erase of the run), nothing zeroed.
+    mlc.scrub.budget_pages = 1;
+    let report = run(&mlc, records);
+    let s = scrub(&report);
+    assert_eq!((s.blocks_condemned, report.gc.erases), (1, 1), "{s:?}");
+    assert_eq!((s.pages_scrubbed, s.scrub_commands, s.shared_pages_relocated), (0, 0, 0), "{s:?}");
+    assert_eq!(s.remnants_at_end, 0, "{s:?}");
+}
+
+/// Erase-only sanitisation (budget 0) on an empty drive: each block holding a copy of
+/// the range is relocated and erased exactly once, by the sanitise command (its record
+/// counts them), and no page is scrubbed.
+#[test]
+fn erase_only_sanitisation_condemns_each_block_holding_a_copy_once() {
+    let mut c = drive(false);
+    c.scrub.mode = ScrubMode::Scan;
+    c.scrub.budget_pages = 0;
+    let mut records: Vec<Record> = (0..40).map(|p| rec(0, Op::Write, p, 1, 4096)).collect();
+    records.extend((0..8).map(|p| rec(0, Op::Write, p, 1, 4096)));
+    let (_, before) = run_keep(&c, records.clone());
+    let (blocks, pages) = copies_of(&before, 0..8);
+    assert_eq!((blocks, pages), (2, 16), "logical pages 0-7 and their old copies, in each plane's first block");
+    records.push(rec(0, Op::Sanitize, 0, 8, 4096));
+    let (report, after) = run_keep(&c, records);
+    assert_eq!(copies_of(&after, 0..8), (0, 0));
+    let s = scrub(&report);
+    let op = &s.sanitize[0];
+    assert_eq!((op.copies_found, op.blocks_condemned), (pages, blocks), "{op:?}");
+    assert_eq!((s.blocks_condemned, s.pages_scrubbed, s.scrub_commands), (blocks, 0, 0), "{s:?}");
+}
+
+/// Immediate scrubbing on SLC accounts for every stale copy exactly once: it is zeroed
+/// (one page, no page shares its cells), or it lies in a block GC is cleaning and waits
+/// for that erase, or GC erased its block before its turn came. Overwrites under GC
+/// reach all three.
+#[test]
+fn immediate_slc_scrubbing_accounts_for_every_stale_copy_once() {
+    let mut c = drive(false);
+    c.scrub.mode = ScrubMode::Immediate;
+    let report = run(&c, overwrites(&c, 3000, 1));
+    let s = scrub(&report);
+    assert!(report.gc.erases > 0 && s.copies_in_gc_victims > 0, "{s:?}");
+    assert_eq!(s.stale_copies, 3000);
+    assert_eq!(s.pages_scrubbed, s.scrub_commands, "{s:?}");
+    assert_eq!(s.pages_scrubbed + s.copies_in_gc_victims + s.copies_erased_first, s.stale_copies, "{s:?}");
+    assert_eq!((s.shared_pages_relocated, s.blocks_condemned), (0, 0), "{s:?}");
+}

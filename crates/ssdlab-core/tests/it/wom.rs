@@ -130,3 +130,22 @@ fn the_codes_capacity_is_checked_against_over_provisioning() {
     c.ftl.over_provisioning = 0.3;
     assert!(c.validate().is_err(), "2 of 3 pages hold data: 30% over-provisioning is too little");
 }
+
+/// The capacity check's boundary (`WomConfig::validate`): per plane, the blocks beyond
+/// the logical capacity at the code's data pages per block must cover the reserve
+/// emergency GC keeps and two write points. SLC blocks of 64 pages hold 43 pages of data
+/// (21 trios, one plain page); 48 blocks with a 5% emergency reserve (3 blocks) need
+/// 48 · 43 − 48 · 64 · (1 − op) ≥ (3 + 2) · 43, so op ≥ 1 − 43 · 43 / (48 · 64) = 0.3981.
+#[test]
+fn the_codes_capacity_check_needs_the_emergency_reserve_and_two_write_points() {
+    let mut c = drive(false, 48);
+    c.wom.enabled = true;
+    c.ftl.gc_emergency_free_fraction = 0.05;
+    let boundary = 1.0 - 43.0 * 43.0 / (48.0 * 64.0);
+    c.ftl.over_provisioning = boundary + 0.002;
+    assert!(c.validate().is_ok(), "{:?}", c.validate());
+    c.ftl.over_provisioning = boundary - 0.002;
+    let errors = c.validate().expect_err("two write points short of room");
+    let e = errors.iter().find(|e| e.key == "wom.enabled").expect("the code's capacity");
+    assert!(e.message.contains("at least 0.398"), "{}", e.message);
+}
