@@ -13,6 +13,7 @@
 mod accounting;
 mod bypass;
 mod cache;
+mod chip_queue;
 mod cmt;
 mod codewords;
 mod command;

@@ -407,20 +407,54 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         ];
         let common = "each chip runs one die's command at a time, reads before writes before GC; multi-plane \
                       commands at the same page; transactions move only their sectors";
+        // MQSim's TSU issues a command only while the chip's channel is idle; ssdlab's
+        // chip starts one as soon as it is free (its transfers then wait for the channel).
+        let channel = "a free chip starts its next command at once, where MQSim's TSU waits for the \
+                       channel to be idle";
         match item.value.as_str() {
+            "OUT_OF_ORDER" => {
+                m.set("arbitration.scheme", "oldest-first", &from);
+                m.param(
+                    &item,
+                    Fate::Approximated,
+                    &keys,
+                    format!(
+                        "{common}; one read and one write queue per chip shared by all flows, oldest first \
+                         (TSU_OutOfOrder); {channel}"
+                    ),
+                );
+            }
             "PRIORITY_OUT_OF_ORDER" => {
                 m.set("arbitration.scheme", "weighted", &from);
                 m.param(
                     &item,
                     Fate::Approximated,
                     &keys,
-                    format!("{common}; flows' priority classes by weighted round robin (4/2/1)"),
+                    format!(
+                        "{common}; per chip one queue per priority class, urgent first, then the classes by \
+                         weighted round robin (4/2/1), oldest first within a class (TSU_Priority_OutOfOrder); \
+                         {channel}"
+                    ),
                 );
             }
-            _ => {
-                m.set("arbitration.scheme", "round-robin", &from);
-                m.param(&item, Fate::Approximated, &keys, format!("{common}; flows in turn"));
+            "FLIN" => {
+                m.set("arbitration.scheme", "weighted", &from);
+                m.param(
+                    &item,
+                    Fate::Approximated,
+                    &keys,
+                    format!(
+                        "{common}; as PRIORITY_OUT_OF_ORDER: FLIN's fairness control (reordering by each \
+                         flow's slowdown) is not modelled"
+                    ),
+                );
             }
+            other => bail!(
+                "{}:{}: Transaction_Scheduling_Policy: unknown value '{other}' (MQSim: OUT_OF_ORDER, \
+                 PRIORITY_OUT_OF_ORDER, FLIN)",
+                item.file,
+                item.line
+            ),
         }
     }
     for key in ["Dynamic_Wearleveling_Enabled", "Static_Wearleveling_Enabled", "Static_Wearleveling_Threshold"] {
@@ -621,11 +655,15 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         );
     }
     if let Some(item) = items.take("Queue_Fetch_Size") {
+        let n = count(&item)?;
+        m.set("host.queue_fetch_size", n, &origin(&item));
         m.param(
             &item,
-            Fate::NotModelled,
-            &[],
-            "command fetching is not modelled: the device sees every request once it has crossed the link",
+            Fate::Approximated,
+            &["host.queue_fetch_size"],
+            "the device holds at most this many commands of a flow at a time, the rest wait in its submission \
+             queue (host flows, as MQSim's); a scenario of one flow runs as the single workload, whose requests \
+             the device takes as they arrive",
         );
     }
     if let Some(item) = items.take("PCIe_Lane_Bandwidth") {

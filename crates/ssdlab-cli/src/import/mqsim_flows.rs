@@ -56,10 +56,7 @@ pub(super) fn flows(
         .filter(|i| DEVICE_WIDE.contains(&i.key.as_str()))
         .map(|i| (i.key.clone(), i.value.clone()))
         .collect();
-    // The queue depth of all QUEUE_DEPTH flows together (a Stop_Time's request count).
     let closed = |items: &Items| items.all().any(|i| i.key == "Synthetic_Generator_Type" && i.value == "QUEUE_DEPTH");
-    let all_depth: u64 =
-        flows.iter().filter(|f| !f.trace && closed(&f.items)).map(|f| queue_depth(&f.items)).sum::<Result<u64>>()?;
     let count = flows.len();
     let mut offset = 0u64;
     for (k, flow) in flows.iter_mut().enumerate() {
@@ -139,7 +136,7 @@ pub(super) fn flows(
             }
         } else {
             let depth = if closed(&flow.items) { queue_depth(&flow.items)? } else { 0 };
-            synthetic(&mut flow.items, &mut fm, ctx, (depth, all_depth.max(depth)))?;
+            synthetic(&mut flow.items, &mut fm, ctx, depth)?;
         }
         let empty = Items::new(&flow.items.file);
         let items = std::mem::replace(&mut flow.items, empty);
@@ -150,6 +147,7 @@ pub(super) fn flows(
                 "host.replay" => None,
                 "host.queue_depth" => Some(format!("{prefix}.queue_depth")),
                 "host.runs" => Some(format!("{prefix}.runs")),
+                "host.stop_ns" => Some(format!("{prefix}.stop_ns")),
                 "precondition.working_set_fraction" => Some(format!("{prefix}.synthetic.address_space_bytes")),
                 _ => Some(match key.strip_prefix("workload.") {
                     Some(rest) => format!("{prefix}.synthetic.{rest}"),

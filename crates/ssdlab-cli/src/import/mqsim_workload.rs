@@ -205,7 +205,7 @@ pub fn scenario(path: &Path, index: usize, ctx: &Context) -> Result<Scenario> {
             trace = Some(trace_flow(&mut flow.items, &mut m, path, ctx)?);
         } else {
             let depth = queue_depth(&flow.items)?;
-            synthetic(&mut flow.items, &mut m, ctx, (depth, depth))?;
+            synthetic(&mut flow.items, &mut m, ctx, depth)?;
         }
         let items = std::mem::replace(&mut flow.items, Items::new(&file));
         items.finish(&mut m, &FLOW, |_| false)?;
@@ -418,11 +418,9 @@ pub(super) fn trace_flow(items: &mut Items, m: &mut Mapping, workload: &Path, ct
     Ok(TraceFlow { path, time_unit: unit, percent: pct })
 }
 
-/// A synthetic flow's workload and host keys. `depth_share`: the queue depth of this flow
-/// and of all the scenario's QUEUE_DEPTH flows together (a Stop_Time becomes a request
-/// count at this flow's share of what they sustain together).
-pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth_share: (u64, u64)) -> Result<()> {
-    let (depth, all_depth) = depth_share;
+/// A synthetic flow's workload and host keys; `depth`: its queue depth (0: not a
+/// QUEUE_DEPTH flow).
+pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth: u64) -> Result<()> {
     let file = items.file.clone();
     let get = |items: &mut Items, key: &str| -> Result<Item> {
         match items.take(key) {
@@ -649,21 +647,27 @@ pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth
         }
     } else {
         let s = stop.as_ref().expect("stop_ns > 0 was read from it");
+        // The run stops by time (`host.stop_ns`); the request count only bounds the
+        // generator, from above, so that it never ends before the stop time.
         let (n, how) = match interarrival {
-            Some(gap) => (stop_ns / gap + 1, format!("{stop_ns} ns / {gap} ns between arrivals")),
+            Some(gap) => (stop_ns / gap + 1, format!("the arrivals up to Stop_Time, {gap} ns apart")),
             None => {
-                let all = closed_loop_iops(ctx.device, read_fraction, block, all_depth.max(depth));
-                let iops = all * depth as f64 / all_depth.max(depth) as f64;
-                let shared = if all_depth > depth {
-                    format!(" ({depth} of the {all_depth} requests the scenario's flows keep outstanding)")
-                } else {
-                    String::new()
-                };
-                (((stop_ns as f64 / 1e9) * iops).ceil().max(1.0) as u64, format!("{} s x an estimated {iops:.0} IOPS (queue depth / unloaded latency, capped by the device's peak{shared})", stop_ns as f64 / 1e9))
+                let peak = closed_loop_iops(ctx.device, read_fraction, block, u64::MAX >> 8);
+                let n = ((stop_ns as f64 / 1e9) * peak * 1.1).ceil() as u64 + depth;
+                (n, format!("a bound above what the device can serve by Stop_Time (its peak, {peak:.0} IOPS, + 10%)"))
             }
         };
+        m.set("host.stop_ns", stop_ns as i64, &origin(s));
         m.set("workload.count", n as i64, &format!("Stop_Time {stop_ns} ns: {how}"));
-        m.param(s, Fate::Approximated, &["workload.count"], format!("ssdlab stops after a request count, not at a time: {n} requests = {how}; --synthetic count=N sets another"));
+        m.param(
+            s,
+            Fate::Mapped,
+            &["host.stop_ns", "workload.count"],
+            format!(
+                "no request is submitted after {} s of simulated time; requests in flight complete (count: {n}, {how})",
+                stop_ns as f64 / 1e9
+            ),
+        );
         if let Some(t) = &total {
             whole(t)?;
             m.param(t, Fate::Mapped, &[], "unused: Stop_Time is set, as in MQSim");

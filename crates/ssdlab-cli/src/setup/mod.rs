@@ -428,13 +428,30 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         }
         if let Some(text) = &args.synthetic {
             // --synthetic K=V,... changes every synthetic flow (e.g. a shorter count).
-            let mut any = false;
+            let mut synthetic = 0;
             for spec in config.flows.iter_mut().filter_map(|f| f.synthetic.as_mut()) {
                 *spec = apply_synthetic(spec.clone(), text)?;
-                any = true;
+                synthetic += 1;
             }
-            if !any {
+            if synthetic == 0 {
                 bail!("--synthetic: the config's [[flows]] are all trace flows; it changes synthetic flows only");
+            }
+            // A count for several flows: flows of different speeds given the same count
+            // would end far apart, and the fast one's tail would run alone. So the
+            // flows stop together, when the first has submitted its count.
+            let count = text.split(',').any(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == "count"));
+            let chosen = args.set.iter().any(|kv| kv.split('=').next().is_some_and(|k| k.trim() == "host.flows_end"));
+            if count && config.flows.len() > 1 && !chosen {
+                config.host.flows_end = ssdlab_core::config::FlowsEnd::First;
+                if !args.quiet {
+                    eprintln!(
+                        "note: --synthetic count with {} flows: each synthetic flow gets that count, and every flow \
+                         stops submitting once the first has submitted its last request (host.flows_end = \"first\"), \
+                         so they contend for the whole run; --set host.flows_end=each (and flows.K.synthetic.count=N \
+                         per flow) runs each to its own count",
+                        config.flows.len()
+                    );
+                }
             }
         }
         validate(&config, &origin)?;

@@ -90,6 +90,7 @@ fn set_flow_key(config: &mut Config, item: &str) -> Result<()> {
             "chips",
             "dies",
             "planes",
+            "stop_ns",
         ]
         .to_vec();
         match ssdlab_core::config::did_you_mean(fields[0], &known).filter(|_| message.contains("unknown field")) {

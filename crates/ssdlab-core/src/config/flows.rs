@@ -73,6 +73,14 @@ pub struct Flow {
     pub chips: Vec<u32>,
     pub dies: Vec<u32>,
     pub planes: Vec<u32>,
+    /// The flow submits no request after this simulated time, ns (0 = none): requests
+    /// already submitted complete, the other flows run on (MQSim's `Stop_Time`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stop_ns: u64,
+}
+
+pub(crate) fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Flow {
@@ -118,6 +126,7 @@ impl Default for Flow {
             chips: Vec::new(),
             dies: Vec::new(),
             planes: Vec::new(),
+            stop_ns: 0,
         }
     }
 }
@@ -132,6 +141,11 @@ pub enum ArbitrationScheme {
     /// the high, medium and low classes in turn, up to their weight each
     /// (MQSim's priority transaction scheduler).
     Weighted,
+    /// Whatever the flow: a die serves its queue in the order transactions were queued,
+    /// and a chip-serial chip gives its next command to the die holding its oldest read
+    /// (else its oldest write) — one queue per chip shared by all flows, oldest first
+    /// (MQSim's `TSU_OutOfOrder`).
+    OldestFirst,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -45,6 +45,9 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
                 .as_table_mut()
                 .ok_or_else(|| err(key, format!("'{}' is not a section", parts[..i].join("."))))?;
             if i + 1 == parts.len() {
+                if let Some(default) = hidden_key(&parts[..i], part).filter(|_| !table.contains_key(*part)) {
+                    table.insert(part.to_string(), default);
+                }
                 if !table.contains_key(*part) {
                     let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
                     return Err(err(key, unknown_key_message(part, &keys)));
@@ -111,6 +114,18 @@ fn hidden_section(name: &str) -> Option<toml::Value> {
         "arbitration" => toml::Value::try_from(Arbitration::default()).ok(),
         // Every built-in design's section, from the registry.
         _ => crate::designs::default_section(name),
+    }
+}
+
+/// The default of a key the config leaves out of its serialised form while it has its
+/// default (so that adding it kept every existing config's hash), for `--set` to reach.
+fn hidden_key(section: &[&str], key: &str) -> Option<toml::Value> {
+    let host = super::Host::default();
+    match (section, key) {
+        (["host"], "stop_ns") => Some(toml::Value::Integer(host.stop_ns as i64)),
+        (["host"], "queue_fetch_size") => Some(toml::Value::Integer(i64::from(host.queue_fetch_size))),
+        (["host"], "flows_end") => toml::Value::try_from(host.flows_end).ok(),
+        _ => None,
     }
 }
 

@@ -593,6 +593,40 @@ pub struct Host {
     /// The unit of the trace's time column (`ps`, `ns`, `us`, `ms`, `s`; empty = the
     /// format's own). `--time-unit` overrides it.
     pub time_unit: String,
+    /// The single workload submits no request after this simulated time, ns (0 = none;
+    /// MQSim's `Stop_Time`). `[[flows]]` have their own (`flows[K].stop_ns`).
+    #[serde(skip_serializing_if = "super::flows::is_zero")]
+    pub stop_ns: u64,
+    /// With `[[flows]]`: whether each flow ends with its own workload (`"each"`), or
+    /// every flow stops submitting once the first has submitted its last request
+    /// (`"first"`: the flows contend for the whole run).
+    #[serde(skip_serializing_if = "FlowsEnd::is_each")]
+    pub flows_end: FlowsEnd,
+    /// With `[[flows]]`: the device holds at most this many commands of one flow (its
+    /// submission queue) at a time; the flow's further requests wait in the queue, their
+    /// response time counting from their arrival there (NVMe command fetching, MQSim's
+    /// `Queue_Fetch_Size`). 0 = no limit.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub queue_fetch_size: u32,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
+/// When the flows of a multi-flow run end (`host.flows_end`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowsEnd {
+    #[default]
+    Each,
+    First,
+}
+
+impl FlowsEnd {
+    fn is_each(&self) -> bool {
+        *self == FlowsEnd::Each
+    }
 }
 
 impl Default for Host {
@@ -608,6 +642,9 @@ impl Default for Host {
             request_overhead_ns: 0,
             burst_gap_ns: 0,
             time_unit: String::new(),
+            stop_ns: 0,
+            flows_end: FlowsEnd::Each,
+            queue_fetch_size: 0,
         }
     }
 }

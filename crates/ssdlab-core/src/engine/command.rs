@@ -205,6 +205,9 @@ impl Simulator<'_> {
         cmd.txns.clear();
         self.dies[die as usize].command = cmd;
         if self.config.flash.die_scheduling == DieScheduling::ChipSerial {
+            if self.config.arbitration.scheme == crate::config::ArbitrationScheme::OldestFirst {
+                return self.schedule_chip_oldest_first(die);
+            }
             // The chip is free: its dies get it in turn, this one last, those with user
             // reads queued first (MQSim's TSU serves a chip's reads before its writes).
             let per_chip = self.ftl.addr.dies_per_chip.max(1);

@@ -20,6 +20,8 @@ pub(crate) struct FlowState {
     priority: FlowPriority,
     queue_depth: u32,
     start_ns: u64,
+    /// No request is submitted after this time (0 = none).
+    stop_ns: u64,
     /// Where its records go in the logical space (`Flow::place`).
     placement: crate::config::Flow,
     source: Option<Box<dyn RecordSource>>,
@@ -27,6 +29,10 @@ pub(crate) struct FlowState {
     /// The first record's time (open loop: times are relative to it).
     base_ns: Option<u64>,
     outstanding: u64,
+    /// Requests the device has fetched and not completed, and those submitted but left
+    /// in the submission queue by the fetch limit (with their arrival times).
+    in_device: u64,
+    unfetched: VecDeque<(Record, u64)>,
     stats: RunStats,
     skipped: u64,
 }
@@ -47,6 +53,10 @@ pub(crate) struct Flows {
     turns: Vec<[Turn; 2]>,
     scheme: ArbitrationScheme,
     weights: [u32; 4],
+    /// `host.flows_end = "first"`: every flow stops once one has ended.
+    end_together: bool,
+    /// `host.queue_fetch_size`: commands the device holds of one flow at a time (0: any).
+    fetch_limit: u64,
 }
 
 impl Flows {
@@ -62,11 +72,14 @@ impl Flows {
                 priority: f.priority,
                 queue_depth: f.queue_depth,
                 start_ns: f.start_ns,
+                stop_ns: f.stop_ns,
                 placement: f.clone(),
                 source: Some(source),
                 pending: None,
                 base_ns: None,
                 outstanding: 0,
+                in_device: 0,
+                unfetched: VecDeque::new(),
                 stats: RunStats { dominated_writes: vec![0; config.bits_per_cell()], ..RunStats::default() },
                 skipped: 0,
             })
@@ -76,11 +89,18 @@ impl Flows {
             turns: vec![[Turn { class: 1, ..Turn::default() }; 2]; dies],
             scheme: a.scheme,
             weights: [u32::MAX, a.weight_high, a.weight_medium, a.weight_low],
+            end_together: config.host.flows_end == crate::config::FlowsEnd::First,
+            fetch_limit: u64::from(config.host.queue_fetch_size),
         }
     }
 
     pub(crate) fn done(&self) -> bool {
-        self.flows.iter().all(|f| f.pending.is_none() && f.source.is_none())
+        self.flows.iter().all(|f| f.pending.is_none() && f.source.is_none() && f.unfetched.is_empty())
+    }
+
+    /// Whether the device may fetch another command of flow `k`.
+    fn fetchable(&self, k: usize) -> bool {
+        self.fetch_limit == 0 || self.flows[k].in_device < self.fetch_limit
     }
 }
 
@@ -113,13 +133,43 @@ impl Simulator<'_> {
                 Ok(true)
             }
             None => {
-                f.skipped = source.skipped();
-                self.skipped_total += f.skipped;
-                self.skipped_by_reason.add_source(&**source);
-                f.source = None;
+                self.end_flow(k);
+                if self.flows.as_ref().expect("flows on").end_together {
+                    for other in 0..self.flows.as_ref().expect("flows on").flows.len() {
+                        self.end_flow(other);
+                    }
+                }
                 Ok(false)
             }
         }
+    }
+
+    /// Flow `k` submits nothing more: its source is closed (its skipped records counted)
+    /// and a record it had fetched is dropped.
+    fn end_flow(&mut self, k: usize) {
+        let f = &mut self.flows.as_mut().expect("flows on").flows[k];
+        f.pending = None;
+        if let Some(source) = f.source.take() {
+            f.skipped = source.skipped();
+            self.skipped_total += f.skipped;
+            self.skipped_by_reason.add_source(&*source);
+        }
+    }
+
+    /// Whether flow `k` may not submit at `at` (past its `stop_ns`): then it has ended.
+    fn flow_stopped(&mut self, k: usize, at: u64) -> bool {
+        let flows = self.flows.as_ref().expect("flows on");
+        let (stop, together) = (flows.flows[k].stop_ns, flows.end_together);
+        if stop == 0 || at <= stop {
+            return false;
+        }
+        self.end_flow(k);
+        if together {
+            for other in 0..self.flows.as_ref().expect("flows on").flows.len() {
+                self.end_flow(other);
+            }
+        }
+        true
     }
 
     /// When flow `k`'s pending record arrives: its time relative to the flow's first
@@ -140,30 +190,53 @@ impl Simulator<'_> {
     /// submit as many as its queue depth allows.
     pub(crate) fn on_flow_arrival(&mut self, k: u16) -> Result<(), SimError> {
         let k = k as usize;
+        // The device fetches what waits in the submission queue first (oldest first).
+        while self.flows.as_ref().expect("flows on").fetchable(k) {
+            let Some((record, at)) = self.flows.as_mut().expect("flows on").flows[k].unfetched.pop_front() else {
+                break;
+            };
+            self.flow_submit(k, record, at)?;
+        }
         loop {
             let f = &self.flows.as_ref().expect("flows on").flows[k];
             let closed = f.queue_depth > 0;
             if f.pending.is_none() || (closed && f.outstanding >= f.queue_depth as u64) {
                 break;
             }
+            if self.flow_stopped(k, self.now) {
+                break;
+            }
             let record = self.flows.as_mut().expect("flows on").flows[k].pending.take().expect("checked");
             self.flows.as_mut().expect("flows on").flows[k].outstanding += 1;
-            self.submitting_flow = k as u16;
-            let result = self.submit(record, self.now);
-            self.submitting_flow = NO_FLOW;
-            result?;
+            if self.flows.as_ref().expect("flows on").fetchable(k) {
+                self.flow_submit(k, record, self.now)?;
+            } else {
+                // `host.queue_fetch_size`: it waits in the submission queue.
+                self.flows.as_mut().expect("flows on").flows[k].unfetched.push_back((record, self.now));
+            }
             if !self.flow_fetch(k)? {
                 break;
             }
             if !closed {
                 // Open loop: the next record when it is due.
                 let at = self.flow_arrival_ns(k);
-                self.push(at, Event::FlowArrival { flow: k as u16 });
+                if !self.flow_stopped(k, at) {
+                    self.push(at, Event::FlowArrival { flow: k as u16 });
+                }
                 break;
             }
         }
         self.update_host_done();
         Ok(())
+    }
+
+    /// The device takes flow `k`'s request, which arrived at `arrival_ns`.
+    fn flow_submit(&mut self, k: usize, record: Record, arrival_ns: u64) -> Result<(), SimError> {
+        self.flows.as_mut().expect("flows on").flows[k].in_device += 1;
+        self.submitting_flow = k as u16;
+        let result = self.submit(record, arrival_ns);
+        self.submitting_flow = NO_FLOW;
+        result
     }
 
     /// A request of flow `k` completed: its statistics, and a closed-loop flow's next
@@ -172,6 +245,12 @@ impl Simulator<'_> {
     pub(crate) fn flow_request_done(&mut self, k: u16, r: &Request, latency: u64, completion: u64, refill_at: u64) {
         let f = &mut self.flows.as_mut().expect("flows on").flows[k as usize];
         f.outstanding -= 1;
+        f.in_device -= 1;
+        if !f.unfetched.is_empty() {
+            // The device fetches the next command of the queue as this one completes.
+            self.push(self.now, Event::FlowArrival { flow: k });
+        }
+        let f = &mut self.flows.as_mut().expect("flows on").flows[k as usize];
         f.stats.first_arrival_ns = Some(f.stats.first_arrival_ns.map_or(r.arrival_ns, |a| a.min(r.arrival_ns)));
         host::record_request(&mut f.stats, r, latency, completion);
         if f.queue_depth > 0 && f.pending.is_some() {
@@ -203,6 +282,10 @@ impl Simulator<'_> {
             return;
         }
         let flows = self.flows.as_ref().expect("flows on");
+        if flows.scheme == ArbitrationScheme::OldestFirst {
+            // The queue is in the order transactions were queued (mapping reads ahead).
+            return;
+        }
         let turn = flows.turns[die as usize][writes as usize];
         let weighted = flows.scheme == ArbitrationScheme::Weighted;
         // The first transaction that goes ahead of all (the controller's own, or an

@@ -57,6 +57,13 @@ impl Simulator<'_> {
                     self.last_trace_ns = self.last_trace_ns.max(record.arrival_ns);
                     self.trace_records_in_run += 1;
                     self.pending_record = Some(record);
+                    if self.past_stop_time() {
+                        // `host.stop_ns`: the workload ends here.
+                        self.pending_record = None;
+                        self.host_counters_skipped_add();
+                        self.source = None;
+                        return Ok(false);
+                    }
                     return Ok(true);
                 }
                 None => {
@@ -156,6 +163,13 @@ impl Simulator<'_> {
                 HORIZON_NS as f64 / 1e9 / 86_400.0 / 365.25
             ),
         })
+    }
+
+    /// `host.stop_ns`: whether the pending record arrives after it (open loop and burst
+    /// replay; a closed loop checks the time it submits at, `on_refill`).
+    fn past_stop_time(&self) -> bool {
+        let stop = self.config.host.stop_ns;
+        stop > 0 && self.config.host.replay != ReplayMode::ClosedLoop && self.pending_arrival_ns() > stop
     }
 
     pub(crate) fn pending_arrival_ns(&self) -> u64 {
@@ -681,6 +695,13 @@ impl Simulator<'_> {
         match self.config.host.replay {
             ReplayMode::ClosedLoop => {
                 let depth = self.config.host.queue_depth as u64;
+                let stop = self.config.host.stop_ns;
+                if stop > 0 && self.now > stop && self.pending_record.is_some() {
+                    // `host.stop_ns`: the workload ends.
+                    self.pending_record = None;
+                    self.host_counters_skipped_add();
+                    self.source = None;
+                }
                 if self.outstanding < depth {
                     if let Some(record) = self.pending_record.take() {
                         self.submit(record, self.now)?;

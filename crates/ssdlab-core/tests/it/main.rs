@@ -10,6 +10,7 @@ mod dir;
 mod errors;
 mod everyday;
 mod flows;
+mod flows_mqsim;
 mod gc;
 mod gordon;
 mod harey;
