@@ -128,3 +128,29 @@ fn a_stop_time_ends_the_single_workload() {
     let open = run(&c, timed);
     assert_eq!(open.read.requests, 21);
 }
+
+#[test]
+fn a_free_chip_serves_its_oldest_read_first_under_oldest_first() {
+    // One chip-serial chip of two dies; pages 0, 2, 4 on die 0, page 1 on die 1 (static
+    // striping). Die 0 gets three reads at 0, 1 and 2 ns, die 1 one at R/2, while die 0
+    // reads page 0.
+    let mut c = tiny(1, 1, 2, 1);
+    slc_like(&mut c);
+    c.precondition.used_fraction = 0.5;
+    c.ftl.plane_allocation = PlaneAllocation::Static;
+    c.flash.die_scheduling = DieScheduling::ChipSerial;
+    let records = vec![
+        rec(0, Op::Read, 0, 1, 4096),
+        rec(1, Op::Read, 2, 1, 4096),
+        rec(2, Op::Read, 4, 1, 4096),
+        rec(R / 2, Op::Read, 1, 1, 4096),
+    ];
+    let dies = |c: &Config| -> Vec<u32> {
+        super::timing::commands(&super::timing::run_logged(c, records.clone()).log).iter().map(|c| c.3).collect()
+    };
+    // The dies in turn: die 1's read goes second.
+    assert_eq!(dies(&c), [0, 1, 0, 0]);
+    // MQSim's chip queue: die 0's reads were queued before die 1's.
+    c.arbitration.scheme = ArbitrationScheme::OldestFirst;
+    assert_eq!(dies(&c), [0, 0, 0, 1]);
+}
