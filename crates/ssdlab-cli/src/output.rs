@@ -788,6 +788,15 @@ pub fn summary_text(o: &Outcome) -> String {
             c.write_back_reads,
             c.mapping_programs
         );
+        if c.mapping_programs == 0 && c.write_backs > 0 {
+            // cmt.write_back = "mqsim": MQSim counts these as mapping programs, never runs them.
+            out!(
+                w,
+                "  {} write-backs of dirty entries read their translation page and were never programmed \
+                 (cmt.write_back = \"mqsim\", as MQSim runs; \"program\" writes them to flash)",
+                c.write_backs
+            );
+        }
     }
     if let Some(fair) = &r.fairness {
         let each: Vec<String> = fair

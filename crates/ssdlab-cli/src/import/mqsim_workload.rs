@@ -676,8 +676,8 @@ pub(super) fn synthetic(items: &mut Items, m: &mut Mapping, ctx: &Context, depth
     Ok(())
 }
 
-/// Requests per second a closed loop of `depth` sustains: depth over one request's unloaded
-/// latency, capped by the planes' and the channels' rates.
+/// Requests per second a closed loop of `depth` sustains at most: depth over one request's
+/// unloaded latency, capped by the planes' and the channels' rates.
 fn closed_loop_iops(c: &Config, read_fraction: f64, block: u64, depth: u64) -> f64 {
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
     let f = &c.flash;
@@ -687,9 +687,11 @@ fn closed_loop_iops(c: &Config, read_fraction: f64, block: u64, depth: u64) -> f
     let array = read_fraction * mean(&f.read_latency_ns) + (1.0 - read_fraction) * mean(&f.program_latency_ns);
     let latency = (array + transfer).max(1.0);
     let pages = block.div_ceil(page) as f64;
+    // Planes that can work at once: a chip-serial chip runs one die's command at a time.
+    let serial = c.flash.die_scheduling == ssdlab_core::config::DieScheduling::ChipSerial;
     let planes = f64::from(g.channels)
         * f64::from(g.chips_per_channel)
-        * f64::from(g.dies_per_chip)
+        * if serial { 1.0 } else { f64::from(g.dies_per_chip) }
         * f64::from(g.planes_per_die);
     let plane_rate = planes * 1e9 / array.max(1.0) / pages;
     let channel_rate = f64::from(g.channels) * 1e9 / (block as f64 * f.transfer_ns_per_byte).max(1.0);
