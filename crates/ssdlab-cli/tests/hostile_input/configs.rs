@@ -193,7 +193,7 @@ fn unknown_key_without_suggestion() {
         "[host]\nwarp_drive = true\n",
         "error: typo.toml:2: unknown key 'warp_drive'; valid keys here: replay, queue_depth, speed_factor, runs, \
          address_overflow, trace_span_bytes, unwritten_reads, request_overhead_ns, burst_gap_ns, \
-         time_unit",
+         time_unit, stop_ns, flows_end, queue_fetch_size",
     );
 }
 
