@@ -486,10 +486,7 @@ impl Simulator<'_> {
             self.cache.as_mut().expect("cache on").waiting.pop_front();
         }
         self.cache_admitted();
-        for die in std::mem::take(&mut self.kick_list) {
-            self.kick(die)?;
-        }
-        Ok(())
+        self.kick_listed()
     }
 
     /// A read sub-request of sectors `mask` of `lpn`: served from DRAM when the cache

@@ -24,8 +24,38 @@
 use super::*;
 use crate::config::CmtWriteBack;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::lru::LruOrder;
+
+/// Hashes a logical page number with one multiplication (Fibonacci hashing), folding the
+/// product's high half into the low bits the table indexes with. The table is probed on
+/// every user read and write; the default SipHash cost about 40 instructions a probe.
+/// The index is never iterated, so its order cannot reach a result.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct LpnHasher(u64);
+
+impl Hasher for LpnHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(b.into());
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        let h = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type LpnMap = HashMap<u32, u32, BuildHasherDefault<LpnHasher>>;
+
+/// End of a list of waiters (`Cmt::waiting`).
+const NO_WAITER: u32 = u32::MAX;
 /// `Txn::want` of a mapping read: a miss's read, or the read of a write-back.
 pub(crate) const MAP_FILL: u8 = 0;
 pub(crate) const MAP_WRITE_BACK: u8 = 1;
@@ -59,7 +89,7 @@ enum WriteBack {
     Programming,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct TPage {
     generation: u32,
     /// A read that will cache the waiting entries is under way.
@@ -71,7 +101,32 @@ struct TPage {
     departed: bool,
     /// `generation + 1` while a GC batch holds a change of it not yet written (0: none).
     gc_pending: u32,
-    waiters: Vec<Waiter>,
+    /// Its waiters, oldest first: a list through `Cmt::waiting` (`NO_WAITER`: none).
+    first_waiter: u32,
+    last_waiter: u32,
+}
+
+impl Default for TPage {
+    fn default() -> Self {
+        TPage {
+            generation: 0,
+            reading: false,
+            write_back: WriteBack::Idle,
+            again: false,
+            departed: false,
+            gc_pending: 0,
+            first_waiter: NO_WAITER,
+            last_waiter: NO_WAITER,
+        }
+    }
+}
+
+/// A waiter in `Cmt::waiting`, and the next of its translation page's list (or of the
+/// free list).
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    waiter: Waiter,
+    next: u32,
 }
 
 /// What the table did, for the report's `cmt` section.
@@ -103,9 +158,13 @@ pub(crate) struct Cmt {
     write_back: CmtWriteBack,
     entries: Vec<Entry>,
     /// Logical page → entry. Looked up, never iterated.
-    index: HashMap<u32, u32>,
+    index: LpnMap,
     order: LruOrder,
     tpages: Vec<TPage>,
+    /// The sub-requests waiting for translation-page reads, as lists per page; slots are
+    /// reused (`free_waiting`: a list of free ones), so a miss allocates nothing.
+    waiting: Vec<Waiting>,
+    free_waiting: u32,
     entry_bytes: u32,
     /// Per plane, the translation pages of the uncached entries its GC victim's moves
     /// changed (`write_back = "program"`), each with its `generation` then: written back
@@ -127,9 +186,11 @@ impl Cmt {
             read_bytes: if config.cmt.read_bytes == 0 { page } else { config.cmt.read_bytes as u64 },
             write_back: config.cmt.write_back,
             entries: Vec::with_capacity(capacity.min(1 << 20) as usize),
-            index: HashMap::with_capacity(capacity.min(1 << 20) as usize),
+            index: LpnMap::with_capacity_and_hasher(capacity.min(1 << 20) as usize, Default::default()),
             order: LruOrder::default(),
             tpages: vec![TPage::default(); ftl.translation_pages as usize],
+            waiting: Vec::new(),
+            free_waiting: NO_WAITER,
             entry_bytes,
             gc_batches: vec![Vec::new(); ftl.addr.planes() as usize],
             stats: CmtStats::default(),
@@ -138,6 +199,35 @@ impl Cmt {
 
     fn touch(&mut self, e: u32) {
         self.order.touch(e);
+    }
+
+    /// Appends `waiter` to translation page `tp`'s waiters.
+    fn push_waiter(&mut self, tp: u32, waiter: Waiter) {
+        let w = Waiting { waiter, next: NO_WAITER };
+        let i = if self.free_waiting != NO_WAITER {
+            let i = self.free_waiting;
+            self.free_waiting = self.waiting[i as usize].next;
+            self.waiting[i as usize] = w;
+            i
+        } else {
+            self.waiting.push(w);
+            (self.waiting.len() - 1) as u32
+        };
+        let page = &mut self.tpages[tp as usize];
+        match page.last_waiter {
+            NO_WAITER => page.first_waiter = i,
+            last => self.waiting[last as usize].next = i,
+        }
+        page.last_waiter = i;
+    }
+
+    /// Takes the waiter in slot `i` (of a list already detached from its page) and frees
+    /// the slot; returns it and the next slot of its list.
+    fn pop_waiter(&mut self, i: u32) -> (Waiter, u32) {
+        let Waiting { waiter, next } = self.waiting[i as usize];
+        self.waiting[i as usize].next = self.free_waiting;
+        self.free_waiting = i;
+        (waiter, next)
     }
 
     fn is_dirty(&self, e: u32) -> bool {
@@ -199,8 +289,8 @@ impl Simulator<'_> {
             return Ok(true);
         }
         cmt.stats.misses += 1;
+        cmt.push_waiter(tp, waiter);
         let page = &mut cmt.tpages[tp as usize];
-        page.waiters.push(waiter);
         if page.reading || page.write_back == WriteBack::Reading {
             cmt.stats.merged_misses += 1;
         } else {
@@ -416,12 +506,16 @@ impl Simulator<'_> {
         let mode = cmt.write_back;
         let page = &mut cmt.tpages[tp as usize];
         page.reading = false;
-        let waiters = std::mem::take(&mut page.waiters);
+        // The waiters so far; any that arrive while they resume wait for the next read.
+        let mut next = std::mem::replace(&mut page.first_waiter, NO_WAITER);
+        page.last_waiter = NO_WAITER;
         let program = tag == MAP_WRITE_BACK && mode == CmtWriteBack::Program;
         if program {
             self.cmt_program(tp);
         }
-        for w in waiters {
+        while next != NO_WAITER {
+            let (w, after) = self.cmt.as_mut().expect("cmt on").pop_waiter(next);
+            next = after;
             let (lpn, write) = match w {
                 Waiter::Read { lpn, .. } => (lpn, false),
                 Waiter::Write { lpn, .. } => (lpn, true),
@@ -438,10 +532,7 @@ impl Simulator<'_> {
             }
             self.cmt_resume(w)?;
         }
-        for die in std::mem::take(&mut self.kick_list) {
-            self.kick(die)?;
-        }
-        Ok(())
+        self.kick_listed()
     }
 
     /// A sub-request whose mapping is now cached goes on where it stopped.

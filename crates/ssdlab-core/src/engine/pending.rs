@@ -54,9 +54,7 @@ impl Simulator<'_> {
             }
             let mut pages = Vec::new();
             self.enqueue_unit_reads(slot, lpn, 0, self.ftl.units_per_page(), &mut pages)?;
-            for die in std::mem::take(&mut self.kick_list) {
-                self.kick(die)?;
-            }
+            self.kick_listed()?;
         }
         Ok(())
     }
