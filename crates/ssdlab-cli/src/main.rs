@@ -114,8 +114,8 @@ enum Command {
     },
     /// Run the standard speed and memory scenarios (see BENCHMARKS.md).
     Bench {
-        /// Scenarios and checks to run (default: all): mqsim-default, pa-ssd-aged, trace-fin,
-        /// large-device; the checks flatness and compare-parallel. Targets print as pass/fail.
+        /// Scenarios and checks to run (default: all): mqsim-default, mqsim-default-cmt,
+        /// pa-ssd-aged, trace-fin, large-device; the checks flatness and compare-parallel. Targets print as pass/fail.
         scenarios: Vec<String>,
         /// Run every scenario and check (the same as naming none). Speed targets assume a
         /// quiet machine: a failed one prints the load average beside it.
