@@ -330,6 +330,8 @@ pub struct Simulator<'a> {
     pub(crate) requests: Vec<Request>,
     pub(crate) free_requests: Vec<u32>,
     pub(crate) dies: Vec<Die>,
+    /// Command buffers not in use (`complete_command`).
+    pub(crate) spare_commands: Vec<Command>,
     pub(crate) channels: Vec<Channel>,
     // Host
     pub(crate) factory: SourceFactory<'a>,
@@ -627,6 +629,7 @@ impl<'a> Simulator<'a> {
             requests: Vec::with_capacity(1024),
             free_requests: Vec::new(),
             dies: dies_vec,
+            spare_commands: Vec::new(),
             channels: vec![Channel::default(); channels],
             factory,
             source,

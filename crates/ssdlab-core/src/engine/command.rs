@@ -178,7 +178,10 @@ impl Simulator<'_> {
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
         self.command_ended(die);
         self.service_command_ended(die);
-        let cmd = std::mem::take(&mut self.dies[die as usize].command);
+        // A command the completion starts on this die is built in a spare's buffers, so
+        // that neither allocates.
+        let spare = self.spare_commands.pop().unwrap_or_default();
+        let cmd = std::mem::replace(&mut self.dies[die as usize].command, spare);
         self.mark_idle(die);
         // (Decided before completing: a completion can start commands that reuse the slots.)
         let moved_out = cmd.txns.first().is_some_and(|&t| self.txns[t as usize].kind == TxnKind::MoveOut);
@@ -198,12 +201,14 @@ impl Simulator<'_> {
         }
         // Completing a transaction can start the next command on this very die (an
         // update read queues its write); only an idle die gets the old buffer back.
-        if self.dies[die as usize].busy {
-            return Ok(());
-        }
         let mut cmd = cmd;
         cmd.txns.clear();
-        self.dies[die as usize].command = cmd;
+        if self.dies[die as usize].busy {
+            self.spare_commands.push(cmd);
+            return Ok(());
+        }
+        let spare = std::mem::replace(&mut self.dies[die as usize].command, cmd);
+        self.spare_commands.push(spare);
         if self.config.flash.die_scheduling == DieScheduling::ChipSerial {
             if self.config.arbitration.scheme == crate::config::ArbitrationScheme::OldestFirst {
                 return self.schedule_chip_oldest_first(die);
