@@ -353,7 +353,7 @@ impl Simulator<'_> {
                     queue_depth: self.config.flows[k].queue_depth,
                     read: s.reads.summary(interval),
                     write: s.writes.summary(interval),
-                    all: s.all.summary(interval),
+                    all: s.all_summary(interval),
                     first_arrival_ns: s.first_arrival_ns.unwrap_or(0),
                     last_completion_ns: s.last_completion_ns,
                     skipped_records: f.skipped,

@@ -638,8 +638,10 @@ impl Simulator<'_> {
         };
         *run_outstanding -= 1;
         let run_done = *run_outstanding == 0 && r.run < self.run;
-        for stats in [&mut self.total, &mut **run_stats] {
-            record_request(stats, &r, latency, completion);
+        record_request(&mut self.total, &r, latency, completion);
+        if self.config.host.runs > 1 {
+            // (A single run's summary is the total's: `finish`.)
+            record_request(run_stats, &r, latency, completion);
         }
         self.priority_request_done(&r, latency, completion);
         if run_done {
@@ -831,10 +833,13 @@ pub(crate) fn record_request(stats: &mut RunStats, r: &Request, latency: u64, co
             }
         }
         Op::Trim => stats.trims.record(latency, r.size_bytes),
-        // (Its latency is the design's report's: `scrub.sanitize`.)
-        Op::Sanitize => {}
+        // (Its latency is the design's report's: `scrub.sanitize`.) The only request of
+        // no per-operation histogram: `all` keeps it (`RunStats::all_summary`).
+        Op::Sanitize => stats.all.record(latency, r.size_bytes),
     }
-    stats.all.record(latency, r.size_bytes);
+    if r.op != Op::Sanitize {
+        stats.all.record_totals(latency, r.size_bytes);
+    }
     stats.last_completion_ns = stats.last_completion_ns.max(completion);
 }
 

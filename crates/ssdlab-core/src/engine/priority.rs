@@ -267,7 +267,7 @@ impl Simulator<'_> {
         let Reported { runs: stats, service } = &**self.host_priority.stats.as_ref()?;
         let op = |s: &RunStats| {
             let interval = s.last_completion_ns.saturating_sub(s.first_arrival_ns.unwrap_or(0));
-            (s.reads.summary(interval), s.writes.summary(interval), s.all.summary(interval))
+            (s.reads.summary(interval), s.writes.summary(interval), s.all_summary(interval))
         };
         let classes = [("high", HIGH), ("low", LOW)]
             .into_iter()

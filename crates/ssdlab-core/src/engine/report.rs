@@ -54,6 +54,8 @@ impl Simulator<'_> {
             .iter()
             .enumerate()
             .map(|(i, slot)| match slot {
+                // A single run records its requests in the total only (`finish_sub_request`).
+                RunSlot::Open { .. } if self.config.host.runs <= 1 => run_summary(i as u32, &self.total),
                 RunSlot::Open { stats, .. } => run_summary(i as u32, stats),
                 RunSlot::Closed(summary) => summary.clone(),
             })
@@ -101,7 +103,7 @@ impl Simulator<'_> {
             read: self.total.reads.summary(interval),
             write: self.total.writes.summary(interval),
             trim: self.total.trims.summary(interval),
-            all: self.total.all.summary(interval),
+            all: self.total.all_summary(interval),
             dominated_write_share: (0..bits)
                 .map(|t| self.total.dominated_writes[t] as f64 / dominated_writes.max(1) as f64)
                 .collect(),

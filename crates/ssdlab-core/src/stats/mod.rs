@@ -73,6 +73,26 @@ impl LatencyStats {
         self.hist.saturating_record(latency_ns.max(1));
     }
 
+    /// As `record`, but leaves the histogram alone: for a total whose histogram is the sum
+    /// of others' (`RunStats::all_summary`), so a latency is put into one histogram only.
+    pub fn record_totals(&mut self, latency_ns: u64, bytes: u64) {
+        self.count += 1;
+        self.bytes += bytes;
+        self.sum_ns += latency_ns as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
+        self.min_ns = self.min_ns.min(latency_ns);
+    }
+
+    /// These statistics with the histograms of `parts` added to this one's (same bounds,
+    /// so every bucket's count adds exactly).
+    fn with_histograms_of(&self, parts: &[&LatencyStats]) -> LatencyStats {
+        let mut merged = self.clone();
+        for part in parts {
+            merged.hist.add(&part.hist).expect("histograms of equal bounds add");
+        }
+        merged
+    }
+
     pub fn mean_ns(&self) -> f64 {
         if self.count == 0 {
             0.0
@@ -137,6 +157,15 @@ pub struct RunStats {
     pub dominated_writes: Vec<u64>,
     pub first_arrival_ns: Option<u64>,
     pub last_completion_ns: u64,
+}
+
+impl RunStats {
+    /// Every request's statistics. `all` counts every request, but its histogram holds only
+    /// requests of no per-operation histogram (sanitises); the others' are added here, at
+    /// the report, instead of recording each latency twice.
+    pub fn all_summary(&self, interval_ns: u64) -> OpSummary {
+        self.all.with_histograms_of(&[&self.reads, &self.writes, &self.trims]).summary(interval_ns)
+    }
 }
 
 /// One row of the time series: one interval, or a run of consecutive intervals in which
