@@ -21,6 +21,7 @@ mod errors;
 mod flows;
 mod host;
 mod link;
+mod lpn_hash;
 mod lru;
 mod maintenance;
 pub mod occupancy;
@@ -401,7 +402,7 @@ pub struct Simulator<'a> {
     pub(crate) power_loss_records: Vec<crate::stats::PowerLossRecord>,
     /// Writes not yet programmed, by logical page (read-your-writes; `pending.rs`).
     /// Never iterated, so the hash order cannot reach a result.
-    pub(crate) pending_writes: std::collections::HashMap<u32, pending::PendingWrites>,
+    pub(crate) pending_writes: lpn_hash::LpnMap<pending::PendingWrites>,
     /// The active designs (`crate::designs`): their states; the engine calls them through
     /// the hook dispatchers.
     pub(crate) designs: Designs,
@@ -419,7 +420,7 @@ pub struct Simulator<'a> {
     pub(crate) codewords: Vec<codewords::Codeword>,
     /// Superseded copies a user write pinned beyond its `Txn::from` (a unit map's write
     /// can supersede units on several pages), by transaction. Never iterated.
-    pub(crate) extra_pins: std::collections::HashMap<u32, Vec<Ppn>>,
+    pub(crate) extra_pins: lpn_hash::LpnMap<Vec<Ppn>>,
     /// The config as given (the engine runs on its `device_view`): its hash, physical
     /// pages per super-page, and physical chips (idle power).
     pub(crate) config_hash: String,
@@ -680,14 +681,14 @@ impl<'a> Simulator<'a> {
             powered_at_ns: 0,
             last_arrival_ns: 0,
             power_loss_records: Vec::new(),
-            pending_writes: std::collections::HashMap::new(),
+            pending_writes: Default::default(),
             designs,
             design_error: None,
             moves_in: vec![VecDeque::new(); dies],
             occupancy: None,
             request_pages: Vec::new(),
             codewords: Vec::new(),
-            extra_pins: std::collections::HashMap::new(),
+            extra_pins: Default::default(),
             config_hash,
             super_page_pages,
             physical_chips,

@@ -7,9 +7,9 @@
 //! that would need one more waits, in order, until a flush ends (back-pressure). A page
 //! has at most one flush in flight, so its programs reach flash in the order written.
 
+use super::lpn_hash::{LpnMap, LpnSet};
 use super::*;
 use crate::config::{CacheFlush, CacheMode};
-use std::collections::{HashMap, HashSet};
 
 use super::lru::{LruOrder, NONE};
 
@@ -76,7 +76,7 @@ pub(crate) struct DataCache {
     entries: Vec<Entry>,
     free: Vec<u32>,
     /// Logical page → entry. Looked up only, never iterated.
-    index: HashMap<u32, u32>,
+    index: LpnMap<u32>,
     order: LruOrder,
     used: u32,
     /// Bytes per tracked sector and sectors per page (at most 64).
@@ -85,10 +85,10 @@ pub(crate) struct DataCache {
     limit_bytes: u64,
     flushing_bytes: u64,
     /// Flushes in flight by logical page (evicted pages included). Never iterated.
-    flushes: HashMap<u32, Flush>,
+    flushes: LpnMap<Flush>,
     waiting: VecDeque<Waiting>,
     /// Pages written in the current hot window (`flush = "cold-eager"`). Never iterated.
-    recent: HashSet<u32>,
+    recent: LpnSet,
     window_end_ns: u64,
     /// The request being admitted and how many of its pages (bytes) went into DRAM.
     admitting: (u32, u32, u64),
@@ -121,16 +121,16 @@ impl DataCache {
             slots: (c.capacity_bytes / page) as u32,
             entries: Vec::new(),
             free: Vec::new(),
-            index: HashMap::new(),
+            index: LpnMap::default(),
             order: LruOrder::default(),
             used: 0,
             sector_bytes: page / sectors as u64,
             sectors,
             limit_bytes: limit,
             flushing_bytes: 0,
-            flushes: HashMap::new(),
+            flushes: LpnMap::default(),
             waiting: VecDeque::new(),
-            recent: HashSet::new(),
+            recent: LpnSet::default(),
             window_end_ns: 0,
             admitting: (NONE, 0, 0),
             stats: CacheStats::default(),

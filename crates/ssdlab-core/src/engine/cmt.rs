@@ -21,38 +21,10 @@
 //! The flash itself holds the map's truth (`Ftl::map`): the table decides only what the
 //! lookups cost.
 
+use super::lpn_hash::LpnMap;
+use super::lru::LruOrder;
 use super::*;
 use crate::config::CmtWriteBack;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-use super::lru::LruOrder;
-
-/// Hashes a logical page number with one multiplication (Fibonacci hashing), folding the
-/// product's high half into the low bits the table indexes with. The table is probed on
-/// every user read and write; the default SipHash cost about 40 instructions a probe.
-/// The index is never iterated, so its order cannot reach a result.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct LpnHasher(u64);
-
-impl Hasher for LpnHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(b.into());
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        let h = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 32);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type LpnMap = HashMap<u32, u32, BuildHasherDefault<LpnHasher>>;
 
 /// End of a list of waiters (`Cmt::waiting`).
 const NO_WAITER: u32 = u32::MAX;
@@ -158,7 +130,7 @@ pub(crate) struct Cmt {
     write_back: CmtWriteBack,
     entries: Vec<Entry>,
     /// Logical page → entry. Looked up, never iterated.
-    index: LpnMap,
+    index: LpnMap<u32>,
     order: LruOrder,
     tpages: Vec<TPage>,
     /// The sub-requests waiting for translation-page reads, as lists per page; slots are
