@@ -247,6 +247,9 @@ pub(crate) struct Request {
     /// Flash service time so far: the longest of its pages' own commands plus the GC it
     /// waited for (`priority.rs`; 0 until a page of it completes on flash).
     pub(crate) service_ns: u64,
+    /// The NVMe status it completes with (0: success); a failed command counts in no
+    /// latency statistics (a zoned drive's protocol violations, `designs/zns`).
+    pub(crate) status: u16,
 }
 
 /// One run of a multi-run replay: its accumulators (latency histograms, about 1.2 MB)

@@ -13,6 +13,22 @@ pub enum Op {
     /// every copy the device still holds of it, stale ones included, is destroyed. No
     /// trace format expresses it; workloads built in code and `scrub.sanitize_*` do.
     Sanitize,
+    /// NVMe Zone Append (Zoned Namespace Command Set): the record's offset is the zone's
+    /// first byte (its ZSLBA); the device picks where in the zone the data goes, at the
+    /// zone's write pointer, and returns that address. Only a zoned drive accepts it.
+    ZoneAppend,
+    /// An NVMe Zone Management Send action on the zone starting at the record's offset
+    /// (its ZSLBA); the size is ignored. Only a zoned drive accepts it.
+    ZoneManagement(ZoneAction),
+}
+
+/// A Zone Management Send action (NVMe ZNS "Zone Send Action").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ZoneAction {
+    Open,
+    Close,
+    Finish,
+    Reset,
 }
 
 impl Op {
@@ -22,6 +38,11 @@ impl Op {
             Op::Write => "write",
             Op::Trim => "trim",
             Op::Sanitize => "sanitize",
+            Op::ZoneAppend => "zone-append",
+            Op::ZoneManagement(ZoneAction::Open) => "zone-open",
+            Op::ZoneManagement(ZoneAction::Close) => "zone-close",
+            Op::ZoneManagement(ZoneAction::Finish) => "zone-finish",
+            Op::ZoneManagement(ZoneAction::Reset) => "zone-reset",
         }
     }
 }

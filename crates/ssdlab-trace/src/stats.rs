@@ -95,7 +95,7 @@ impl PageSets {
     }
 
     fn add(&mut self, r: &Record) {
-        if matches!(r.op, Op::Trim | Op::Sanitize) || r.size_bytes == 0 {
+        if matches!(r.op, Op::Trim | Op::Sanitize | Op::ZoneManagement(_)) || r.size_bytes == 0 {
             return;
         }
         let first = r.offset_bytes / PAGE_BYTES;
@@ -210,9 +210,9 @@ impl Default for TraceStats {
 fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
-        Op::Write => 1,
-        // (A sanitise discards its range as a trim does.)
-        Op::Trim | Op::Sanitize => 2,
+        Op::Write | Op::ZoneAppend => 1,
+        // (A sanitise discards its range as a trim does; a zone reset its zone's.)
+        Op::Trim | Op::Sanitize | Op::ZoneManagement(_) => 2,
     }
 }
 

@@ -41,12 +41,12 @@ impl TraceSummary {
                 self.reads += 1;
                 self.read_bytes = self.read_bytes.saturating_add(r.size_bytes);
             }
-            Op::Write => {
+            Op::Write | Op::ZoneAppend => {
                 self.writes += 1;
                 self.write_bytes = self.write_bytes.saturating_add(r.size_bytes);
             }
             // (A sanitise discards its range as a trim does.)
-            Op::Trim | Op::Sanitize => self.trims += 1,
+            Op::Trim | Op::Sanitize | Op::ZoneManagement(_) => self.trims += 1,
         }
         self.total_bytes = self.total_bytes.saturating_add(r.size_bytes);
         self.max_end_bytes = self.max_end_bytes.max(r.offset_bytes.saturating_add(r.size_bytes));

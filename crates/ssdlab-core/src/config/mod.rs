@@ -524,7 +524,9 @@ impl Config {
         let spare_blocks = normal_blocks * t.over_provisioning;
         let reserve = (normal_blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
         let table_blocks = self.cmt.spare_blocks_per_plane(self, normal_blocks);
-        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 + table_blocks {
+        // (A zoned drive runs no GC: `designs/zns` keeps its own two free blocks per plane.)
+        if g.blocks_per_plane > 0 && spare_blocks < reserve + 2.0 + table_blocks && !crate::designs::zns::selected(self)
+        {
             let table = if table_blocks > 0.0 {
                 format!(
                     " and {table_blocks:.1} for the cached mapping table's translation pages and their write \

@@ -1,5 +1,6 @@
 //! The conventional FTL's own choices where a design would make them: where GC moves
-//! valid pages (`ftl.gc_destination`, and inside the SLC cache `ftl.slc_gc_destination`).
+//! valid pages (`ftl.gc_destination`, and inside the SLC cache `ftl.slc_gc_destination`);
+//! zone commands refused on a drive without a zoned namespace.
 
 use super::MoveTarget;
 use crate::config::{GcDestination, SlcGcDestination};
@@ -50,5 +51,24 @@ impl Simulator<'_> {
             })
             .min_by_key(|&p| (load(p), p))
             .map_or(MoveTarget::SamePlane, MoveTarget::Plane)
+    }
+}
+
+impl Simulator<'_> {
+    /// A drive without a zoned namespace refuses zone commands (Zone Append, Zone
+    /// Management Send): the workload was made for a zoned drive, and an error naming
+    /// the request says so rather than writing its data somewhere.
+    pub(crate) fn refuse_zone_command(&mut self, slot: u32) -> Result<bool, crate::engine::SimError> {
+        let r = &self.requests[slot as usize];
+        if !matches!(r.op, ssdlab_trace::Op::ZoneAppend | ssdlab_trace::Op::ZoneManagement(_)) {
+            return Ok(false);
+        }
+        Err(crate::engine::SimError::Request {
+            id: r.id,
+            op: r.op.name(),
+            offset: r.offset_bytes,
+            message: "is a zone command, and the drive has no zoned namespace ([designs.zns] enabled = true)"
+                .to_string(),
+        })
     }
 }

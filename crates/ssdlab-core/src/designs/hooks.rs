@@ -112,6 +112,15 @@ pub trait Design: 'static + Sized {
     /// Before the first event of the run (after preconditioning).
     fn run_starting(_sim: &mut Simulator<'_>) {}
 
+    /// A request the device received (its command crossed the host link) is about to be
+    /// split into pages (`slot`: its request slot): true if the design took it over (a
+    /// zoned namespace completes a protocol violation with its NVMe status, runs a zone
+    /// management command). Default: zone commands are refused (the drive has no zoned
+    /// namespace), everything else goes on to be split.
+    fn request_received(sim: &mut Simulator<'_>, slot: u32) -> Result<bool, SimError> {
+        sim.refuse_zone_command(slot)
+    }
+
     /// A request enters the device, before it is split into pages.
     fn request_arrived(_sim: &mut Simulator<'_>) -> Result<(), SimError> {
         Ok(())
@@ -474,6 +483,7 @@ macro_rules! hooks {
 hooks! {
     notify RunStarting run_starting() -> ();
     notify_result RequestArrived request_arrived() -> Result<(), SimError>;
+    decide RequestReceived request_received(slot: u32) -> Result<bool, SimError>;
     decide WriteRequestType write_request_type(pages: u32, record: &Record) -> u8;
     decide PlaceWrite place_write(static_plane: u32, request: u32, lpn: u32) -> (u32, WriteMode);
     decide SplitWrite split_write(slot: u32, lpn: u32, unit: u32, units: u32) -> Result<Option<u32>, SimError>;

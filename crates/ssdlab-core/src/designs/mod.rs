@@ -27,6 +27,7 @@ pub mod pa_ssd;
 pub mod scrub;
 pub mod spa_hybrid;
 pub mod wom;
+pub mod zns;
 
 pub use context::TxnView;
 pub(crate) use hooks::HookTable;
@@ -64,6 +65,11 @@ pub(crate) trait BuiltIn: Design {
     /// FTL state the design needs from the first page written, preconditioning included
     /// (called before preconditioning when the config selects the design).
     fn prepare_ftl(_config: &Config, _ftl: &mut Ftl) {}
+    /// Errors in its config section, whether selected or not (a design reading
+    /// `[designs.NAME]` checks its own keys here). Default: none.
+    fn validate(_config: &Config) -> Vec<crate::config::ConfigError> {
+        Vec::new()
+    }
     fn build(config: &Config, ftl: &Ftl) -> Self;
     /// When the swarm draws it (`swarm_draw`).
     const SWARM_PHASE: crate::swarm::SwarmPhase = crate::swarm::SwarmPhase::AfterHost;
@@ -84,6 +90,7 @@ pub(crate) struct Registration {
     selected: fn(&Config) -> bool,
     runs_by_default: fn(&Config, &Ftl) -> bool,
     prepare_ftl: fn(&Config, &mut Ftl),
+    validate: fn(&Config) -> Vec<crate::config::ConfigError>,
     build: fn(&Config, &Ftl) -> Box<dyn Any>,
     table: fn() -> HookTable,
     swarm_phase: crate::swarm::SwarmPhase,
@@ -102,6 +109,7 @@ impl Registration {
             selected: T::selected,
             runs_by_default: T::runs_by_default,
             prepare_ftl: T::prepare_ftl,
+            validate: T::validate,
             build: |config, ftl| Box::new(T::build(config, ftl)),
             table: HookTable::of::<T>,
             swarm_phase: T::SWARM_PHASE,
@@ -123,6 +131,7 @@ pub(crate) fn registry() -> Vec<Registration> {
         Registration::of::<harey::Harey>(),
         Registration::of::<mango::Mango>(),
         Registration::of::<spa_hybrid::SpaHybrid>(),
+        Registration::of::<zns::Zns>(),
     ]
 }
 
@@ -168,8 +177,9 @@ fn check_composition(designs: &[Declared]) -> Result<(), String> {
 /// Config validation of the built-in designs `config` selects: each one's needs, and
 /// whether they compose (errors at the selecting keys).
 pub(crate) fn validate(config: &Config) -> Vec<crate::config::ConfigError> {
-    let chosen: Vec<Registration> = registry().into_iter().filter(|r| (r.selected)(config)).collect();
-    let mut errors = Vec::new();
+    let all = registry();
+    let mut errors: Vec<crate::config::ConfigError> = all.iter().flat_map(|r| (r.validate)(config)).collect();
+    let chosen: Vec<Registration> = all.into_iter().filter(|r| (r.selected)(config)).collect();
     for r in &chosen {
         errors.extend(needs::unmet(r.name, r.needs, config).into_iter().map(|m| crate::config::err(&r.key, m)));
     }

@@ -321,6 +321,7 @@ impl Simulator<'_> {
             high,
             battery,
             service_ns: 0,
+            status: 0,
         });
         if let Some(o) = self.occupancy.as_mut() {
             let check = o.request_submitted(slot, id, pages);
@@ -349,6 +350,10 @@ impl Simulator<'_> {
     /// A request the device has received is split into page sub-requests, queued at
     /// their dies (or the DRAM cache).
     pub(crate) fn split_request(&mut self, slot: u32) -> Result<(), SimError> {
+        // (First: a zoned namespace may complete it, or place an append.)
+        if self.request_received(slot)? {
+            return Ok(());
+        }
         let r = self.requests[slot as usize];
         let (offset, size, op) = (r.offset_bytes, r.size_bytes, r.op);
         let page = self.ftl.addr.page_size_bytes as u64;
@@ -367,7 +372,7 @@ impl Simulator<'_> {
                 self.page_sectors = self.sectors_of(offset, size, (first + k) * page);
             }
             match op {
-                Op::Write => {
+                Op::Write | Op::ZoneAppend => {
                     let page_start = (first + k) * page;
                     if self.cache.is_some() {
                         let mask = self.cache.as_ref().expect("cache on").mask_of(offset, size, page_start, page);
@@ -381,7 +386,7 @@ impl Simulator<'_> {
                 }
                 Op::Read => self.read_sub_request(slot, lpn, (first + k) * page, false)?,
                 Op::Trim => self.trim_page(slot, lpn)?,
-                Op::Sanitize => unreachable!("split above"),
+                Op::Sanitize | Op::ZoneManagement(_) => unreachable!("taken over above"),
             }
         }
         self.page_sectors = 0;
@@ -647,7 +652,9 @@ impl Simulator<'_> {
         if run_done {
             self.close_run_if_done(r.run);
         }
-        self.record_series(completion, r.op, latency, r.size_bytes);
+        if r.status == 0 {
+            self.record_series(completion, r.op, latency, r.size_bytes);
+        }
         if let Some(observer) = self.observers.requests.as_mut() {
             observer(&RequestRecord {
                 id: r.id,
@@ -661,6 +668,7 @@ impl Simulator<'_> {
                 pages: r.pages,
                 dominant_page_type: r.dominant_type,
                 read_retries: r.retries,
+                status: r.status,
             });
         }
         let completed = self.total.all.count;
@@ -760,12 +768,12 @@ impl Simulator<'_> {
                 acc.read_bytes += bytes;
                 acc.read_latency_sum_ns += latency as u128;
             }
-            Op::Write => {
+            Op::Write | Op::ZoneAppend => {
                 acc.writes += 1;
                 acc.write_bytes += bytes;
                 acc.write_latency_sum_ns += latency as u128;
             }
-            Op::Trim | Op::Sanitize => {}
+            Op::Trim | Op::Sanitize | Op::ZoneManagement(_) => {}
         }
     }
 
@@ -824,20 +832,24 @@ pub(crate) const HORIZON_NS: u64 = 1 << 62;
 
 /// Counts a completed request into `stats`.
 pub(crate) fn record_request(stats: &mut RunStats, r: &Request, latency: u64, completion: u64) {
+    if r.status != 0 {
+        return;
+    }
     match r.op {
         Op::Read => stats.reads.record(latency, r.size_bytes),
-        Op::Write => {
+        Op::Write | Op::ZoneAppend => {
             stats.writes.record(latency, r.size_bytes);
             if r.dominant_type >= 0 {
                 stats.dominated_writes[r.dominant_type as usize] += 1;
             }
         }
         Op::Trim => stats.trims.record(latency, r.size_bytes),
-        // (Its latency is the design's report's: `scrub.sanitize`.) The only request of
-        // no per-operation histogram: `all` keeps it (`RunStats::all_summary`).
-        Op::Sanitize => stats.all.record(latency, r.size_bytes),
+        // (Their latencies are the designs' reports': `scrub.sanitize`, `zns.resets`.) The
+        // only requests of no per-operation histogram: `all` keeps them
+        // (`RunStats::all_summary`).
+        Op::Sanitize | Op::ZoneManagement(_) => stats.all.record(latency, r.size_bytes),
     }
-    if r.op != Op::Sanitize {
+    if !matches!(r.op, Op::Sanitize | Op::ZoneManagement(_)) {
         stats.all.record_totals(latency, r.size_bytes);
     }
     stats.last_completion_ns = stats.last_completion_ns.max(completion);

@@ -5,7 +5,8 @@
 //! held. With `start_same_plane_move` (a design relocating one valid page) and a chosen
 //! GC victim (`Ftl::set_victim`, `start_gc_step`) these are the mechanisms a design
 //! needs to destroy old copies; which pages and when is the design's. Completions go to
-//! the `maintenance_done` hook with the tag the design gave.
+//! the `maintenance_done` hook with the tag the design gave. Also erases of blocks a
+//! design owns (a zone reset), whose completions go to `erase_done`.
 
 use super::*;
 use crate::ftl::Allocated;
@@ -100,5 +101,51 @@ impl Simulator<'_> {
         self.mark_busy(die);
         self.advance_command(die)?;
         Ok(cost)
+    }
+
+    /// Erases `blocks` (blocks of `die` a design owns, no valid data in them, one per
+    /// plane at most) in one command: a multi-plane erase when the drive has them and the
+    /// blocks' addresses qualify as GC's erases must, else the first block alone; the
+    /// blocks erased are taken out of `blocks`, the rest left for another command. Each is
+    /// erased in the FTL by `erase` as the command starts, as GC's are; each completion
+    /// calls `erase_done` with the block.
+    pub(crate) fn start_owned_erase(
+        &mut self,
+        die: u32,
+        blocks: &mut Vec<u32>,
+        erase: fn(&mut Ftl, u32),
+    ) -> Result<(), SimError> {
+        debug_assert!(!blocks.is_empty());
+        let index = self.ftl.addr.block_in_plane(blocks[0]);
+        let f = &self.config.flash;
+        let (multi, any, same) = (f.multi_plane, f.multi_plane_any_address, f.multi_plane_same_block);
+        let joins = |b: u32, a: &crate::flash::Address| multi && (any || !same || a.block_in_plane(b) == index);
+        let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
+        cmd.txns.clear();
+        let mut erase_ns = 0;
+        let mut left = Vec::new();
+        for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
+            if k > 0 && !joins(block, &self.ftl.addr) {
+                left.push(block);
+                continue;
+            }
+            let plane = self.ftl.addr.plane_of_block(block);
+            debug_assert_eq!(self.ftl.addr.die_of_plane(plane), die);
+            let slc = self.ftl.blocks[block as usize].slc;
+            erase_ns = erase_ns.max(self.erase_ns_of(block));
+            erase(&mut self.ftl, block);
+            self.block_erased(plane, block, slc);
+            self.energy.erase += self.timing.erase_nj;
+            let txn = self.alloc_txn(TxnKind::Erase, NO_REQUEST, 0, block, plane);
+            cmd.txns.push(txn);
+        }
+        *blocks = left;
+        if cmd.txns.len() > 1 {
+            self.flash_counters.multi_plane += 1;
+        }
+        cmd.set_steps(&[Step::Array(erase_ns)]);
+        self.dies[die as usize].command = cmd;
+        self.mark_busy(die);
+        self.advance_command(die)
     }
 }

@@ -106,12 +106,12 @@ impl Simulator<'_> {
         }
         for (r, _) in self.requests.iter().zip(&active).filter(|(_, &a)| a) {
             match r.op {
-                ssdlab_trace::Op::Write => {
+                ssdlab_trace::Op::Write | ssdlab_trace::Op::ZoneAppend => {
                     counts.write_requests_failed += 1;
                     counts.unacknowledged_pages_durable += (r.pages - r.pending) as u64;
                 }
                 ssdlab_trace::Op::Read => counts.read_requests_failed += 1,
-                ssdlab_trace::Op::Trim | ssdlab_trace::Op::Sanitize => {}
+                ssdlab_trace::Op::Trim | ssdlab_trace::Op::Sanitize | ssdlab_trace::Op::ZoneManagement(_) => {}
             }
         }
     }

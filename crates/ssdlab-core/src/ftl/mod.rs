@@ -15,6 +15,7 @@ pub mod relaxed;
 mod skip;
 pub mod verify;
 pub mod wear;
+pub mod zoned;
 
 use crate::config::{Config, Mapping, VictimPolicy};
 use crate::flash::{Address, PageLayout, Ppn, NO_PAGE};

@@ -234,6 +234,10 @@ pub struct RequestRecord {
     pub dominant_page_type: i32,
     /// Soft-sensing read retries of its page reads (the error model; 0 for writes).
     pub read_retries: u32,
+    /// Its NVMe status (0: success; a zoned drive's protocol violations, `designs/zns`).
+    /// Not a column of the per-request CSV yet.
+    #[serde(skip)]
+    pub status: u16,
 }
 
 /// A stopped run (`Simulator::set_stop_flag`): what the report does not include.

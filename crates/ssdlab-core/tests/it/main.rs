@@ -30,6 +30,7 @@ mod swarm;
 mod theory;
 mod timing;
 mod wom;
+mod zns;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

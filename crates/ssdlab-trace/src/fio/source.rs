@@ -5,9 +5,9 @@ use super::*;
 pub(super) fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
-        Op::Write => 1,
-        // (A sanitise discards its range as a trim does.)
-        Op::Trim | Op::Sanitize => 2,
+        Op::Write | Op::ZoneAppend => 1,
+        // (A sanitise discards its range as a trim does; a zone reset its zone's.)
+        Op::Trim | Op::Sanitize | Op::ZoneManagement(_) => 2,
     }
 }
 

@@ -1,0 +1,190 @@
+//! The zoned namespace's config section `[designs.zns]` (docs/zns-fdp.md), its
+//! validation, and the zone layout it gives on a drive: which dies, planes and blocks
+//! each zone takes.
+
+use crate::config::{err, Config, ConfigError, WhatIfUnwritten};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZnsConfig {
+    /// The whole logical space is one zoned namespace (NVMe ZNS).
+    pub enabled: bool,
+    /// Dies a zone spans: a zone is one erase block in every plane of that many dies,
+    /// its pages striped over them (die first, then plane).
+    pub zone_dies: u32,
+    /// Zone size in bytes; 0: what `zone_dies` gives (dies × planes per die × pages per
+    /// block × page size). Set, it must equal that (a zone maps 1:1 onto its blocks).
+    pub zone_size_bytes: u64,
+    /// Writable bytes of each zone (its capacity), at most the zone size, whole pages;
+    /// 0: the zone size.
+    pub zone_capacity_bytes: u64,
+    /// Open zones at most (implicitly or explicitly opened); 0: no limit.
+    pub max_open_zones: u32,
+    /// Active zones at most (open or closed); 0: no limit.
+    pub max_active_zones: u32,
+    /// Zones the device holds read-only from the start (worn media, ZSRO).
+    pub read_only_zones: Vec<u32>,
+    /// Zones the device holds offline from the start (ZSO).
+    pub offline_zones: Vec<u32>,
+}
+
+impl Default for ZnsConfig {
+    fn default() -> Self {
+        ZnsConfig {
+            enabled: false,
+            zone_dies: 1,
+            zone_size_bytes: 0,
+            zone_capacity_bytes: 0,
+            max_open_zones: 0,
+            max_active_zones: 0,
+            read_only_zones: Vec::new(),
+            offline_zones: Vec::new(),
+        }
+    }
+}
+
+/// Where each zone's pages live. Zones are dealt round-robin over die groups (`groups`
+/// groups of `zone_dies` dies; group g holds dies g, g + groups, g + 2·groups, ...), zone
+/// z taking block z / groups of every plane of group z % groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub zone_dies: u32,
+    pub planes_per_die: u32,
+    pub groups: u32,
+    /// Pages in a zone (its size) and writable pages (its capacity).
+    pub zone_pages: u32,
+    pub capacity_pages: u32,
+    pub zones: u32,
+    pub page_bytes: u64,
+    pub blocks_per_plane: u32,
+}
+
+impl Layout {
+    /// The layout `c` gives, or the errors in its `[designs.zns]`.
+    pub fn new(c: &Config, z: &ZnsConfig) -> Result<Layout, Vec<ConfigError>> {
+        let g = &c.geometry;
+        let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
+        let mut errors = Vec::new();
+        if z.zone_dies == 0 || !dies.is_multiple_of(z.zone_dies) {
+            errors
+                .push(err("designs.zns.zone_dies", format!("must divide the drive's {dies} dies (and be at least 1)")));
+            return Err(errors);
+        }
+        let page_bytes = g.page_size_bytes as u64;
+        let zone_pages = z.zone_dies as u64 * g.planes_per_die as u64 * g.pages_per_block as u64;
+        let size = zone_pages * page_bytes;
+        if z.zone_size_bytes != 0 && z.zone_size_bytes != size {
+            errors.push(err(
+                "designs.zns.zone_size_bytes",
+                format!(
+                    "a zone is one block in each plane of its {} dies: {size} bytes here (change zone_dies to change it)",
+                    z.zone_dies
+                ),
+            ));
+        }
+        let capacity = if z.zone_capacity_bytes == 0 { size } else { z.zone_capacity_bytes };
+        if capacity > size || !capacity.is_multiple_of(page_bytes) {
+            errors.push(err(
+                "designs.zns.zone_capacity_bytes",
+                format!("must be whole pages of {page_bytes} bytes, at most the zone size ({size} bytes)"),
+            ));
+        }
+        if z.max_open_zones > 0 && z.max_active_zones > 0 && z.max_open_zones > z.max_active_zones {
+            errors.push(err("designs.zns.max_open_zones", "at most max_active_zones (an open zone is active)"));
+        }
+        // Two free blocks stay in every plane: the FTL's room rule for a write (never the
+        // last free block) holds without GC, which a zoned drive never runs.
+        if g.blocks_per_plane < 3 {
+            errors.push(err("designs.zns.enabled", "needs at least 3 blocks per plane (2 stay spare)"));
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let groups = dies / z.zone_dies;
+        let by_blocks = groups as u64 * (g.blocks_per_plane - 2) as u64;
+        let zones = by_blocks.min(c.logical_pages() / zone_pages) as u32;
+        if zones == 0 {
+            return Err(vec![err(
+                "designs.zns.zone_dies",
+                format!("a zone of {size} bytes does not fit in the logical capacity (ftl.over_provisioning)"),
+            )]);
+        }
+        Ok(Layout {
+            zone_dies: z.zone_dies,
+            planes_per_die: g.planes_per_die,
+            groups,
+            zone_pages: zone_pages as u32,
+            capacity_pages: (capacity / page_bytes) as u32,
+            zones,
+            page_bytes,
+            blocks_per_plane: g.blocks_per_plane,
+        })
+    }
+
+    /// Planes a zone spans.
+    pub fn members(&self) -> u32 {
+        self.zone_dies * self.planes_per_die
+    }
+
+    /// The plane holding page `offset` of `zone`: consecutive pages go to the zone's
+    /// dies in turn, then to the next plane of each.
+    pub fn plane_of(&self, zone: u32, offset: u32) -> u32 {
+        let m = offset % self.members();
+        self.member_plane(zone, m)
+    }
+
+    /// Member `m` of `zone`'s planes (die m % zone_dies of its group, plane m / zone_dies).
+    pub fn member_plane(&self, zone: u32, m: u32) -> u32 {
+        let die = zone % self.groups + (m % self.zone_dies) * self.groups;
+        die * self.planes_per_die + m / self.zone_dies
+    }
+}
+
+impl ZnsConfig {
+    /// The errors of `[designs.zns]` on drive `c` (the modes the design needs are its
+    /// `NEEDS`, checked by `designs::validate`).
+    pub(crate) fn validate(c: &Config) -> Vec<ConfigError> {
+        let z = match c.design_section::<ZnsConfig>("zns") {
+            Ok(z) => z,
+            Err(e) => return vec![e],
+        };
+        if !z.enabled {
+            return Vec::new();
+        }
+        let layout = match Layout::new(c, &z) {
+            Ok(l) => l,
+            Err(errors) => return errors,
+        };
+        let mut errors = Vec::new();
+        for (key, zones) in [("read_only_zones", &z.read_only_zones), ("offline_zones", &z.offline_zones)] {
+            if let Some(bad) = zones.iter().find(|&&n| n >= layout.zones) {
+                errors.push(err(
+                    &format!("designs.zns.{key}"),
+                    format!("zone {bad} does not exist (the drive has {} zones)", layout.zones),
+                ));
+            }
+        }
+        // Preconditioning writes through the conventional FTL, outside any zone.
+        let p = &c.precondition;
+        if p.used_fraction > 0.0 || p.aged_invalid_fraction > 0.0 || p.steady_state || p.slc_filled {
+            errors.push(err(
+                "precondition.used_fraction",
+                "a zoned drive starts empty: no fill, aging or steady state (precondition.*)",
+            ));
+        }
+        if c.host.unwritten_reads == WhatIfUnwritten::Precondition {
+            errors.push(err(
+                "host.unwritten_reads",
+                "a zoned drive places no data before the run: \"controller\" (unwritten LBAs read as zeros) or \"error\"",
+            ));
+        }
+        if c.power.block_summary {
+            errors.push(err("power.block_summary", "a zone's blocks hold only its data (no summary pages)"));
+        }
+        if !c.power.loss_at_ns.is_empty() {
+            errors.push(err("power.loss_at_ns", "power loss on a zoned drive is not modelled yet"));
+        }
+        errors
+    }
+}

@@ -1,0 +1,527 @@
+//! A zoned namespace (NVMe Zoned Namespace Command Set, docs/zns-fdp.md): the logical
+//! space is cut into zones, each mapped 1:1 onto fixed erase blocks (one in every plane of
+//! the dies it spans, `config::Layout`); writes must land at a zone's write pointer, Zone
+//! Append lets the device pick the address, and Open / Close / Finish / Reset Zone move
+//! zones through the state machine of `zone.rs`. A command that breaks the protocol
+//! completes at once with the NVMe status a real drive returns (counted per status in the
+//! report section `zns`), never reaching flash.
+//!
+//! Data never moves: the zone's pages are its blocks' pages in program order, GC never
+//! runs (the FTL's thresholds are zero and every plane keeps two free blocks of its own),
+//! and a reset trims the zone's pages and erases its blocks, timed as one erase command per
+//! die it spans (multi-plane where the drive allows). A reset waits for the zone's writes
+//! still being programmed, and commands to a zone whose reset has not completed wait for
+//! it, in arrival order.
+
+pub mod config;
+pub mod zone;
+
+use super::{BuiltIn, Design, Hook, Need};
+use crate::engine::{SimError, Simulator, TxnKind, NO_REQUEST};
+use crate::ftl::{Allocated, Ftl, WriteMode};
+use crate::stats::Report;
+use config::{Layout, ZnsConfig};
+use serde::Serialize;
+use ssdlab_trace::{Op, ZoneAction};
+use std::collections::{BTreeMap, VecDeque};
+use zone::{Status, ZoneState, Zones};
+
+/// Timer tags: apply resets whose zone's writes are programmed; resume parked commands.
+const APPLY_RESETS: u8 = 0;
+const RESUME_PARKED: u8 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reset {
+    None,
+    /// A Reset Zone waiting for the zone's writes in flight (request slot).
+    Waiting(u32),
+    /// Erasing the zone's blocks: the request and the erases left.
+    Erasing {
+        slot: u32,
+        left: u32,
+    },
+}
+
+/// The zoned namespace's state (`sim.design::<Zns>()`).
+pub struct Zns {
+    layout: Layout,
+    zones: Zones,
+    /// Pages accepted into each zone and not yet programmed.
+    in_flight: Vec<u32>,
+    reset: Vec<Reset>,
+    /// Per zone: commands that arrived while its reset was under way, in arrival order.
+    parked: BTreeMap<u32, VecDeque<u32>>,
+    /// Per die: the zone blocks waiting for their erase (one entry per reset).
+    erases: Vec<VecDeque<Vec<u32>>>,
+    to_apply: Vec<u32>,
+    to_resume: Vec<u32>,
+    /// A parked command being split after its check passed (the hook lets it through).
+    resuming: Option<u32>,
+    statuses: BTreeMap<Status, u64>,
+    counts: Counts,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+struct Counts {
+    writes: u64,
+    appends: u64,
+    pages_written: u64,
+    opens: u64,
+    closes: u64,
+    finishes: u64,
+    resets: u64,
+    reset_erases: u64,
+    reset_latency_sum_ns: u64,
+    parked: u64,
+}
+
+/// The report's `zns` section (docs/json-schema.md).
+#[derive(Serialize)]
+struct ZnsSummary {
+    zones: u32,
+    zone_size_bytes: u64,
+    zone_capacity_bytes: u64,
+    zone_dies: u32,
+    max_open_zones: u32,
+    max_active_zones: u32,
+    /// Zones in each state at the end.
+    zones_by_state: BTreeMap<String, u64>,
+    /// Successful commands: writes, appends, pages they wrote, zone actions.
+    writes: u64,
+    appends: u64,
+    pages_written: u64,
+    opens: u64,
+    closes: u64,
+    finishes: u64,
+    resets: u64,
+    /// Blocks erased by resets, and a reset's mean time from arrival to its last erase.
+    reset_erases: u64,
+    reset_latency_mean_ns: f64,
+    /// Zones the device closed to open another (open limit).
+    implicit_closes: u64,
+    /// Commands that waited for their zone's reset.
+    parked: u64,
+    /// Commands that failed, by NVMe status.
+    rejected: u64,
+    statuses: Vec<StatusCount>,
+}
+
+#[derive(Serialize)]
+struct StatusCount {
+    /// Status code type and code, e.g. `0x1b9`.
+    status: String,
+    name: &'static str,
+    requests: u64,
+}
+
+impl Zns {
+    /// Zone `zone`'s state and write pointer (pages written from its start).
+    pub fn zone(&self, zone: u32) -> zone::Zone {
+        self.zones.zones[zone as usize]
+    }
+
+    /// The zone layout on this drive.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Commands failed with `status` (e.g. `0x1b9`).
+    pub fn rejected(&self, status: u16) -> u64 {
+        self.statuses.get(&Status(status)).copied().unwrap_or(0)
+    }
+
+    fn section(config: &crate::config::Config) -> ZnsConfig {
+        config.design_section::<ZnsConfig>("zns").unwrap_or_default()
+    }
+}
+
+impl Design for Zns {
+    const NAME: &'static str = "zns";
+    const HOOKS: &'static [Hook] = &[
+        Hook::RequestReceived,
+        Hook::PlaceWrite,
+        Hook::UserPage,
+        Hook::PairsUserWrites,
+        Hook::CommandEnded,
+        Hook::EraseDone,
+        Hook::DieWork,
+        Hook::Timer,
+        Hook::Report,
+    ];
+    const NEEDS: &'static [Need] = &[
+        Need::PagesProgrammedWhole,
+        Need::WholeMapInDram,
+        Need::NoSlcBlocks,
+        Need::NoDataCache,
+        Need::AckOnProgram,
+        Need::NoFlows,
+    ];
+
+    fn request_received(sim: &mut Simulator<'_>, slot: u32) -> Result<bool, SimError> {
+        let z = sim.designs.state_mut::<Zns>();
+        if z.resuming == Some(slot) {
+            z.resuming = None;
+            return Ok(false);
+        }
+        sim.zns_command(slot)
+    }
+
+    fn place_write(sim: &mut Simulator<'_>, static_plane: u32, _request: u32, lpn: u32) -> (u32, WriteMode) {
+        let l = &sim.designs.state::<Zns>().layout;
+        if lpn >= l.zones * l.zone_pages {
+            return (static_plane, WriteMode::Auto);
+        }
+        (l.plane_of(lpn / l.zone_pages, lpn % l.zone_pages), WriteMode::Auto)
+    }
+
+    fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
+        let (lpn, plane) = (sim.txns[txn as usize].lpn, sim.txns[txn as usize].plane);
+        let l = &sim.designs.state::<Zns>().layout;
+        let block = sim.ftl.addr.first_block_of_plane(plane) + lpn / l.zone_pages / l.groups;
+        let page = sim.ftl.take_zone_page(block, sim.now);
+        if page.is_none() {
+            sim.fail_design(Self::NAME, format!("zone block {block} is full for logical page {lpn}"));
+        }
+        page
+    }
+
+    fn pairs_user_writes(_sim: &Simulator<'_>) -> bool {
+        // Pairing by address asks the FTL's write points, not a zone's blocks.
+        false
+    }
+
+    fn command_ended(sim: &mut Simulator<'_>, die: u32) {
+        let mut ready = false;
+        for k in 0..sim.dies[die as usize].command.txns.len() {
+            let t = sim.txns[sim.dies[die as usize].command.txns[k] as usize];
+            if t.kind != TxnKind::Write || t.request == NO_REQUEST {
+                continue;
+            }
+            let z = sim.designs.state_mut::<Zns>();
+            let zone = t.lpn / z.layout.zone_pages;
+            if zone >= z.layout.zones {
+                continue;
+            }
+            let n = &mut z.in_flight[zone as usize];
+            debug_assert!(*n > 0, "zone {zone}: a write programmed that was never accepted");
+            *n = n.saturating_sub(1);
+            if *n == 0 && matches!(z.reset[zone as usize], Reset::Waiting(_)) {
+                z.to_apply.push(zone);
+                ready = true;
+            }
+        }
+        if ready {
+            // (Not here: the die's command is still being completed.)
+            sim.schedule_timer::<Zns>(sim.now, APPLY_RESETS);
+        }
+    }
+
+    fn die_work(sim: &mut Simulator<'_>, die: u32) -> Result<bool, SimError> {
+        let z = sim.designs.state::<Zns>();
+        let Some(front) = z.erases[die as usize].front() else { return Ok(false) };
+        // A read queued before the reset still senses the old data: it goes first.
+        if front.iter().any(|&b| sim.stale_reads_of(b)) {
+            return Ok(false);
+        }
+        let mut blocks = sim.designs.state_mut::<Zns>().erases[die as usize].pop_front().expect("checked");
+        sim.start_owned_erase(die, &mut blocks, Ftl::erase_zone_block)?;
+        if !blocks.is_empty() {
+            sim.designs.state_mut::<Zns>().erases[die as usize].push_front(blocks);
+        }
+        Ok(true)
+    }
+
+    fn erase_done(sim: &mut Simulator<'_>, block: u32) -> Result<(), SimError> {
+        let (plane, index) = (sim.ftl.addr.plane_of_block(block), sim.ftl.addr.block_in_plane(block));
+        let die = sim.ftl.addr.die_of_plane(plane);
+        let z = sim.designs.state_mut::<Zns>();
+        let zone = index * z.layout.groups + die % z.layout.groups;
+        let Some(Reset::Erasing { slot, left }) = z.reset.get(zone as usize).copied() else { return Ok(()) };
+        z.counts.reset_erases += 1;
+        if left > 1 {
+            z.reset[zone as usize] = Reset::Erasing { slot, left: left - 1 };
+        } else {
+            z.reset[zone as usize] = Reset::None;
+            z.counts.reset_latency_sum_ns += sim.now - sim.requests[slot as usize].arrival_ns;
+            let z = sim.designs.state_mut::<Zns>();
+            if z.parked.contains_key(&zone) {
+                z.to_resume.push(zone);
+                sim.schedule_timer::<Zns>(sim.now, RESUME_PARKED);
+            }
+        }
+        sim.finish_sub_request(slot)
+    }
+
+    fn timer(sim: &mut Simulator<'_>, tag: u8) -> Result<(), SimError> {
+        if tag == APPLY_RESETS {
+            for zone in std::mem::take(&mut sim.designs.state_mut::<Zns>().to_apply) {
+                let z = sim.designs.state::<Zns>();
+                if let Reset::Waiting(slot) = z.reset[zone as usize] {
+                    if z.in_flight[zone as usize] == 0 {
+                        sim.zns_apply_reset(zone, slot)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for zone in std::mem::take(&mut sim.designs.state_mut::<Zns>().to_resume) {
+            loop {
+                let z = sim.designs.state_mut::<Zns>();
+                if z.reset[zone as usize] != Reset::None {
+                    break;
+                }
+                let Some(queue) = z.parked.get_mut(&zone) else { break };
+                let slot = queue.pop_front().expect("no empty queue is kept");
+                if queue.is_empty() {
+                    z.parked.remove(&zone);
+                }
+                if !sim.zns_command(slot)? {
+                    sim.designs.state_mut::<Zns>().resuming = Some(slot);
+                    sim.split_request(slot)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn report(sim: &Simulator<'_>, report: &mut Report) {
+        let z = sim.designs.state::<Zns>();
+        let c = Zns::section(sim.config());
+        let l = &z.layout;
+        let states = z.zones.state_counts();
+        let name = |s: ZoneState| serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_string));
+        let zones_by_state = ZoneState::ALL.iter().zip(states).filter_map(|(&s, n)| name(s).map(|k| (k, n))).collect();
+        let statuses: Vec<StatusCount> = z
+            .statuses
+            .iter()
+            .map(|(s, &n)| StatusCount { status: format!("{:#05x}", s.0), name: s.name(), requests: n })
+            .collect();
+        let c2 = &z.counts;
+        let summary = ZnsSummary {
+            zones: l.zones,
+            zone_size_bytes: l.zone_pages as u64 * l.page_bytes,
+            zone_capacity_bytes: l.capacity_pages as u64 * l.page_bytes,
+            zone_dies: l.zone_dies,
+            max_open_zones: c.max_open_zones,
+            max_active_zones: c.max_active_zones,
+            zones_by_state,
+            writes: c2.writes,
+            appends: c2.appends,
+            pages_written: c2.pages_written,
+            opens: c2.opens,
+            closes: c2.closes,
+            finishes: c2.finishes,
+            resets: c2.resets,
+            reset_erases: c2.reset_erases,
+            reset_latency_mean_ns: if c2.resets == 0 { 0.0 } else { c2.reset_latency_sum_ns as f64 / c2.resets as f64 },
+            implicit_closes: z.zones.implicit_closes,
+            parked: c2.parked,
+            rejected: z.statuses.values().sum(),
+            statuses,
+        };
+        report.set_section(Self::NAME, &summary);
+    }
+}
+
+/// Whether `config` has a zoned namespace (a `[designs.zns]` that does not parse counts,
+/// so that validation reports it).
+pub(crate) fn selected(config: &crate::config::Config) -> bool {
+    config.designs.contains_key("zns") && config.design_section::<ZnsConfig>("zns").map_or(true, |z| z.enabled)
+}
+
+impl BuiltIn for Zns {
+    fn selected(config: &crate::config::Config) -> bool {
+        selected(config)
+    }
+
+    fn validate(config: &crate::config::Config) -> Vec<crate::config::ConfigError> {
+        ZnsConfig::validate(config)
+    }
+
+    fn prepare_ftl(config: &crate::config::Config, ftl: &mut Ftl) {
+        let Ok(l) = Layout::new(config, &Zns::section(config)) else { return };
+        for zone in 0..l.zones {
+            for m in 0..l.members() {
+                let plane = l.member_plane(zone, m);
+                ftl.reserve_zone_block(ftl.addr.first_block_of_plane(plane) + zone / l.groups);
+            }
+        }
+        // No GC: every plane keeps two free blocks that no zone takes.
+        ftl.background_free_blocks = 0;
+        ftl.emergency_free_blocks = 0;
+    }
+
+    fn build(config: &crate::config::Config, ftl: &Ftl) -> Self {
+        let c = Zns::section(config);
+        let layout = Layout::new(config, &c).expect("a validated config");
+        let mut zones = Zones::new(layout.zones, layout.capacity_pages, c.max_open_zones, c.max_active_zones);
+        for &zone in &c.read_only_zones {
+            zones.set_device_state(zone, ZoneState::ReadOnly);
+        }
+        for &zone in &c.offline_zones {
+            zones.set_device_state(zone, ZoneState::Offline);
+        }
+        let n = layout.zones as usize;
+        Zns {
+            zones,
+            in_flight: vec![0; n],
+            reset: vec![Reset::None; n],
+            parked: BTreeMap::new(),
+            erases: vec![VecDeque::new(); ftl.addr.dies() as usize],
+            to_apply: Vec::new(),
+            to_resume: Vec::new(),
+            resuming: None,
+            statuses: BTreeMap::new(),
+            counts: Counts::default(),
+            layout,
+        }
+    }
+}
+
+impl Simulator<'_> {
+    /// Checks zoned command `slot` against its zone and runs it: true if it completed
+    /// here (a failure, a zone action) or waits for its zone's reset; false if it goes on
+    /// to flash (a read, an accepted write or append).
+    fn zns_command(&mut self, slot: u32) -> Result<bool, SimError> {
+        let r = self.requests[slot as usize];
+        let z = self.designs.state_mut::<Zns>();
+        let l = &z.layout;
+        let page = l.page_bytes;
+        let lpn = r.offset_bytes / page;
+        let zone = (lpn / l.zone_pages as u64) as u32;
+        let end = lpn + r.pages as u64;
+        if end > (l.zones * l.zone_pages) as u64 {
+            return self.zns_complete(slot, Status::LBA_OUT_OF_RANGE);
+        }
+        let at_zone_start = r.offset_bytes.is_multiple_of(l.zone_pages as u64 * page);
+        let offset = (lpn % l.zone_pages as u64) as u32;
+        let status = match r.op {
+            Op::Read => {
+                let last = ((end - 1) / l.zone_pages as u64) as u32;
+                match (zone..=last).map(|z2| z.zones.read(z2)).find(|&s| s != Status::SUCCESS) {
+                    Some(s) => s,
+                    None => return Ok(false),
+                }
+            }
+            Op::Trim | Op::Sanitize => return Ok(false),
+            _ if z.reset[zone as usize] != Reset::None => {
+                z.parked.entry(zone).or_default().push_back(slot);
+                z.counts.parked += 1;
+                return Ok(true);
+            }
+            Op::Write | Op::ZoneAppend => {
+                let append = r.op == Op::ZoneAppend;
+                if append && !at_zone_start {
+                    Status::INVALID_FIELD
+                } else if !append && !r.offset_bytes.is_multiple_of(page) {
+                    Status::ZONE_INVALID_WRITE
+                } else {
+                    match z.zones.write(zone, (!append).then_some(offset), r.pages) {
+                        Err(s) => s,
+                        Ok(at) => {
+                            z.in_flight[zone as usize] += r.pages;
+                            z.counts.pages_written += r.pages as u64;
+                            if append {
+                                z.counts.appends += 1;
+                                // The device's choice, returned to the host.
+                                let lba = zone as u64 * z.layout.zone_pages as u64 + at as u64;
+                                self.requests[slot as usize].offset_bytes = lba * page;
+                            } else {
+                                z.counts.writes += 1;
+                            }
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            Op::ZoneManagement(_) if !at_zone_start => Status::INVALID_FIELD,
+            Op::ZoneManagement(action) => match action {
+                ZoneAction::Open => Self::zns_counted(z.zones.open_zone(zone), &mut z.counts.opens),
+                ZoneAction::Close => Self::zns_counted(z.zones.close_zone(zone), &mut z.counts.closes),
+                ZoneAction::Finish => Self::zns_counted(z.zones.finish_zone(zone), &mut z.counts.finishes),
+                ZoneAction::Reset => {
+                    let s = z.zones.reset_allowed(zone);
+                    if s != Status::SUCCESS {
+                        s
+                    } else if z.in_flight[zone as usize] > 0 {
+                        z.reset[zone as usize] = Reset::Waiting(slot);
+                        return Ok(true);
+                    } else {
+                        self.zns_apply_reset(zone, slot)?;
+                        return Ok(true);
+                    }
+                }
+            },
+        };
+        self.zns_complete(slot, status)
+    }
+
+    fn zns_counted(status: Status, count: &mut u64) -> Status {
+        *count += u64::from(status == Status::SUCCESS);
+        status
+    }
+
+    /// Completes request `slot` now with `status` (counted unless a success).
+    fn zns_complete(&mut self, slot: u32, status: Status) -> Result<bool, SimError> {
+        if status != Status::SUCCESS {
+            *self.designs.state_mut::<Zns>().statuses.entry(status).or_default() += 1;
+        }
+        self.requests[slot as usize].status = status.0;
+        for _ in 0..self.requests[slot as usize].pending {
+            self.finish_sub_request(slot)?;
+        }
+        Ok(true)
+    }
+
+    /// Resets `zone` for request `slot` (its writes all programmed): the zone is empty
+    /// again, its pages trimmed, and its written blocks queued for erasing at their dies;
+    /// the request completes with the last erase.
+    fn zns_apply_reset(&mut self, zone: u32, slot: u32) -> Result<(), SimError> {
+        let z = self.designs.state_mut::<Zns>();
+        let written = z.zones.reset_zone(zone);
+        z.counts.resets += 1;
+        let l = z.layout.clone();
+        let start = zone * l.zone_pages;
+        for lpn in start..start + written {
+            if self.bypass.is_some() {
+                self.bypass_trimmed(lpn);
+            }
+            let old = self.ftl.lookup(lpn);
+            if old.is_some() {
+                self.ftl.trim(lpn);
+            }
+            self.ftl.acknowledge_trim(lpn);
+            if let Some(old) = old {
+                self.copy_released(old, NO_REQUEST)?;
+            }
+        }
+        let mut by_die: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for m in 0..l.members() {
+            let plane = l.member_plane(zone, m);
+            let block = self.ftl.addr.first_block_of_plane(plane) + zone / l.groups;
+            if self.ftl.blocks[block as usize].write_ptr > 0 {
+                by_die.entry(self.ftl.addr.die_of_plane(plane)).or_default().push(block);
+            }
+        }
+        let blocks: u32 = by_die.values().map(|b| b.len() as u32).sum();
+        if blocks == 0 {
+            self.zns_complete(slot, Status::SUCCESS)?;
+            return Ok(());
+        }
+        let z = self.designs.state_mut::<Zns>();
+        z.reset[zone as usize] = Reset::Erasing { slot, left: blocks };
+        for (&die, b) in &by_die {
+            z.erases[die as usize].push_back(b.clone());
+        }
+        for _ in 0..blocks {
+            self.hold_request(slot);
+        }
+        for _ in 0..self.requests[slot as usize].pending - blocks {
+            self.finish_sub_request(slot)?;
+        }
+        for &die in by_die.keys() {
+            self.kick(die)?;
+        }
+        Ok(())
+    }
+}
