@@ -32,6 +32,7 @@ pub mod stats;
 pub mod summary;
 pub mod synthetic;
 pub mod units;
+pub mod zoned;
 
 pub use detect::detect_format;
 pub use distribution::{AddressDistribution, SlotSampler, Zone};

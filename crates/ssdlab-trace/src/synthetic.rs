@@ -75,6 +75,11 @@ pub struct SyntheticSpec {
     /// means `block_size_bytes`. For the sequential pattern the block size must be a
     /// multiple of it.
     pub align_bytes: u64,
+    /// A zone-native workload for a zoned drive instead (`[workload.zoned]`,
+    /// [`crate::zoned`]): its writers, appends and resets, with this spec's count, sizes,
+    /// read fraction, seed and arrivals (pattern and distribution unused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<crate::zoned::ZonedSpec>,
 }
 
 impl Default for SyntheticSpec {
@@ -91,6 +96,7 @@ impl Default for SyntheticSpec {
             seed: 1,
             interarrival_ns: 0,
             align_bytes: 0,
+            zoned: None,
         }
     }
 }
@@ -308,6 +314,7 @@ pub struct SyntheticSource {
     /// are those of a spec without `block_size_max_bytes`).
     sizes: u64,
     issued: u64,
+    zoned: Option<crate::zoned::ZonedState>,
 }
 
 impl SyntheticSource {
@@ -315,6 +322,16 @@ impl SyntheticSource {
     /// (call [`SyntheticSpec::resolve_address_space`] first).
     pub fn new(spec: SyntheticSpec) -> Result<Self, Vec<SpecError>> {
         spec.validate()?;
+        if let Some(z) = &spec.zoned {
+            let mut errors: Vec<SpecError> =
+                z.problems(spec.block_size_bytes).into_iter().map(|(f, m)| spec_err(f, m)).collect();
+            if spec.block_size_max_bytes != 0 {
+                errors.push(spec_err("block_size_max_bytes", "a zoned workload writes one size"));
+            }
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+        }
         if spec.address_space_bytes == 0 {
             return Err(vec![spec_err(
                 "address_space_bytes",
@@ -327,6 +344,7 @@ impl SyntheticSource {
             addresses: AddressStream::new(&spec),
             sizes: (spec.largest_block_bytes() - spec.block_size_bytes) / spec.effective_align_bytes().max(1),
             issued: 0,
+            zoned: spec.zoned.clone().map(crate::zoned::ZonedState::new),
             spec,
         })
     }
@@ -340,8 +358,18 @@ impl Iterator for SyntheticSource {
     type Item = Result<Record, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(z) = self.zoned.as_mut() {
+            if let Some(write) = z.take_pending() {
+                return Some(Ok(write));
+            }
+        }
         if self.issued >= self.spec.count {
             return None;
+        }
+        if let Some(z) = self.zoned.as_mut() {
+            let at = self.issued * self.spec.interarrival_ns;
+            self.issued += 1;
+            return Some(Ok(z.next(&mut self.rng, self.spec.read_fraction, self.spec.block_size_bytes, at)));
         }
         let op = self.ops.next(&mut self.rng);
         let size_bytes = match self.sizes {

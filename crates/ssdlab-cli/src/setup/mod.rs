@@ -167,6 +167,19 @@ impl Workload {
                     flows.iter().map(|f| format!("{}: {}", f.name, f.workload.describe())).collect();
                 format!("{} flows: {}", flows.len(), each.join("; "))
             }
+            Workload::Synthetic(s) if s.zoned.is_some() => {
+                let z = s.zoned.as_ref().expect("matched");
+                format!(
+                    "zoned synthetic: {} x {} B, {} zones written at once by {}, {:.0}% reads, resets at {:.0}% of {} zones",
+                    s.count,
+                    s.block_size_bytes,
+                    z.open_zones,
+                    if z.append { "zone append" } else { "writes at the write pointer" },
+                    s.read_fraction * 100.0,
+                    z.utilisation * 100.0,
+                    z.zones
+                )
+            }
             Workload::Synthetic(s) => format!(
                 "synthetic: {} x {} B {:?}, {:.0}% reads",
                 s.count,
@@ -621,7 +634,10 @@ fn resolve_synthetic(spec: &SyntheticSpec, config: &Config, key: &str) -> Result
         );
     }
     let logical = config.logical_bytes();
-    let resolved = spec.resolve_address_space(working_set_bytes(config));
+    let mut resolved = spec.resolve_address_space(working_set_bytes(config));
+    if let Some(z) = resolved.zoned.as_mut() {
+        resolve_zones(z, config);
+    }
     if resolved.start_offset_bytes + resolved.address_space_bytes > logical {
         bail!(
             "{key}.address_space_bytes: the synthetic workload spans {} bytes but the device's logical capacity is \
@@ -630,6 +646,25 @@ fn resolve_synthetic(spec: &SyntheticSpec, config: &Config, key: &str) -> Result
         );
     }
     Ok(resolved)
+}
+
+/// A zoned workload's zone geometry left 0: the drive's (`[designs.zns]`), if it has one.
+fn resolve_zones(z: &mut ssdlab_trace::zoned::ZonedSpec, config: &Config) {
+    use ssdlab_core::designs::zns::config::{Layout, ZnsConfig};
+    let Ok(section) = config.design_section::<ZnsConfig>("zns") else { return };
+    let Ok(l) = Layout::new(config, &section) else { return };
+    if !section.enabled {
+        return;
+    }
+    if z.zone_size_bytes == 0 {
+        z.zone_size_bytes = l.zone_pages as u64 * l.page_bytes;
+    }
+    if z.zone_capacity_bytes == 0 {
+        z.zone_capacity_bytes = l.capacity_pages as u64 * l.page_bytes;
+    }
+    if z.zones == 0 {
+        z.zones = l.zones;
+    }
 }
 
 /// The region a synthetic or fio workload addresses: the first

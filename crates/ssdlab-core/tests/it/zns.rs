@@ -254,3 +254,40 @@ fn zns_config_errors_name_the_field() {
     let e = try_run_with_budget(&plain, vec![zone_op(0, ZoneAction::Reset, 0)], 1_000_000).unwrap_err();
     assert!(e.to_string().contains("no zoned namespace"), "{e}");
 }
+
+#[test]
+fn the_zone_native_workload_runs_without_violations_and_resets_at_its_utilisation() {
+    use ssdlab_trace::zoned::ZonedSpec;
+    use ssdlab_trace::{SyntheticSource, SyntheticSpec};
+    for append in [false, true] {
+        let mut c = drive(1, "max_open_zones = 3\nmax_active_zones = 4");
+        c.host.replay = ReplayMode::ClosedLoop;
+        c.host.queue_depth = 8;
+        let spec = SyntheticSpec {
+            read_fraction: 0.25,
+            block_size_bytes: 2 * PAGE,
+            count: 3000,
+            address_space_bytes: c.logical_bytes(),
+            zoned: Some(ZonedSpec {
+                open_zones: 3,
+                append,
+                utilisation: 0.5,
+                zone_size_bytes: 32 * PAGE,
+                zone_capacity_bytes: 32 * PAGE,
+                zones: 12,
+            }),
+            ..SyntheticSpec::default()
+        };
+        let records: Vec<Record> = SyntheticSource::new(spec).unwrap().map(|r| r.unwrap()).collect();
+        let resets = records.iter().filter(|r| matches!(r.op, Op::ZoneManagement(_))).count() as u64;
+        let (report, _, _) = run_recorded(&c, records);
+        let s = zns(&report);
+        assert_eq!(s["rejected"], 0, "append {append}: {s}");
+        assert_eq!(s["resets"], resets);
+        assert!(resets > 50, "{resets} resets");
+        assert_eq!(report.waf, 1.0);
+        assert_eq!((report.gc.victims, report.gc.moved_pages), (0, 0));
+        assert_eq!(s["reset_erases"], 2 * resets, "two planes per zone");
+        assert_eq!(report.gc.erases, 2 * resets, "every erase is a reset's");
+    }
+}
