@@ -943,3 +943,33 @@ fn a_config_with_flows_runs_each_flow_and_reports_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 44: the zoned example drive runs the fio `zonemode=zbd` job: writes land at the
+/// write pointers (nothing refused), zones are reset, the device programs each byte once.
+#[test]
+fn zns_example_runs_the_zbd_fio_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/zns");
+    let config = root.join("zns.toml");
+    let job = root.join("zns-rocksdb-like.fio");
+    let out = ok(&[
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--job",
+        job.to_str().unwrap(),
+        "--check",
+        "--verify",
+        "--no-wall-clock",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.contains("design zns:"), "{out}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let zns = &report["designs"]["zns"];
+    assert_eq!(zns["rejected"], 0, "{zns}");
+    assert!(zns["resets"].as_u64().unwrap() > 10, "{zns}");
+    assert_eq!(report["waf"], 1.0);
+    assert_eq!(report["gc"]["victims"], 0);
+}

@@ -414,7 +414,14 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
         options.time_unit = Some(config.host.time_unit.parse().map_err(|e| anyhow!("host.time_unit: {e}"))?);
     }
     if let Some(path) = &args.job {
-        let job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
+        let mut job = FioJob::from_path(path).map_err(|e| anyhow!("{e}"))?;
+        if job.zbd.enabled {
+            let mut zones = ssdlab_trace::zoned::ZonedSpec::default();
+            resolve_zones(&mut zones, &config);
+            if job.zbd.zone_size == 0 {
+                (job.zbd.zone_size, job.zbd.zone_capacity) = (zones.zone_size_bytes, zones.zone_capacity_bytes);
+            }
+        }
         if job.is_unbounded() {
             bail!(
                 "{}: a time_based job without a request count never ends by itself; give number_ios, size or \

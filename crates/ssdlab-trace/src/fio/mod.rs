@@ -90,6 +90,8 @@ use std::path::Path;
 
 mod source;
 mod values;
+mod zbd;
+pub use zbd::ZbdOptions;
 
 use source::op_index;
 pub use source::FioSource;
@@ -286,6 +288,8 @@ pub struct FioJob {
     pub burst_idle_ns: u64,
     pub hint: HintSpec,
     pub rank_scramble: bool,
+    /// `zonemode=zbd` and its keys (`zbd.rs`).
+    pub zbd: ZbdOptions,
     /// fio keys accepted without effect, in file order.
     pub ignored_keys: Vec<String>,
 }
@@ -318,6 +322,7 @@ impl Default for FioJob {
             burst_idle_ns: 0,
             hint: HintSpec::None,
             rank_scramble: true,
+            zbd: ZbdOptions::default(),
             ignored_keys: Vec::new(),
         }
     }
@@ -712,6 +717,7 @@ impl FioJob {
                     parse_hint_split(needs_value()?).map(|h| job.hint = h)
                 }
                 "rank_scramble" => parse_bool(e.value.as_deref()).map(|b| job.rank_scramble = b),
+                k if zbd::ZBD_KEYS.contains(&k) => job.zbd.set(k, needs_value()?, kb),
                 k if IGNORED.contains(&k) => {
                     if !job.ignored_keys.iter().any(|i| i == k) {
                         job.ignored_keys.push(k.to_string());
@@ -739,6 +745,10 @@ impl FioJob {
             (None, Some(w)) => 100.0 - w,
             (None, None) => 50.0,
         };
+        if job.zbd.enabled && matches!(job.rw, RwMode::Trim | RwMode::RandTrim) {
+            let e = entries.iter().find(|e| e.key == "zonemode").expect("zonemode was seen");
+            return Err(fail(e, "trims on a zoned drive are not modelled (reads and writes are)".to_string()));
+        }
         if job.time_based && job.runtime_ns.is_none() {
             let e = entries.iter().find(|e| e.key == "time_based").expect("time_based was seen");
             return Err(fail(e, "time_based needs a runtime".to_string()));

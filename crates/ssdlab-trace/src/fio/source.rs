@@ -26,6 +26,8 @@ pub struct FioSource {
     issued: u64,
     bytes: u64,
     budget: Option<u64>,
+    /// `zonemode=zbd` with writes: the zone-native generator.
+    zoned: Option<crate::zoned::ZonedState>,
 }
 
 impl FioSource {
@@ -54,7 +56,20 @@ impl FioSource {
         // fio: number_ios without io_size replaces the byte budget.
         let bytes_bound = !job.time_based && (job.io_size.is_some() || job.number_ios.is_none());
         let budget = bytes_bound.then(|| job.io_size.unwrap_or(len).saturating_mul(job.loops).max(1));
+        let writes = job.ops().contains(&Op::Write);
+        let zoned = match job.zbd.enabled && writes {
+            true => {
+                let spec = job.zbd.spec(&job.file, base, len)?;
+                let size = job.block_sizes[op_index(Op::Write)].max();
+                if let Some((key, message)) = spec.problems(size).into_iter().next() {
+                    return Err(FioError { file: job.file.clone(), line: 0, key: key.into(), message });
+                }
+                Some(crate::zoned::ZonedState::new(spec))
+            }
+            false => None,
+        };
         Ok(FioSource {
+            zoned,
             rng: Pcg64Mcg::seed_from_u64(job.randseed),
             interval_ns: job.rate_iops.map_or(0, |r| 1_000_000_000 / r),
             base,
@@ -84,12 +99,23 @@ impl Iterator for FioSource {
     type Item = Result<Record, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(write) = self.zoned.as_mut().and_then(|z| z.take_pending()) {
+            return Some(Ok(Record { offset_bytes: self.base + write.offset_bytes, ..write }));
+        }
         let job = &self.job;
         if job.number_ios.is_some_and(|n| self.issued >= n) || self.budget.is_some_and(|b| self.bytes >= b) {
             return None;
         }
         if job.has_timestamps() && job.runtime_ns.is_some_and(|r| self.clock_ns >= r) {
             return None;
+        }
+        if let Some(z) = self.zoned.as_mut() {
+            // Fixed write sizes: the zone capacity is a whole number of them.
+            let size = job.block_sizes[op_index(Op::Write)].max();
+            let reads = if job.ops().len() > 1 { job.read_percent / 100.0 } else { 0.0 };
+            let r = z.next(&mut self.rng, reads, size, self.clock_ns);
+            let record = Record { offset_bytes: self.base + r.offset_bytes, ..r };
+            return Some(Ok(self.advance(record)));
         }
         let op = match job.ops() {
             [op] => *op,
@@ -151,6 +177,15 @@ impl Iterator for FioSource {
             op,
             hint,
         };
+        Some(Ok(self.advance(record)))
+    }
+}
+
+impl FioSource {
+    /// Counts `record` against the budgets and moves the clock past it.
+    fn advance(&mut self, record: Record) -> Record {
+        let job = &self.job;
+        let size = record.size_bytes;
         self.issued += 1;
         self.bytes = self.bytes.saturating_add(size);
         self.clock_ns = self.clock_ns.saturating_add(self.interval_ns);
@@ -160,7 +195,7 @@ impl Iterator for FioSource {
         if job.burst_ios > 0 && self.issued.is_multiple_of(job.burst_ios) {
             self.clock_ns = self.clock_ns.saturating_add(job.burst_idle_ns);
         }
-        Some(Ok(record))
+        record
     }
 }
 

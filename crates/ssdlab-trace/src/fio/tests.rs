@@ -229,3 +229,44 @@ fn unscrambled_zipf_puts_rank_one_first() {
     let at_zero = recs.iter().filter(|r| r.offset_bytes == 0).count();
     assert!(at_zero > 3000, "{at_zero}");
 }
+
+/// `zonemode=zbd` (issue 44): writes at the write pointers of at most `max_open_zones`
+/// zones, resets at `zone_reset_threshold`, zone keys checked with their names.
+#[test]
+fn zbd_jobs_write_zones_at_their_write_pointers() {
+    let text = "[z]\nzonemode=zbd\nzonesize=64k\nmax_open_zones=2\nzone_reset_threshold=0.5\n\
+                rw=write\nbs=16k\nnumber_ios=100\noffset=128k\n";
+    let j = job(text);
+    assert_eq!(
+        j.zbd,
+        ZbdOptions { enabled: true, zone_size: 65536, zone_capacity: 0, max_open_zones: 2, reset_threshold: Some(0.5) }
+    );
+    let rs = records(text, 1 << 20);
+    let mut wp = std::collections::BTreeMap::new();
+    let mut resets = 0;
+    for r in &rs {
+        let zone = r.offset_bytes / 65536;
+        assert!(zone >= 2, "the region starts at zone 2: {r:?}");
+        match r.op {
+            Op::Write => {
+                let at = wp.entry(zone).or_insert(0u64);
+                assert_eq!(r.offset_bytes % 65536, *at);
+                *at += r.size_bytes;
+            }
+            Op::ZoneManagement(crate::ZoneAction::Reset) => {
+                assert_eq!(wp.insert(zone, 0), Some(65536), "only full zones are reset");
+                resets += 1;
+            }
+            op => panic!("{op:?}"),
+        }
+    }
+    // 100 writes of a quarter zone fill 25 zones; 7 of the 14 zones may hold data.
+    assert_eq!(rs.len(), 100 + resets);
+    assert_eq!(resets, 25 - 7 + 1);
+    assert_eq!(err("[z]\nzonemode=host\n").key, "zonemode");
+    assert_eq!(err("[z]\nzone_reset_threshold=2\n").key, "zone_reset_threshold");
+    assert_eq!(err("[z]\nzonemode=zbd\nrw=trim\n").key, "zonemode");
+    assert_eq!(err("[z]\nzonmode=zbd\n").message, "unknown key; did you mean 'zonemode'?");
+    let unknown = job("[z]\nzonemode=zbd\nrw=write\n").source(1 << 20).unwrap_err();
+    assert_eq!(unknown.key, "zonesize", "{unknown}");
+}

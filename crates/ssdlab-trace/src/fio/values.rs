@@ -6,6 +6,7 @@ use super::*;
 pub(super) fn did_you_mean(key: &str) -> Option<&'static str> {
     KEYS.iter()
         .chain(IGNORED)
+        .chain(super::zbd::ZBD_KEYS)
         .map(|&k| (strsim::levenshtein(key, k), k))
         .filter(|&(d, k)| d <= 2.max(k.len() / 4))
         .min()
