@@ -55,6 +55,12 @@ pub fn apply_overrides(base: &Config, overrides: &[String]) -> Result<Config, Co
                 table.insert(part.to_string(), parsed.clone());
                 break;
             }
+            if i == 1 && parts[0] == "workload" && *part == "zoned" {
+                // (A zoned workload's section is printed only when set.)
+                if let Ok(zoned) = toml::Value::try_from(ssdlab_trace::zoned::ZonedSpec::default()) {
+                    table.entry("zoned").or_insert(zoned);
+                }
+            }
             if !table.contains_key(*part) {
                 let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
                 return Err(err(key, unknown_key_message(part, &keys)));
