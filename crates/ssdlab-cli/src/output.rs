@@ -707,11 +707,19 @@ pub fn summary_text(o: &Outcome) -> String {
     if let Some(ss) = &r.precondition.steady_state {
         out!(
             w,
-            "steady-state preconditioning: {} rounds of {} pages, {}; last round WAF {:.3}",
+            "steady-state preconditioning ({}): {} rounds of {} pages, {}; WAF by round: {}{}",
+            match serde_json::to_value(ss.writes) {
+                Ok(serde_json::Value::String(s)) => s,
+                _ => String::new(),
+            },
             ss.rounds,
             ss.round_pages,
             if ss.converged { "converged" } else { "NOT converged" },
-            ss.waf_by_round.last().copied().unwrap_or(1.0)
+            ss.waf_series(),
+            match ss.run_waf_pages {
+                Some(run) => format!(" (window {:.3}, run {run:.3})", ss.window_waf),
+                None => format!(" (window {:.3})", ss.window_waf),
+            }
         );
     }
     for note in &st.notes {

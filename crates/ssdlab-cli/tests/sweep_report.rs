@@ -327,6 +327,47 @@ fn the_sweep_doc_example_runs_as_written() {
     assert!(fin.len() == 72 && fin.iter().all(|r| r.split(',').nth(8) == Some("50000")), "{table}");
 }
 
+/// Issue 46: the over-provisioning sweep of docs/sweep.md ("Sweeping over-provisioning"),
+/// saved and run as written, gives WAF decreasing in OP and within 5 % of Desnoyers'
+/// greedy model for the preset's planes (spare factor as the page derives it).
+#[test]
+fn the_op_sweep_doc_example_gives_the_greedy_model() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/sweep.md")).unwrap();
+    let section = &doc[doc.find("## Sweeping over-provisioning").expect("the section")..];
+    let start = section.find("```toml\n").expect("its sweep file") + "```toml\n".len();
+    let toml = section[start..].split("```").next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("op-sweep.toml"), toml).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["sweep", "op-sweep.toml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = std::fs::read_to_string(dir.path().join("op-sweep.csv")).unwrap();
+    let header: Vec<&str> = table.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut last = f64::INFINITY;
+    for row in table.lines().skip(1) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let op: f64 = cells[column("ftl.over_provisioning")].parse().unwrap();
+        let waf: f64 = cells[column("waf")].parse().unwrap();
+        let mut c = ssdlab_core::presets::preset("small-tlc").unwrap();
+        c.ftl.over_provisioning = op;
+        let g = &c.geometry;
+        let planes = (g.channels * g.chips_per_channel * g.dies_per_chip * g.planes_per_die) as f64;
+        let (b, p) = (g.blocks_per_plane as f64, g.pages_per_block as f64);
+        let reserve = (b * 0.03).ceil();
+        let data_pages = (b - reserve - 1.0) * p - (p - 1.0);
+        let sf = ssdlab_core::theory::spare_factor(data_pages, c.logical_pages() as f64 / planes);
+        let model = ssdlab_core::theory::waf_greedy_uniform(sf, g.pages_per_block);
+        assert!((waf - model).abs() < 0.05 * model, "OP {op}: WAF {waf}, model {model:.4}\n{table}");
+        assert!(waf < last, "OP {op}: WAF {waf} not below {last}\n{table}");
+        last = waf;
+    }
+    assert_eq!(table.lines().count(), 4, "{table}");
+}
+
 /// Issue 45 item 5, for sweeps: the runs' warnings reach stderr, each distinct one once
 /// with the runs it came from (the table's `warnings` column only counts them).
 #[test]

@@ -40,7 +40,7 @@ fn plane_allocator(config: &Config) -> PlaneAllocator {
 /// A drive built and preconditioned as the simulator does it before a run.
 fn preconditioned(config: &Config) -> Ftl {
     let mut ftl = Ftl::new(config);
-    ftl.precondition(config, &mut plane_allocator(config), &Default::default()).expect("precondition fits");
+    ftl.precondition(config, &mut plane_allocator(config), &mut Default::default()).expect("precondition fits");
     ftl
 }
 

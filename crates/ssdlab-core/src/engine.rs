@@ -598,8 +598,9 @@ impl<'a> Simulator<'a> {
         // All placement happens before the run: a pre-pass over the workload (opened once
         // more) finds the pages it reads before writing them, and preconditioning places
         // them with the fill, before calibrating the fill to the GC thresholds.
-        let footprint = host::workload_footprint(&config, &ftl, &mut factory)?;
-        let precondition_report = ftl.precondition(&config, &mut planes_alloc, &footprint).map_err(SimError::Setup)?;
+        let mut footprint = host::workload_footprint(&config, &ftl, &mut factory)?;
+        let precondition_report =
+            ftl.precondition(&config, &mut planes_alloc, &mut footprint).map_err(SimError::Setup)?;
         let earliest_trace_ns = footprint.earliest_arrival_ns;
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);

@@ -110,6 +110,16 @@ pub trait RecordSource: Iterator<Item = Result<Record, TraceError>> + Send {
     fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// A new, unbounded stream of requests from the same distribution as this generator's
+    /// (same op mix, sizes and address distribution, a skewed distribution's hot set
+    /// included), drawn from a different random stream keyed by `stream_seed`: what
+    /// steady-state preconditioning writes so that the measured run meets the steady
+    /// state of the distribution, not of its exact addresses. Arrival times are not
+    /// meaningful. `None` (the default) for sources that are not generators (traces).
+    fn reseeded(&self, stream_seed: u64) -> Option<Box<dyn RecordSource>> {
+        let _ = stream_seed;
+        None
+    }
 }
 
 impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
@@ -122,6 +132,18 @@ impl<S: RecordSource + ?Sized> RecordSource for Box<S> {
     fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
         (**self).skip_reasons()
     }
+    fn reseeded(&self, stream_seed: u64) -> Option<Box<dyn RecordSource>> {
+        (**self).reseeded(stream_seed)
+    }
+}
+
+/// The seed of a generator's fresh stream (`RecordSource::reseeded`): its own seed mixed
+/// with the stream's (splitmix64 finaliser), so that neither alone decides it.
+pub fn stream_seed(own_seed: u64, stream_seed: u64) -> u64 {
+    let mut z = own_seed.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ stream_seed.rotate_left(29);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// How much later a trace's next replay starts than this one (trace time): one mean

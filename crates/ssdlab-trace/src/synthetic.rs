@@ -285,6 +285,15 @@ impl AddressStream {
         AddressStream { base, span, block, align, state }
     }
 
+    /// This stream from its first request (a sequential stream from the region's start).
+    fn restarted(&self) -> AddressStream {
+        let mut again = self.clone();
+        if let AddressState::Sequential { next } = &mut again.state {
+            *next = 0;
+        }
+        again
+    }
+
     /// The next offset in bytes for a request of `size` bytes (at most the spec's largest
     /// block). A block starting there ends inside the region.
     pub fn next<G: Rng + ?Sized>(&mut self, rng: &mut G, size: u64) -> u64 {
@@ -391,6 +400,23 @@ impl Iterator for SyntheticSource {
 impl RecordSource for SyntheticSource {
     fn format_name(&self) -> &'static str {
         "synthetic"
+    }
+
+    /// The same spec from its start, unbounded (`count` = 2^64 − 1, every arrival at 0),
+    /// its random numbers from `stream_seed` mixed with `spec.seed`; the rank permutation
+    /// of a skewed distribution stays keyed by `spec.seed` (the same hot addresses).
+    fn reseeded(&self, stream_seed: u64) -> Option<Box<dyn RecordSource>> {
+        let mut spec = self.spec.clone();
+        spec.count = u64::MAX;
+        spec.interarrival_ns = 0;
+        Some(Box::new(SyntheticSource {
+            rng: Pcg64Mcg::seed_from_u64(crate::record::stream_seed(spec.seed, stream_seed)),
+            ops: self.ops.clone(),
+            addresses: self.addresses.restarted(),
+            sizes: self.sizes,
+            issued: 0,
+            spec,
+        }))
     }
 }
 

@@ -527,14 +527,32 @@ pub struct Precondition {
     pub steady_state: bool,
     /// Round limit of the steady-state preconditioning (SNIA PTS: 25).
     pub steady_state_max_rounds: u32,
-    /// Pages written per steady-state round, as a fraction of the logical capacity (the
-    /// workload's write stream is replayed as often as needed to write that many).
+    /// Pages written per steady-state round, as a fraction of the logical capacity.
     pub steady_state_round_fraction: f64,
+    /// What the steady-state rounds write: fresh requests from a generator's
+    /// distribution, the workload's own write stream, or requests drawn from it.
+    pub steady_state_writes: SteadyStateWrites,
     /// Rapid warm-up (thesis §4.2.2): after the fill, every user write point of every
     /// plane starts on a random page of its block (drawn uniformly from the pages it has
     /// left; the pages passed over hold invalid data), so that write points are not all
     /// at the same page type when the run starts.
     pub write_points_random_start: bool,
+}
+
+/// What steady-state preconditioning writes (`precondition.steady_state_writes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SteadyStateWrites {
+    /// Synthetic and fio workloads: fresh requests from the same generator on its own
+    /// seeded stream (`distribution`); traces and in-memory workloads: their own write
+    /// stream replayed (`replay`).
+    #[default]
+    Auto,
+    /// The workload's own writes and trims, in order, replayed as often as needed.
+    Replay,
+    /// Requests drawn uniformly, with replacement, from the workload's writes and trims
+    /// (its address and size histogram), on the `steady-state` stream.
+    Histogram,
 }
 
 impl Default for Precondition {
@@ -551,6 +569,7 @@ impl Default for Precondition {
             steady_state: false,
             steady_state_max_rounds: 25,
             steady_state_round_fraction: 0.5,
+            steady_state_writes: SteadyStateWrites::Auto,
             write_points_random_start: false,
         }
     }

@@ -1,9 +1,13 @@
 //! Host replay (ARCHITECTURE.md, "Host replay"): records become requests (open loop,
 //! closed loop, bursts, multi-run), requests are split into page sub-requests and queued
 //! at their dies, and completions are counted into the statistics and the time series.
-//! Also the workload pre-pass that finds the pages read before they are written.
+//! The workload pre-pass that finds the pages read before they are written is in
+//! `host/prepass.rs`.
 
 use super::*;
+
+mod prepass;
+pub(crate) use prepass::workload_footprint;
 
 impl Simulator<'_> {
     pub(crate) fn start_host(&mut self) -> Result<(), SimError> {
@@ -899,59 +903,6 @@ pub(crate) fn map_offset(
             ),
         }),
     }
-}
-
-/// The pre-pass: opens the workload once more and records the logical pages it reads
-/// before writing them (with `host.unwritten_reads = "precondition"`) and, for
-/// steady-state preconditioning, its write stream. The pre-pass stops quietly at a record
-/// the run itself would stop at (a trace error, `address_overflow = "error"`): the run
-/// reports it there.
-pub(crate) fn workload_footprint(
-    config: &Config,
-    ftl: &Ftl,
-    factory: &mut SourceFactory<'_>,
-) -> Result<WorkloadFootprint, SimError> {
-    let mut footprint = WorkloadFootprint::default();
-    let reads = config.host.unwritten_reads == WhatIfUnwritten::Precondition;
-    let steady = config.precondition.steady_state;
-    if !reads && !steady {
-        return Ok(footprint);
-    }
-    let logical = ftl.logical_pages as u64;
-    let page = ftl.addr.page_size_bytes as u64;
-    let logical_bytes = logical * page;
-    // One bit per logical page: seen (written or read) before.
-    let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
-    let source = factory()?;
-    for (id, record) in source.enumerate() {
-        let Ok(record) = record else { break };
-        footprint.earliest_arrival_ns =
-            Some(footprint.earliest_arrival_ns.map_or(record.arrival_ns, |e| e.min(record.arrival_ns)));
-        if record.size_bytes > logical_bytes {
-            break;
-        }
-        let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else { break };
-        let first = offset / page;
-        let last = (offset + record.size_bytes.max(1) - 1) / page;
-        for p in first..=last {
-            let lpn = (p % logical) as u32;
-            match record.op {
-                Op::Write if steady => footprint.writes.push(PageOp::Write(lpn)),
-                Op::Trim | Op::Sanitize if steady => footprint.writes.push(PageOp::Trim(lpn)),
-                _ => {}
-            }
-            let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
-            if seen[word] & bit != 0 {
-                continue;
-            }
-            seen[word] |= bit;
-            if reads && record.op == Op::Read {
-                footprint.read_before_written.push(lpn);
-            }
-        }
-    }
-    footprint.read_before_written.sort_unstable();
-    Ok(footprint)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub(crate) fn config_hash(config: &Config) -> String {
 
 impl Simulator<'_> {
     pub(crate) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
+        self.judge_steady_state();
         if self.config.output.series_interval_ns > 0 && (self.series_acc.reads + self.series_acc.writes) > 0 {
             self.flush_series_row();
         }
@@ -200,7 +201,24 @@ impl Simulator<'_> {
         (report, std::mem::take(&mut self.series))
     }
 
-    /// Warnings for the report: GC in a run without host writes.
+    /// Judges the run against steady-state preconditioning (`SteadyStateReport::judge_run`)
+    /// and updates the start state's note to say so.
+    fn judge_steady_state(&mut self) {
+        let Some(steady) = self.precondition_report.steady_state.as_mut() else { return };
+        let f = &self.flash_counters;
+        let min_pages = crate::ftl::steady::JUDGED_BLOCKS_PER_PLANE
+            * self.ftl.addr.planes() as u64
+            * self.ftl.addr.pages_per_block as u64;
+        let before = steady.note(self.config.precondition.steady_state_max_rounds);
+        steady.judge_run(f.user_programs, f.gc_programs, min_pages);
+        let after = steady.note(self.config.precondition.steady_state_max_rounds);
+        for note in self.start_state.notes.iter_mut().filter(|n| **n == before) {
+            note.clone_from(&after);
+        }
+    }
+
+    /// Warnings for the report: GC in a run without host writes; a run's WAF far from
+    /// the steady state it started in; a short run after a rapid fill.
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         let c = &self.ftl.counters;
@@ -240,6 +258,21 @@ impl Simulator<'_> {
                  footprint exceeds the drive, so those requests land on data other requests use",
                 self.next_request_id, self.logical_bytes
             ));
+        }
+        let pc = &self.config.precondition;
+        match &self.precondition_report.steady_state {
+            Some(steady) if steady.agrees_with_run == Some(false) => {
+                warnings.push(steady.note(pc.steady_state_max_rounds))
+            }
+            None if pc.used_fraction > 0.0 && (1..self.logical_bytes).contains(&self.total.writes.bytes) => warnings
+                .push(format!(
+                    "WAF has not reached steady state: the run wrote {:.1} % of one drive write after the rapid fill, \
+                     whose invalid pages lie at random, not where GC leaves them; for write amplification set \
+                     precondition.steady_state = true (docs/sweep.md, \"Sweeping over-provisioning\") or write more \
+                     than the drive's logical capacity",
+                    self.total.writes.bytes as f64 * 100.0 / self.logical_bytes as f64
+                )),
+            _ => {}
         }
         warnings
     }

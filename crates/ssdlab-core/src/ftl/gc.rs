@@ -412,7 +412,8 @@ impl Ftl {
                 VictimPolicy::CostBenefit => {
                     // benefit/cost = (1-u)/(2u) × age; maximise → minimise its negation.
                     let u = info.valid_units as f64 / (capacity * units) as f64;
-                    let age = now_ns.saturating_sub(info.last_write_ns) as f64 + 1.0;
+                    // (Blocks preconditioning wrote carry their modelled history.)
+                    let age = (now_ns.saturating_sub(info.last_write_ns) + info.age_at_start_ns) as f64 + 1.0;
                     let benefit = (1.0 - u) / (2.0 * u) * age;
                     u64::MAX - benefit.min(u64::MAX as f64 / 2.0) as u64
                 }

@@ -13,6 +13,7 @@ pub mod precondition;
 pub mod recovery;
 pub mod relaxed;
 mod skip;
+pub mod steady;
 pub mod verify;
 pub mod wear;
 pub mod zoned;
@@ -77,6 +78,10 @@ pub struct BlockInfo {
     pub closed_seq: u64,
     /// Time of the last program into this block (cost-benefit age).
     pub last_write_ns: u64,
+    /// How long before the run this block was last written, for blocks preconditioning
+    /// wrote (their modelled history, `steady.rs`); 0 once the run programs or erases
+    /// it. A block's age is `now − last_write_ns + age_at_start_ns`.
+    pub age_at_start_ns: u64,
 }
 
 /// Which write point of a plane a page is taken from: an index into the plane's active
@@ -365,6 +370,7 @@ impl Ftl {
                     slc_level: 0,
                     closed_seq: 0,
                     last_write_ns: 0,
+                    age_at_start_ns: 0,
                 });
                 if slc {
                     state.free_slc.push_back(global);
@@ -830,6 +836,7 @@ impl Ftl {
         let info = &mut self.blocks[block as usize];
         info.write_ptr += 1;
         info.last_write_ns = now_ns;
+        info.age_at_start_ns = 0;
         let slc = info.slc;
         let page_type = if slc { 0 } else { self.layout.types[page as usize] };
         info.programmed_by_type[page_type as usize] += 1;
@@ -910,6 +917,7 @@ impl Ftl {
         info.write_ptr = 0;
         info.programmed_by_type = [0; 4];
         info.erase_count += 1;
+        info.age_at_start_ns = 0;
         if !self.program_seq.is_empty() {
             let first = (block * self.addr.pages_per_block) as usize;
             self.program_seq[first..first + self.addr.pages_per_block as usize].fill(0);

@@ -4,9 +4,10 @@
 //! a pre-pass) join the `used_fraction` fill, and only then are the random rewrites
 //! calibrated so that every plane's free blocks end just above the background GC
 //! threshold. Valid data is written in a pseudo-random logical order (so blocks hold a
-//! random mix of logical pages); every block is aged to a P/E count. Optionally the
-//! workload's own write stream then runs through the FTL, with GC by the configured
-//! victim policy, until write amplification and the valid-page distribution are steady.
+//! random mix of logical pages); every block is aged to a P/E count. Optionally writes
+//! drawn from the workload's distribution then run through the FTL, with GC by the
+//! configured victim policy, until write amplification and the valid-page distribution
+//! are steady (`steady.rs`). Last, every block written gets an age (`steady.rs`).
 //!
 //! Speed matters here (a 64 GiB drive has 8M pages to place): logical pages are taken in
 //! windows of `WINDOW` pages, permuted within the window, and rewrites pick pages of the
@@ -14,39 +15,31 @@
 //! permutation with random overwrites afterwards was 3–5x slower (cache misses).
 
 use super::allocation::PlaneAllocator;
-use super::{BlockState, Ftl, GcNeed, GcStep, Stream};
+use super::{BlockState, Ftl, GcNeed, Stream};
 use crate::config::Config;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 const WINDOW: u64 = 1 << 16;
 
-/// SNIA PTS steady-state measurement window: the last this many rounds.
-pub const PTS_WINDOW: usize = 5;
-/// SNIA PTS: the data excursion (max − min) within the window is at most this share of
-/// the window's mean ...
-pub const PTS_MAX_EXCURSION: f64 = 0.20;
-/// ... and the excursion of the least-squares line across the window at most this share.
-pub const PTS_MAX_SLOPE_EXCURSION: f64 = 0.10;
-
-/// One logical page of the workload's write stream (steady-state preconditioning).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PageOp {
-    Write(u32),
-    Trim(u32),
-}
+pub use super::steady::{pts_steady, PageOp, SteadyStateReport, SteadyWrites, PTS_WINDOW};
 
 /// What preconditioning needs to know about the workload, from a pre-pass over it.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct WorkloadFootprint {
     /// Logical pages the workload reads before it writes them, ascending.
     pub read_before_written: Vec<u32>,
-    /// The workload's writes and trims, one entry per page, in order (collected only
-    /// for steady-state preconditioning).
-    pub writes: Vec<PageOp>,
+    /// What steady-state preconditioning writes (empty when it is off).
+    pub steady_writes: SteadyWrites,
+    /// Pages the workload writes (the pre-pass's count; 0 when no pre-pass ran).
+    pub written_pages: u64,
     /// The earliest arrival time of any record (the replay's time base: a trace's first
     /// record is not always its earliest).
     pub earliest_arrival_ns: Option<u64>,
+    /// Simulated time per page the host writes, drive-wide: the clock of the blocks'
+    /// modelled history before the run (`Ftl::stamp_block_ages`). 0 = unknown (then the
+    /// flash's saturation rate, `ns_per_page_at_saturation`).
+    pub ns_per_written_page: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -64,30 +57,9 @@ pub struct PreconditionReport {
     pub write_point_skipped_pages: u64,
     /// Steady-state preconditioning (`precondition.steady_state`); null when off.
     pub steady_state: Option<SteadyStateReport>,
-}
-
-/// Rounds of steady-state preconditioning and what they converged to.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct SteadyStateReport {
-    /// Rounds run (0 when the workload writes nothing: its state cannot change).
-    pub rounds: u32,
-    /// Whether the SNIA PTS criterion held before the round limit.
-    pub converged: bool,
-    /// Pages written per round (`steady_state_round_fraction` × logical pages).
-    pub round_pages: u64,
-    /// First round in which GC ran (0 = none); earlier rounds do not count towards the
-    /// window.
-    pub first_gc_round: u32,
-    pub user_pages: u64,
-    pub gc_moved_pages: u64,
-    pub erases: u64,
-    /// Write amplification of each round: (user + GC-moved pages) / user pages.
-    pub waf_by_round: Vec<f64>,
-    /// Mean valid fraction of the closed normal blocks after each round.
-    pub valid_fraction_by_round: Vec<f64>,
-    /// Mean valid fraction of the emptiest tenth of the closed normal blocks (what a
-    /// greedy victim choice sees) after each round.
-    pub emptiest_decile_by_round: Vec<f64>,
+    /// The clock of the blocks' modelled history (block ages, docs/config.md, "Block ages"):
+    /// simulated ns per page the host writes; 0 when nothing was placed.
+    pub history_ns_per_page: f64,
 }
 
 impl Ftl {
@@ -98,7 +70,7 @@ impl Ftl {
         &mut self,
         config: &Config,
         planes: &mut PlaneAllocator,
-        footprint: &WorkloadFootprint,
+        footprint: &mut WorkloadFootprint,
     ) -> Result<PreconditionReport, String> {
         let pc = &config.precondition;
         let mut report = PreconditionReport::default();
@@ -122,11 +94,13 @@ impl Ftl {
         if n_valid + extra.len() as u64 > 0 {
             self.fill_valid(config, planes, n_valid, &extra, &mut report)?;
         }
+        let mut waf = 1.0;
         if pc.steady_state {
             let before = self.counters.clone();
-            let steady = self.steady_state(config, planes, &footprint.writes)?;
+            let steady = self.steady_state(config, planes, footprint)?;
             // The run's GC counters start from zero; wear (erase counts) stays.
             self.counters = before;
+            waf = steady.window_waf.max(1.0);
             report.steady_state = Some(steady);
         }
         if pc.aged_invalid_fraction > 0.0 {
@@ -134,6 +108,15 @@ impl Ftl {
         }
         if pc.slc_filled {
             self.fill_slc(n_valid, &mut report)?;
+        }
+        if report.valid_pages > 0 || report.steady_state.is_some() {
+            let ns_per_page = if footprint.ns_per_written_page > 0.0 {
+                footprint.ns_per_written_page
+            } else {
+                super::steady::ns_per_page_at_saturation(config)
+            };
+            report.history_ns_per_page = ns_per_page;
+            self.stamp_block_ages(ns_per_page, waf);
         }
         if pc.write_points_random_start {
             self.scatter_write_points(config.seed, &mut report);
@@ -238,17 +221,7 @@ impl Ftl {
             ));
         }
         if let Some(steady) = &report.steady_state {
-            notes.push(if steady.rounds == 0 {
-                "steady state: the workload writes nothing, so its state is the fill's".to_string()
-            } else if steady.converged {
-                format!("steady state reached after {} rounds (SNIA PTS criterion)", steady.rounds)
-            } else {
-                format!(
-                    "steady state NOT reached within {} rounds (precondition.steady_state_max_rounds): results may \
-                     still drift",
-                    steady.rounds
-                )
-            });
+            notes.push(steady.note(config.precondition.steady_state_max_rounds));
         }
         StartState {
             valid_pages: PerPlane::of(valid.iter().copied()),
@@ -408,130 +381,6 @@ impl Ftl {
         Ok(())
     }
 
-    /// SNIA-PTS-style steady state: the workload's write stream (`writes`, replayed as
-    /// often as needed) runs through the FTL without timing, `round_pages` pages a round,
-    /// with GC by the configured victim policy whenever a plane needs it, until WAF, the
-    /// mean valid fraction of the closed blocks and that of their emptiest tenth each pass
-    /// the PTS test over the last `PTS_WINDOW` rounds in which GC ran (excursion within
-    /// 20% and least-squares excursion within 10% of the window mean), or the round limit.
-    fn steady_state(
-        &mut self,
-        config: &Config,
-        planes: &PlaneAllocator,
-        writes: &[PageOp],
-    ) -> Result<SteadyStateReport, String> {
-        let pc = &config.precondition;
-        let round_pages = ((self.logical_pages as f64 * pc.steady_state_round_fraction).round() as u64).max(1);
-        let mut report = SteadyStateReport { round_pages, ..SteadyStateReport::default() };
-        if !writes.iter().any(|op| matches!(op, PageOp::Write(_))) {
-            // Nothing the workload does changes the drive's state.
-            report.converged = true;
-            return Ok(report);
-        }
-        // A virtual clock (1 µs per page written) so that age-based victim policies see
-        // ages; block ages restart at 0 when the run starts, as after the rapid fill.
-        let mut clock = 0u64;
-        let mut cursor = 0usize;
-        while report.rounds < pc.steady_state_max_rounds {
-            let (moved0, erases0) = (self.counters.gc_moved_pages, self.counters.erases);
-            let mut user = 0u64;
-            while user < round_pages {
-                let op = writes[cursor];
-                cursor = (cursor + 1) % writes.len();
-                match op {
-                    PageOp::Trim(lpn) => self.trim(lpn),
-                    PageOp::Write(lpn) => {
-                        clock += 1000;
-                        self.steady_write(lpn, planes, clock)?;
-                        user += 1;
-                    }
-                }
-            }
-            report.rounds += 1;
-            let moved = self.counters.gc_moved_pages - moved0;
-            let erased = self.counters.erases - erases0;
-            report.user_pages += user;
-            report.gc_moved_pages += moved;
-            report.erases += erased;
-            if report.first_gc_round == 0 && (moved > 0 || erased > 0) {
-                report.first_gc_round = report.rounds;
-            }
-            report.waf_by_round.push((user + moved) as f64 / user as f64);
-            let (mean, emptiest) = self.valid_fractions();
-            report.valid_fraction_by_round.push(mean);
-            report.emptiest_decile_by_round.push(emptiest);
-            // The window counts only rounds after the one in which GC first ran.
-            if report.first_gc_round > 0 && report.rounds as usize >= report.first_gc_round as usize + PTS_WINDOW {
-                let from = report.rounds as usize - PTS_WINDOW;
-                if pts_steady(&report.waf_by_round[from..])
-                    && pts_steady(&report.valid_fraction_by_round[from..])
-                    && pts_steady(&report.emptiest_decile_by_round[from..])
-                {
-                    report.converged = true;
-                    break;
-                }
-            }
-        }
-        for info in self.blocks.iter_mut() {
-            info.last_write_ns = 0;
-        }
-        Ok(report)
-    }
-
-    /// One page of the steady-state write stream: into its statically striped plane (the
-    /// next plane with room if that one is full of valid data), then GC as the plane needs.
-    fn steady_write(&mut self, lpn: u32, planes: &PlaneAllocator, now: u64) -> Result<(), String> {
-        let first = planes.home(&self.addr, lpn);
-        let total = self.addr.planes();
-        for k in 0..total {
-            let plane = (first + k) % total;
-            if !self.has_normal(plane) {
-                continue;
-            }
-            self.settle_gc(plane, now);
-            if let Some(a) = self.allocate_in(plane, Stream::USER, now, 1) {
-                self.commit_write(lpn, a.ppn);
-                self.settle_gc(plane, now);
-                return Ok(());
-            }
-        }
-        Err(format!(
-            "precondition.steady_state: no plane can take logical page {lpn}: the drive is full of valid data \
-             (lower precondition.used_fraction or raise ftl.over_provisioning)"
-        ))
-    }
-
-    /// Runs GC on `plane`, one step at a time and instantly, while the plane needs it.
-    fn settle_gc(&mut self, plane: u32, now: u64) {
-        while self.gc_need(plane) != GcNeed::None {
-            match self.gc_next_step(plane, now) {
-                Some(GcStep::Move { ppn, .. }) => match self.allocate_gc(plane, now) {
-                    Some(a) => {
-                        self.move_page(ppn, a.ppn);
-                    }
-                    None => return,
-                },
-                Some(GcStep::Erase { block }) => self.erase(block),
-                None => return,
-            }
-        }
-    }
-
-    /// Mean valid fraction of the closed normal blocks, and that of their emptiest tenth.
-    fn valid_fractions(&self) -> (f64, f64) {
-        let mut valid: Vec<u32> =
-            self.blocks.iter().filter(|b| b.state == BlockState::Closed && !b.slc).map(|b| b.valid_pages).collect();
-        if valid.is_empty() {
-            return (0.0, 0.0);
-        }
-        let pages = (self.addr.pages_per_block - self.summary_pages - self.companions_per_block()).max(1) as f64;
-        let mean = valid.iter().map(|&v| v as f64).sum::<f64>() / valid.len() as f64 / pages;
-        let tenth = valid.len().div_ceil(10);
-        valid.select_nth_unstable(tenth - 1);
-        let emptiest = valid[..tenth].iter().map(|&v| v as f64).sum::<f64>() / tenth as f64 / pages;
-        (mean, emptiest)
-    }
-
     /// Writes `lpn` into `plane` unless that would take the plane to `limit` free blocks.
     fn place_in(&mut self, lpn: u32, plane: u32, limit: u32) -> bool {
         if self.free_blocks(plane) <= limit && self.active_room(plane, Stream::USER) == 0 {
@@ -583,28 +432,6 @@ impl Ftl {
         let b = self.planes[plane as usize].active[Stream::USER.index()];
         b == crate::flash::NO_PAGE
     }
-}
-
-/// SNIA PTS steady state of one tracked variable over its measurement window: the data
-/// excursion (max − min) is within `PTS_MAX_EXCURSION` of the window mean and the
-/// excursion of the least-squares line across the window within `PTS_MAX_SLOPE_EXCURSION`.
-/// A window of zeros is steady.
-pub fn pts_steady(window: &[f64]) -> bool {
-    let n = window.len() as f64;
-    let mean = window.iter().sum::<f64>() / n;
-    let max = window.iter().copied().fold(f64::MIN, f64::max);
-    let min = window.iter().copied().fold(f64::MAX, f64::min);
-    if mean.abs() < 1e-12 {
-        return max - min < 1e-12;
-    }
-    let xm = (n - 1.0) / 2.0;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (i, &y) in window.iter().enumerate() {
-        sxy += (i as f64 - xm) * (y - mean);
-        sxx += (i as f64 - xm) * (i as f64 - xm);
-    }
-    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    max - min <= PTS_MAX_EXCURSION * mean.abs() && (slope * (n - 1.0)).abs() <= PTS_MAX_SLOPE_EXCURSION * mean.abs()
 }
 
 /// Every plane is full down to its GC threshold: nothing more can be placed instantly.

@@ -192,6 +192,7 @@ impl Ftl {
         info.programmed_by_type[page_type as usize] += 1;
         info.write_ptr += 1;
         info.last_write_ns = now_ns;
+        info.age_at_start_ns = 0;
         self.free_pages_by_type[page_type as usize] -= 1;
         let full = info.write_ptr == self.layout.pages();
         if self.gc_counts_pages {

@@ -27,6 +27,7 @@ mod read_your_writes;
 mod schemes;
 mod scrub;
 mod swarm;
+mod textbook;
 mod theory;
 mod timing;
 mod wom;

@@ -28,6 +28,9 @@ pub struct FioSource {
     budget: Option<u64>,
     /// `zonemode=zbd` with writes: the zone-native generator.
     zoned: Option<crate::zoned::ZonedState>,
+    /// A fresh stream for steady-state preconditioning (`reseeded`): no request or time
+    /// budget ends it.
+    unbounded: bool,
 }
 
 impl FioSource {
@@ -81,6 +84,7 @@ impl FioSource {
             issued: 0,
             bytes: 0,
             budget,
+            unbounded: false,
             job,
         })
     }
@@ -103,10 +107,11 @@ impl Iterator for FioSource {
             return Some(Ok(Record { offset_bytes: self.base + write.offset_bytes, ..write }));
         }
         let job = &self.job;
-        if job.number_ios.is_some_and(|n| self.issued >= n) || self.budget.is_some_and(|b| self.bytes >= b) {
+        let spent = job.number_ios.is_some_and(|n| self.issued >= n) || self.budget.is_some_and(|b| self.bytes >= b);
+        if spent && !self.unbounded {
             return None;
         }
-        if job.has_timestamps() && job.runtime_ns.is_some_and(|r| self.clock_ns >= r) {
+        if !self.unbounded && job.has_timestamps() && job.runtime_ns.is_some_and(|r| self.clock_ns >= r) {
             return None;
         }
         if let Some(z) = self.zoned.as_mut() {
@@ -202,5 +207,22 @@ impl FioSource {
 impl RecordSource for FioSource {
     fn format_name(&self) -> &'static str {
         "fio-job"
+    }
+
+    /// The job from its start without its budgets (`number_ios`, `io_size`, `runtime`),
+    /// its random numbers from `stream_seed` mixed with `randseed`; the rank permutation
+    /// of a skewed distribution stays keyed by `randseed` (the same hot addresses).
+    /// A zoned job (`zonemode=zbd`) has none: its zones' write pointers are state the
+    /// stream cannot restart from.
+    fn reseeded(&self, stream_seed: u64) -> Option<Box<dyn RecordSource>> {
+        if self.zoned.is_some() {
+            return None;
+        }
+        let mut again = self.clone();
+        again.rng = Pcg64Mcg::seed_from_u64(crate::record::stream_seed(self.job.randseed, stream_seed));
+        (again.next_seq, again.clock_ns, again.issued, again.bytes) = (0, 0, 0, 0);
+        again.unbounded = true;
+        again.budget = None;
+        Some(Box::new(again))
     }
 }

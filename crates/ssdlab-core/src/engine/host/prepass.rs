@@ -1,0 +1,120 @@
+//! The workload pre-pass before preconditioning: the pages read before written, the
+//! workload's write rate, and what steady-state preconditioning writes.
+
+use super::super::*;
+use super::map_offset;
+use crate::config::SteadyStateWrites;
+use crate::ftl::precondition::SteadyWrites;
+
+/// The pre-pass: opens the workload once more and records the logical pages it reads
+/// before writing them (with `host.unwritten_reads = "precondition"`), its write rate
+/// (the clock of the blocks' modelled history) and, for steady-state preconditioning,
+/// what the rounds write (`precondition.steady_state_writes`): a generator's fresh
+/// stream (`RecordSource::reseeded`, seed stream `steady-state`), or the workload's own
+/// writes (replayed, or as a histogram to draw from). The pre-pass stops quietly at a
+/// record the run itself would stop at (a trace error, `address_overflow = "error"`):
+/// the run reports it there.
+pub(crate) fn workload_footprint(
+    config: &Config,
+    ftl: &Ftl,
+    factory: &mut SourceFactory<'_>,
+) -> Result<WorkloadFootprint, SimError> {
+    let mut footprint = WorkloadFootprint::default();
+    let reads = config.host.unwritten_reads == WhatIfUnwritten::Precondition;
+    let steady = config.precondition.steady_state;
+    if !reads && !steady {
+        return Ok(footprint);
+    }
+    let logical = ftl.logical_pages as u64;
+    let page = ftl.addr.page_size_bytes as u64;
+    let logical_bytes = logical * page;
+    // One bit per logical page: seen (written or read) before.
+    let mut seen = vec![0u64; (logical as usize).div_ceil(64)];
+    let source = factory()?;
+    let mode = config.precondition.steady_state_writes;
+    let fresh = match mode {
+        SteadyStateWrites::Auto if steady => {
+            source.reseeded(crate::rng::derive(config.seed, "steady-state")).map(|s| fresh_page_ops(s, config, ftl))
+        }
+        _ => None,
+    };
+    let histogram = steady && mode == SteadyStateWrites::Histogram;
+    let replay = steady && fresh.is_none() && !histogram;
+    let (mut ops, mut requests) = (Vec::new(), Vec::new());
+    let mut latest_arrival_ns = None;
+    for (id, record) in source.enumerate() {
+        let Ok(record) = record else { break };
+        footprint.earliest_arrival_ns =
+            Some(footprint.earliest_arrival_ns.map_or(record.arrival_ns, |e| e.min(record.arrival_ns)));
+        latest_arrival_ns = Some(latest_arrival_ns.map_or(record.arrival_ns, |l: u64| l.max(record.arrival_ns)));
+        if record.size_bytes > logical_bytes {
+            break;
+        }
+        let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else { break };
+        let first = offset / page;
+        let last = (offset + record.size_bytes.max(1) - 1) / page;
+        let kind = match record.op {
+            Op::Write => Some(PageOp::Write as fn(u32) -> PageOp),
+            Op::Trim | Op::Sanitize => Some(PageOp::Trim as fn(u32) -> PageOp),
+            Op::Read => None,
+        };
+        if record.op == Op::Write {
+            footprint.written_pages += last - first + 1;
+        }
+        if let (Some(kind), true) = (kind, histogram) {
+            requests.push((kind((first % logical) as u32), (last - first + 1) as u32));
+        }
+        for p in first..=last {
+            let lpn = (p % logical) as u32;
+            if let (Some(kind), true) = (kind, replay) {
+                ops.push(kind(lpn));
+            }
+            let (word, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
+            if seen[word] & bit != 0 {
+                continue;
+            }
+            seen[word] |= bit;
+            if reads && record.op == Op::Read {
+                footprint.read_before_written.push(lpn);
+            }
+        }
+    }
+    footprint.read_before_written.sort_unstable();
+    footprint.steady_writes = match fresh {
+        Some(fresh) => SteadyWrites::Fresh(fresh),
+        None if histogram => SteadyWrites::Histogram { requests, logical_pages: logical as u32 },
+        None if replay => SteadyWrites::Replay(ops),
+        None => SteadyWrites::None,
+    };
+    // The workload's own write rate, if its arrivals say (an open-loop replay of a
+    // stream spread over time); else the flash's (preconditioning's default).
+    let span_ns = latest_arrival_ns.unwrap_or(0).saturating_sub(footprint.earliest_arrival_ns.unwrap_or(0));
+    if config.host.replay != ReplayMode::ClosedLoop && span_ns > 0 && footprint.written_pages > 0 {
+        footprint.ns_per_written_page = span_ns as f64 / config.host.speed_factor / footprint.written_pages as f64;
+    }
+    Ok(footprint)
+}
+
+/// A generator's fresh stream as page operations (reads dropped), mapped onto the
+/// logical space as the run maps its requests; it ends where the run would stop.
+fn fresh_page_ops(source: Box<dyn RecordSource>, config: &Config, ftl: &Ftl) -> Box<dyn Iterator<Item = PageOp>> {
+    let logical = ftl.logical_pages as u64;
+    let page = ftl.addr.page_size_bytes as u64;
+    let logical_bytes = logical * page;
+    let config = config.clone();
+    let pages = source.map_while(Result::ok).map_while(move |record| {
+        if record.size_bytes > logical_bytes {
+            return None;
+        }
+        let (offset, _) = map_offset(&config, logical_bytes, page, 0, &record).ok()?;
+        Some((record.op, offset / page, (offset + record.size_bytes.max(1) - 1) / page))
+    });
+    Box::new(pages.flat_map(move |(op, first, last)| {
+        let kind = match op {
+            Op::Write => Some(PageOp::Write as fn(u32) -> PageOp),
+            Op::Trim | Op::Sanitize => Some(PageOp::Trim as fn(u32) -> PageOp),
+            Op::Read => None,
+        };
+        kind.into_iter().flat_map(move |kind| (first..=last).map(move |p| kind((p % logical) as u32)))
+    }))
+}
