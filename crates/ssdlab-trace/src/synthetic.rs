@@ -435,6 +435,46 @@ mod tests {
         SyntheticSource::new(spec).unwrap().map(Result::unwrap).collect()
     }
 
+    /// Steady-state preconditioning's fresh stream (issue 46): the same distribution
+    /// (a Zipf's hottest address included), other addresses, no end.
+    #[test]
+    fn a_reseeded_stream_keeps_the_distribution_and_not_the_addresses() {
+        let zipf = SyntheticSpec {
+            distribution: "zipf:1.2".parse().unwrap(),
+            count: 3_000,
+            seed: 3,
+            read_fraction: 0.3,
+            ..spec()
+        };
+        let source = SyntheticSource::new(zipf.clone()).unwrap();
+        let fresh: Vec<Record> = source.reseeded(99).unwrap().take(6_000).map(Result::unwrap).collect();
+        let own = records(zipf);
+        assert_eq!(fresh.len(), 6_000, "unbounded");
+        assert_ne!(
+            own.iter().map(|r| r.offset_bytes).collect::<Vec<_>>()[..3_000],
+            fresh[..3_000].iter().map(|r| r.offset_bytes).collect::<Vec<_>>()[..]
+        );
+        let hottest = |records: &[Record]| {
+            let mut counts = std::collections::BTreeMap::new();
+            for r in records {
+                *counts.entry(r.offset_bytes).or_insert(0u32) += 1;
+            }
+            counts.into_iter().max_by_key(|&(offset, n)| (n, std::cmp::Reverse(offset))).unwrap().0
+        };
+        assert_eq!(hottest(&own), hottest(&fresh), "the same hot set");
+        let reads = fresh.iter().filter(|r| r.op == Op::Read).count() as f64 / 6_000.0;
+        assert!((reads - 0.3).abs() < 0.03, "read share {reads}");
+        assert!(fresh.iter().all(|r| r.arrival_ns == 0));
+        let again: Vec<Record> = SyntheticSource::new(SyntheticSpec { count: 3_000, ..spec() })
+            .unwrap()
+            .reseeded(99)
+            .unwrap()
+            .take(10)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(again.len(), 10);
+    }
+
     fn fields(spec: &SyntheticSpec) -> Vec<&'static str> {
         spec.validate().err().unwrap_or_default().into_iter().map(|e| e.field).collect()
     }

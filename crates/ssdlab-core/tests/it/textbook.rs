@@ -137,3 +137,24 @@ fn cost_benefit_differs_from_greedy_from_the_first_gc_after_a_rapid_fill() {
     };
     assert_ne!(run(VictimPolicy::Greedy), run(VictimPolicy::CostBenefit));
 }
+
+/// An in-memory workload (a trace's stand-in) replays its own writes by default, and
+/// with `steady_state_writes = "histogram"` draws its requests instead; the report says
+/// which.
+#[test]
+fn a_trace_replays_its_own_writes_or_draws_from_its_histogram() {
+    let mut c = drive(0.15, VictimPolicy::Greedy);
+    let logical = c.logical_pages();
+    let mut rng = Pcg64Mcg::seed_from_u64(9);
+    let records: Vec<Record> = (0..logical).map(|_| rec(0, Op::Write, rng.random_range(0..logical), 1, 4096)).collect();
+    let replayed = run(&c, records.clone());
+    c.precondition.steady_state_writes = SteadyStateWrites::Histogram;
+    let drawn = run(&c, records);
+    use ssdlab_core::ftl::steady::SteadyWritesUsed;
+    let steady = |r: &Report| r.precondition.steady_state.clone().expect("steady state ran");
+    assert_eq!(steady(&replayed).writes, SteadyWritesUsed::Replay);
+    assert_eq!(steady(&drawn).writes, SteadyWritesUsed::Histogram);
+    assert!(steady(&drawn).converged, "{:?}", steady(&drawn));
+    assert_ne!(steady(&replayed).waf_by_round, steady(&drawn).waf_by_round);
+    assert!(replayed.start_state.notes.iter().any(|n| n.contains("replayed")), "{:?}", replayed.start_state.notes);
+}
