@@ -112,6 +112,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("steady_state", "b"),
             ("steady_state_max_rounds", "u"),
             ("steady_state_round_fraction", "f"),
+            ("steady_state_writes", "s"),
             ("write_points_random_start", "b"),
         ],
     ),

@@ -202,9 +202,26 @@ impl Simulator<'_> {
     }
 
     /// Judges the run against steady-state preconditioning (`SteadyStateReport::judge_run`)
-    /// and updates the start state's note to say so.
+    /// and updates the start state's note to say so; without steady state, a run that
+    /// wrote less than one drive write after the rapid fill gets a note that its WAF has
+    /// not reached steady state (a note, not a warning: most runs are short and measure
+    /// latency, not write amplification).
     fn judge_steady_state(&mut self) {
-        let Some(steady) = self.precondition_report.steady_state.as_mut() else { return };
+        let pc = &self.config.precondition;
+        let written = self.total.writes.bytes;
+        let Some(steady) = self.precondition_report.steady_state.as_mut() else {
+            let noted = self.start_state.notes.iter().any(|n| n.starts_with("WAF has not reached steady state"));
+            if pc.used_fraction > 0.0 && (1..self.logical_bytes).contains(&written) && !noted {
+                self.start_state.notes.push(format!(
+                    "WAF has not reached steady state: the run wrote {:.1} % of one drive write after the rapid fill, \
+                     whose invalid pages lie at random, not where GC leaves them; for write amplification set \
+                     precondition.steady_state = true (docs/sweep.md, \"Sweeping over-provisioning\") or write more \
+                     than the drive's logical capacity",
+                    written as f64 * 100.0 / self.logical_bytes as f64
+                ));
+            }
+            return;
+        };
         let f = &self.flash_counters;
         let min_pages = crate::ftl::steady::JUDGED_BLOCKS_PER_PLANE
             * self.ftl.addr.planes() as u64
@@ -259,20 +276,9 @@ impl Simulator<'_> {
                 self.next_request_id, self.logical_bytes
             ));
         }
-        let pc = &self.config.precondition;
-        match &self.precondition_report.steady_state {
-            Some(steady) if steady.agrees_with_run == Some(false) => {
-                warnings.push(steady.note(pc.steady_state_max_rounds))
-            }
-            None if pc.used_fraction > 0.0 && (1..self.logical_bytes).contains(&self.total.writes.bytes) => warnings
-                .push(format!(
-                    "WAF has not reached steady state: the run wrote {:.1} % of one drive write after the rapid fill, \
-                     whose invalid pages lie at random, not where GC leaves them; for write amplification set \
-                     precondition.steady_state = true (docs/sweep.md, \"Sweeping over-provisioning\") or write more \
-                     than the drive's logical capacity",
-                    self.total.writes.bytes as f64 * 100.0 / self.logical_bytes as f64
-                )),
-            _ => {}
+        let steady = self.precondition_report.steady_state.as_ref();
+        if let Some(steady) = steady.filter(|s| s.agrees_with_run == Some(false)) {
+            warnings.push(steady.note(self.config.precondition.steady_state_max_rounds));
         }
         warnings
     }
