@@ -405,7 +405,12 @@ impl RecordSource for SyntheticSource {
     /// The same spec from its start, unbounded (`count` = 2^64 − 1, every arrival at 0),
     /// its random numbers from `stream_seed` mixed with `spec.seed`; the rank permutation
     /// of a skewed distribution stays keyed by `spec.seed` (the same hot addresses).
+    /// A zone-native workload has none: its zones' write pointers are state the stream
+    /// cannot restart from.
     fn reseeded(&self, stream_seed: u64) -> Option<Box<dyn RecordSource>> {
+        if self.zoned.is_some() {
+            return None;
+        }
         let mut spec = self.spec.clone();
         spec.count = u64::MAX;
         spec.interarrival_ns = 0;
@@ -415,6 +420,7 @@ impl RecordSource for SyntheticSource {
             addresses: self.addresses.restarted(),
             sizes: self.sizes,
             issued: 0,
+            zoned: None,
             spec,
         }))
     }

@@ -56,7 +56,9 @@ pub(crate) fn workload_footprint(
         let kind = match record.op {
             Op::Write => Some(PageOp::Write as fn(u32) -> PageOp),
             Op::Trim | Op::Sanitize => Some(PageOp::Trim as fn(u32) -> PageOp),
-            Op::Read => None,
+            // A zone command's pages are the device's choice (an append) or a whole zone's
+            // (a reset): zoned drives are never preconditioned.
+            Op::Read | Op::ZoneAppend | Op::ZoneManagement(_) => None,
         };
         if record.op == Op::Write {
             footprint.written_pages += last - first + 1;
@@ -113,7 +115,7 @@ fn fresh_page_ops(source: Box<dyn RecordSource>, config: &Config, ftl: &Ftl) -> 
         let kind = match op {
             Op::Write => Some(PageOp::Write as fn(u32) -> PageOp),
             Op::Trim | Op::Sanitize => Some(PageOp::Trim as fn(u32) -> PageOp),
-            Op::Read => None,
+            Op::Read | Op::ZoneAppend | Op::ZoneManagement(_) => None,
         };
         kind.into_iter().flat_map(move |kind| (first..=last).map(move |p| kind((p % logical) as u32)))
     }))
