@@ -101,3 +101,25 @@ fn gordon_describes_a_manifest_run_and_fails_without_its_required_check() {
     assert!(md.contains("Required checks: 0 of 1 pass") && md.contains("not measured (not run)"), "{md}");
     check("gordon", "wonly,rheavy");
 }
+
+#[test]
+fn spa_ssd_describes_a_manifest_run() {
+    check("spa-ssd", "wonly,rheavy");
+}
+
+#[test]
+fn mango_describes_a_manifest_run_with_its_discussion() {
+    check("mango", "wonly,rheavy");
+    // Mango's discussion describes any run: kept, filled from this one, and the load rule
+    // stated in its Setup.
+    let traces = manifest_dir();
+    let out = traces.path().join("mango.md");
+    let (_, md, _) = reproduce("mango", traces.path(), "wonly,rheavy", &out);
+    assert!(md.contains("**The mechanism.**") && md.contains("**Load.**"), "{md}");
+    assert!(md.contains("the rule every reproduction shares") && !md.contains("<!--"), "{md}");
+}
+
+#[test]
+fn harey_tortoise_describes_a_manifest_run() {
+    check("harey-tortoise", "wonly,rheavy");
+}

@@ -86,12 +86,13 @@ pub(crate) fn checked(reason: Option<&'static str>, ok: bool) -> String {
 }
 
 /// The lines under a report's Command line that say what changed its run (issue 43):
-/// workloads `slowed` down (name and factor) and those with `few` samples of `what`.
-pub(crate) fn run_notes(slowed: &[String], few: &[String], what: &str) -> String {
+/// workloads `slowed` down (name and factor) by the overload rule (`crate::reproduce::load`,
+/// `baseline` its baseline) and those with `few` samples of `what`.
+pub(crate) fn run_notes(slowed: &[String], few: &[String], what: &str, baseline: &str) -> String {
     let mut out = String::new();
     if !slowed.is_empty() {
         out += &format!(
-            "**Slowed down by the load rule** (NOAC could not keep up at the rate given; the rate given is an \
+            "**Slowed down by the load rule** ({baseline} could not keep up at the rate given; the rate given is an \
              ablation under Setup), replayed at this fraction of it: {}.\n\n",
             slowed.join(", ")
         );

@@ -12,6 +12,7 @@ use crate::reproduce::claims::{
     TOO_FEW,
 };
 use crate::reproduce::execute;
+use crate::reproduce::load;
 use crate::reproduce::workloads::{load_traces, Entry, Trace};
 use crate::reproduce::ReproduceArgs;
 use crate::setup::{Prepared, Workload};
@@ -232,46 +233,25 @@ fn measure(config: Config, name: &str, records: Vec<Record>, skip: usize, comman
     })
 }
 
-/// A workload the baseline cannot keep up with at its rate: NOAC's mean write response
-/// time (aged, after the warm-up) above this many of the drive's slowest programs, a write
-/// waiting for that many programs ahead of it on average.
-const OVERLOAD_PROGRAMS: u64 = 10;
-
-/// The rate a workload replays at (`host.speed_factor`): its manifest `speed`, slowed
-/// ten-fold at a time (three times at most) while the NOAC baseline cannot keep up with it
-/// (`OVERLOAD_PROGRAMS`). DIR's argument is about a request's service time "without
-/// considering the queuing time" (its abstract and §2.5), on traces arriving every 8.4 ms
-/// or more (Table 2); in an overloaded queue a read waits for the programs ahead of it.
-/// The rule looks at NOAC only, never at DIR's result.
+/// The rate a workload replays at (`host.speed_factor`): the shared overload rule
+/// ([`load::pace`]) with NOAC as the baseline. DIR's argument is about a request's service
+/// time "without considering the queuing time" (its abstract and §2.5), on traces
+/// arriving every 8.4 ms or more (Table 2); in an overloaded queue a read waits for the
+/// programs ahead of it.
 fn pace(t: &Trace, scale: f64) -> Result<Pace> {
-    let mut out = Pace { rate: t.entry.speed, recorded: None, at_rate: None };
-    if t.entry.replay.as_deref() == Some("closed-loop") {
-        return Ok(out);
-    }
-    let preset = preset("dir-tlc").map_err(|e| anyhow!("{e}"))?;
-    let limit = OVERLOAD_PROGRAMS as f64 * *preset.flash.program_latency_ns.iter().max().unwrap_or(&0) as f64 / 1e3;
-    for _ in 0..3 {
-        let noac = run_at(&PACE_JOB, t, out.rate, scale)?;
-        if noac.write_us <= limit {
-            out.at_rate = Some(noac);
-            break;
-        }
-        out.recorded.get_or_insert(noac);
-        out.rate /= 10.0;
-    }
-    Ok(out)
+    let limit = load::limit_us(&preset("dir-tlc").map_err(|e| anyhow!("{e}"))?);
+    let closed = t.entry.replay.as_deref() == Some("closed-loop");
+    load::pace(t.entry.speed, closed, limit, |rate| {
+        let noac = run_at(&PACE_JOB, t, rate, scale)?;
+        let w = noac.write_us;
+        Ok((noac, w))
+    })
 }
 
 /// The job `pace` runs: NOAC, aged, after the warm-up.
 const PACE_JOB: Job = Job { trace: 0, scheme: 0, aged: true, warm: true, variant: Variant::Base };
 
-/// A workload's rate and the NOAC runs `pace` measured it by (reused as the report's
-/// cells): at the recorded rate when it slowed the workload, and at the rate chosen.
-struct Pace {
-    rate: f64,
-    recorded: Option<Measured>,
-    at_rate: Option<Measured>,
-}
+type Pace = load::Pace<Measured>;
 
 /// A job's result: the NOAC run `pace` already made when it is that one, else a new run.
 fn run_job(job: &Job, traces: &[Trace], paced: &[Pace], scale: f64) -> Result<Measured> {
@@ -607,7 +587,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         .collect();
     let few: Vec<String> =
         (0..n).filter(|&t| !read_ok[t]).map(|t| format!("{} ({} reads)", names[t], reads_of(t))).collect();
-    write!(md, "{}", run_notes(&slowed, &few, "reads"))?;
+    write!(md, "{}", run_notes(&slowed, &few, "reads", "NOAC"))?;
     write_claims(&mut md, &claims, "A claim of \"no significant change\" holds within ±10%.")?;
 
     writeln!(md, "## Setup\n")?;
@@ -635,12 +615,10 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
          before the trace begins: the latest finished {} after the trace's first arrival, against {} with a \
          1-s gap). Every number below is measured over the trace's requests only.\n\
          - **Load** (our rule, measured below): DIR's argument is a request's service time \"without considering \
-         the queuing time\" (abstract, §2.5), on traces arriving every 8.4 ms or more (Table 2). A workload the \
-         NOAC baseline cannot keep up with at its rate (its mean write response time above {OVERLOAD_PROGRAMS} \
-         of the slowest programs, 15 ms: writes queue behind ten programs) is slowed ten-fold at a time until it \
-         can; the rule looks at NOAC alone. Its recorded rate is an ablation below.\n- Workloads:",
+         the queuing time\" (abstract, §2.5), on traces arriving every 8.4 ms or more (Table 2). {}\n- Workloads:",
         if overlap_base == 0 { "0 s".to_string() } else { format!("{:.3} s", overlap_base as f64 / 1e9) },
         if overlap_short == 0 { "0 s".to_string() } else { format!("{:.3} s", overlap_short as f64 / 1e9) },
+        load::rule("the NOAC baseline", "NOAC", load::limit_us(&preset("dir-tlc").map_err(|e| anyhow!("{e}"))?)),
     )?;
     for (i, t) in traces.iter().enumerate() {
         let rate = match paced[i].recorded.as_ref().map(|m| m.write_us) {

@@ -20,6 +20,7 @@ pub mod dir;
 pub mod gordon;
 pub mod harey;
 pub mod ipu;
+pub mod load;
 pub mod mango;
 pub mod pa;
 pub mod spa;
@@ -214,19 +215,76 @@ pub fn discussion(out: &Path, name: &str) -> String {
 }
 
 /// The discussion of the run `args` describes: the hand-written one (a template, see
-/// [`discussion`]), except with a manifest and no `NAME.discussion.md` beside `--out`:
-/// the hand-written text explains the built-in workloads' results by name, and would
-/// describe a run that did not happen (issue 43), so a note stands in for it.
+/// [`discussion`]). With a manifest and no `NAME.discussion.md` beside `--out`, the
+/// hand-written text would describe the built-in workloads' run, which did not happen
+/// (issue 43): a discussion that opens with [`ANY_RUN`] is kept, filled from this run,
+/// each passage between [`BUILT_IN`] and [`END_BUILT_IN`] replaced by a note saying it is
+/// left out and why; any other is replaced whole by such a note. The marker lines never
+/// reach a report.
 pub(crate) fn run_discussion(args: &ReproduceArgs, name: &str) -> String {
-    if !args.out.with_extension("discussion.md").is_file() && args.traces.join("manifest.toml").is_file() {
+    let text = discussion(&args.out, name);
+    let manifest = !args.out.with_extension("discussion.md").is_file() && args.traces.join("manifest.toml").is_file();
+    for_run(&text, manifest)
+}
+
+/// A discussion's first line when it describes any run (the mechanism, the model's
+/// choices, numbers filled from the run) except its marked passages.
+pub(crate) const ANY_RUN: &str = "<!-- any run -->";
+/// Opens a passage about the built-in workloads by name.
+pub(crate) const BUILT_IN: &str = "<!-- built-in -->";
+/// Closes it.
+pub(crate) const END_BUILT_IN: &str = "<!-- /built-in -->";
+
+/// The discussion `text` for a run with a manifest (`manifest`) or the built-in list.
+fn for_run(text: &str, manifest: bool) -> String {
+    if manifest && !text.starts_with(ANY_RUN) {
         return "## Discussion\n\n(The hand-written discussion explains the results of the built-in workloads by \
                 name; with a manifest it is left out: the claims table and the tables above are this run's. Put a \
                 discussion for these workloads in a `.discussion.md` file beside `--out` to include it.)"
             .to_string();
     }
-    discussion(&args.out, name)
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.split_inclusive('\n') {
+        match line.trim_end() {
+            ANY_RUN => {}
+            BUILT_IN => {
+                skipping = manifest;
+                if manifest {
+                    out.push_str(
+                        "*(A passage on the built-in workloads' results is left out: this run's workloads came from \
+                         a manifest.)*\n",
+                    );
+                }
+            }
+            END_BUILT_IN => skipping = false,
+            _ if skipping => {}
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 pub fn default_traces() -> PathBuf {
     std::env::var_os("SSDLAB_TRACES").map(PathBuf::from).unwrap_or_else(|| Path::new("../shared/traces").to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_run_keeps_what_describes_any_run_and_says_what_it_left_out() {
+        let text = format!("{ANY_RUN}\n## Discussion\n\nmechanism\n\n{BUILT_IN}\nhm_1 was slow\n{END_BUILT_IN}\nend\n");
+        assert_eq!(for_run(&text, false), "## Discussion\n\nmechanism\n\nhm_1 was slow\nend\n");
+        let m = for_run(&text, true);
+        assert!(
+            m.contains("mechanism") && m.contains("end") && m.contains("is left out") && !m.contains("hm_1"),
+            "{m}"
+        );
+        // Not marked as describing any run: left out whole, with the reason.
+        let m = for_run("## Discussion\n\nhm_1 was slow\n", true);
+        assert!(!m.contains("hm_1") && m.contains("left out"), "{m}");
+        assert_eq!(for_run("## Discussion\n\nhm_1\n", false), "## Discussion\n\nhm_1\n");
+    }
 }

@@ -477,6 +477,12 @@ pub fn harey_tortoise(args: &ReproduceArgs) -> Result<()> {
     let template = crate::reproduce::run_discussion(args, "harey-tortoise");
     if synthetic && n > 0 {
         writeln!(md, "{}\n", fill(&template, &values)?.trim_end())?;
+    } else {
+        writeln!(
+            md,
+            "## Discussion\n\n(Left out: `--only` dropped the {} its numbers come from.)\n",
+            if synthetic { "workloads" } else { "microbenchmark and sustained-load experiments" }
+        )?;
     }
     writeln!(md, "## Commands\n\nEvery cell is one `ssdlab run`; for example:\n\n```")?;
     let mut shown = std::collections::BTreeSet::new();
