@@ -123,3 +123,36 @@ fn mango_describes_a_manifest_run_with_its_discussion() {
 fn harey_tortoise_describes_a_manifest_run() {
     check("harey-tortoise", "wonly,rheavy");
 }
+
+/// The manifest of `manifest_dir` with `groups` given to each workload as `groups` says.
+fn with_groups(groups: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = manifest_dir();
+    let mut m = String::new();
+    for (name, g) in groups {
+        m.push_str(&format!(
+            "[[workload]]\nname = \"{name}\"\nfile = \"{name}.csv\"\nformat = \"msr\"\ngroups = [\"{g}\"]\n\n"
+        ));
+    }
+    std::fs::write(dir.path().join("manifest.toml"), m).unwrap();
+    dir
+}
+
+#[test]
+fn pa_ssd_takes_heavy_and_light_from_the_manifest_groups() {
+    // Issue 43: the write-only excerpt is named heavy and the read-heavy one light by the
+    // manifest, whatever QDS did on them.
+    let traces = with_groups(&[("wonly", "heavy"), ("rheavy", "light")]);
+    let out = traces.path().join("pa-ssd.md");
+    let (_, md, stderr) = reproduce("pa-ssd", traces.path(), "wonly,rheavy", &out);
+    assert!(md.contains("heavy workloads (wonly)") && md.contains("light workloads (rheavy)"), "{stderr}\n{md}");
+}
+
+#[test]
+fn ipu_takes_update_heavy_from_the_manifest_groups() {
+    // The read-heavy excerpt would never be computed update-heavy; its groups say it is.
+    let traces = with_groups(&[("rheavy", "update-heavy"), ("wonly", "busy")]);
+    let out = traces.path().join("ipu.md");
+    let (_, md, stderr) = reproduce("ipu", traces.path(), "wonly,rheavy", &out);
+    let row = md.lines().find(|l| l.contains("IPU's in-place updates")).unwrap_or_default();
+    assert!(row.contains("rheavy") && !row.contains("wonly"), "{stderr}\n{row}");
+}

@@ -538,7 +538,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     let last = claims.last_mut().expect("pushed");
     last.verdict = if (mean(&write_dir_ac) - 1.0).abs() <= 0.10 { "holds" } else { "no" }.into();
     // Required checks (issue 14), rows of the claims table too.
-    let below = read_ts.iter().all(|&t| aged_dir[t] < 1.0 && aged_dir[t] < aged_ac[t]);
+    let below = reads_below(&read_ts, &aged_dir, &aged_ac);
     let list = |f: &dyn Fn(usize) -> String| read_ts.iter().map(|&t| f(t)).collect::<Vec<_>>().join(", ");
     let too_few: String =
         (0..n).filter(|&t| !read_ok[t]).map(|t| format!("; {} left out ({} reads)", names[t], reads_of(t))).collect();
@@ -552,7 +552,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         verdict: checked(read_ts.is_empty().then_some(TOO_FEW), below),
         required: true,
     });
-    let fresh_ok = read_ts.iter().all(|&t| fresh_dir[t] <= 1.15);
+    let fresh_ok = fresh_within(&read_ts, &fresh_dir);
     claims.push(Claim {
         what: "**Required:** fresh DIR within +15% of NOAC on every workload".into(),
         figure: "§4.2 text",
@@ -561,7 +561,7 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
         verdict: checked(read_ts.is_empty().then_some(TOO_FEW), fresh_ok),
         required: true,
     });
-    let highest = !read_ts.is_empty() && (0..4).all(|s| s == 3 || rmean(&mp[3]) > rmean(&mp[s]));
+    let highest = !read_ts.is_empty() && dir_highest(&[0, 1, 2, 3].map(|s| rmean(&mp[s])));
     claims.push(Claim {
         what: "**Required:** DIR's multi-plane read share the highest of the four (mean)".into(),
         figure: "Fig. 14",
@@ -975,3 +975,24 @@ pub fn dir(args: &ReproduceArgs) -> Result<()> {
     );
     gate(&claims, "dir")
 }
+
+/// Required check: on every workload of `ts`, aged DIR's read latency over NOAC's
+/// (`dir_noac`) below 1 and below AC's over NOAC's (`ac_noac`).
+fn reads_below(ts: &[usize], dir_noac: &[f64], ac_noac: &[f64]) -> bool {
+    ts.iter().all(|&t| dir_noac[t] < 1.0 && dir_noac[t] < ac_noac[t])
+}
+
+/// Required check: fresh DIR's read latency over NOAC's within +15% on every workload.
+fn fresh_within(ts: &[usize], fresh: &[f64]) -> bool {
+    ts.iter().all(|&t| fresh[t] <= 1.15)
+}
+
+/// Required check: DIR's (the last of the four schemes') multi-plane read share above
+/// every other's.
+fn dir_highest(shares: &[f64; 4]) -> bool {
+    shares[..3].iter().all(|&s| shares[3] > s)
+}
+
+#[cfg(test)]
+#[path = "dir_checks.rs"]
+mod checks;

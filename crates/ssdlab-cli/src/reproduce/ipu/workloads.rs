@@ -85,6 +85,17 @@ pub(crate) struct Load {
     pub(crate) burst_share: f64,
     /// Built from a Table 3 row (`--save-workloads` writes it as a trace).
     pub(crate) synthetic: bool,
+    /// Whether a manifest's `groups` put it in the update-heavy group (`None`: no groups
+    /// given, the group is computed from `write_share` and `update_share`).
+    pub(crate) update_heavy_group: Option<bool>,
+}
+
+impl Load {
+    /// Update-heavy (the in-place-update check): the manifest's `groups` when given, else
+    /// at least half writes and a fifth of written 4-KiB blocks written before.
+    pub(crate) fn update_heavy(&self) -> bool {
+        self.update_heavy_group.unwrap_or(self.write_share >= 0.5 && self.update_share >= 0.2)
+    }
 }
 
 /// Share of writes that rewrite a 4-KiB block written less than 1 ms before (a burst of
@@ -205,7 +216,10 @@ pub(crate) fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
         for run in 0..runs as u64 {
             records.extend(t.records.iter().map(|r| Record { arrival_ns: run * span + r.arrival_ns - first, ..*r }));
         }
+        let update_heavy_group =
+            (!t.entry.groups.is_empty()).then(|| t.entry.groups.iter().any(|g| g == "update-heavy"));
         out.push(Load {
+            update_heavy_group,
             rerun: format!(
                 "run --preset ipu-slc-mlc --trace {} --format {}{}",
                 t.entry.file,
@@ -245,6 +259,7 @@ pub(crate) fn workloads(args: &ReproduceArgs) -> Result<(Vec<Load>, String)> {
             update_share,
             mean_write_kib,
             synthetic: true,
+            update_heavy_group: None,
         });
     }
     Ok((out, source))
