@@ -330,7 +330,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                 format!("Fig. 5: TPJ-PA's SLC-stage throughput exceeds {name}'s"),
                 "Fig. 5",
                 "yes",
-                tpj > other,
+                fig5_tpj_above(slc_stage[3], slc_stage[i]),
                 format!("{tpj:.0} vs {other:.0} MiB/s ({:+.0}%)", (tpj / other.max(1e-9) - 1.0) * 100.0),
             ));
         }
@@ -423,7 +423,7 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                     "Fig. 6: QPC-DM's write throughput exceeds BG-DM's at QL 128".to_string(),
                     "Fig. 6",
                     "yes",
-                    q > b,
+                    fig6_qpc_above(q, b),
                     format!("{q:.1} vs {b:.1} MiB/s ({:.2}×)", q / b.max(1e-9)),
                 ));
                 checks.push(Claim {
@@ -588,13 +588,13 @@ pub fn spa_ssd(args: &ReproduceArgs) -> Result<()> {
                     .join(" | ")
             )?;
             if bi == 0 {
-                let best_other = hit_sums[..spa].iter().copied().fold(0.0, f64::max);
+                let best_other = best_other_hits(&hit_sums, spa);
                 checks.push(check(
                     "Fig. 7: SPA-SSD's mean SLC hit ratio exceeds every other device's (SLC full at the start)"
                         .to_string(),
                     "Fig. 7b",
                     "yes",
-                    hit_sums[spa] > best_other,
+                    fig7_spa_hits_highest(&hit_sums, spa),
                     format!(
                         "{:.1}% vs at most {:.1}%",
                         hit_sums[spa] / traces.len().max(1) as f64,
@@ -725,9 +725,66 @@ fn saturation(throughput: &[f64]) -> usize {
     throughput.iter().position(|&t| t >= 0.95 * best).unwrap_or(0)
 }
 
+/// Fig. 5's required check: TPJ-PA's SLC-stage throughput above another allocation's; a
+/// run without an SLC stage counts as 0 MiB/s, so TPJ-PA without one cannot pass.
+fn fig5_tpj_above(tpj: Option<f64>, other: Option<f64>) -> bool {
+    tpj.unwrap_or(0.0) > other.unwrap_or(0.0)
+}
+
+/// Fig. 6's required check: QPC-DM's whole-run write throughput strictly above BG-DM's.
+fn fig6_qpc_above(qpc: f64, bg: f64) -> bool {
+    qpc > bg
+}
+
+/// The highest SLC hit-ratio sum among the devices before SPA-SSD (index `spa`) in
+/// `FIG7_SCHEMES`; 0 when there are none.
+fn best_other_hits(hit_sums: &[f64], spa: usize) -> f64 {
+    hit_sums[..spa].iter().copied().fold(0.0, f64::max)
+}
+
+/// Fig. 7b's required check: SPA-SSD's SLC hit-ratio sum over the traces strictly above
+/// every other device's (a tie fails).
+fn fig7_spa_hits_highest(hit_sums: &[f64], spa: usize) -> bool {
+    hit_sums[spa] > best_other_hits(hit_sums, spa)
+}
+
 #[cfg(test)]
 mod checks {
     use super::*;
+
+    #[test]
+    fn the_fig5_check_fails_when_tpj_pa_is_not_faster_in_the_slc_stage() {
+        assert!(fig5_tpj_above(Some(900.0), Some(560.0)));
+        // A wrong allocator that puts no more in the SLC than TW-PA: equal stages fail.
+        assert!(!fig5_tpj_above(Some(560.0), Some(560.0)));
+        assert!(!fig5_tpj_above(Some(300.0), Some(560.0)));
+        // TPJ-PA never reaching an SLC stage (the SLC exhausted at once) fails too.
+        assert!(!fig5_tpj_above(None, Some(560.0)));
+        assert!(fig5_tpj_above(Some(560.0), None));
+    }
+
+    #[test]
+    fn the_fig6_check_fails_when_qpc_dm_does_not_beat_bg_dm() {
+        assert!(fig6_qpc_above(120.0, 40.0));
+        // Migration that never pauses for the queue behaves like BG-DM: equal fails.
+        assert!(!fig6_qpc_above(40.0, 40.0));
+        assert!(!fig6_qpc_above(30.0, 40.0));
+    }
+
+    #[test]
+    fn the_fig7b_check_fails_when_another_device_hits_the_slc_as_often() {
+        let spa = FIG7_SCHEMES.len() - 1;
+        assert_eq!(FIG7_SCHEMES[spa].0, "SPA-SSD", "SPA-SSD is the last scheme");
+        let mut sums = vec![10.0; FIG7_SCHEMES.len()];
+        sums[spa] = 99.0;
+        assert!(fig7_spa_hits_highest(&sums, spa));
+        assert_eq!(best_other_hits(&sums, spa), 10.0);
+        // One baseline matching SPA-SSD (a tie) or beating it fails the check.
+        sums[0] = 99.0;
+        assert!(!fig7_spa_hits_highest(&sums, spa));
+        sums[0] = 99.5;
+        assert!(!fig7_spa_hits_highest(&sums, spa));
+    }
 
     #[test]
     fn the_saturation_check_fails_on_a_curve_that_saturates_elsewhere() {
