@@ -74,6 +74,13 @@ fn ipu_describes_a_manifest_run() {
 #[test]
 fn pa_ssd_describes_a_manifest_run() {
     check("pa-ssd", "wonly,rheavy");
+    // PA's discussion describes any run except its marked passages on the built-in
+    // workloads: the mechanism survives, each left-out passage is noted.
+    let traces = manifest_dir();
+    let out = traces.path().join("pa-ssd.md");
+    let (_, md, _) = reproduce("pa-ssd", traces.path(), "wonly,rheavy", &out);
+    assert!(md.contains("**Setup choices that matter.**") && md.contains("SSDSim counts free pages"), "{md}");
+    assert!(md.contains("passage on the built-in workloads' results is left out") && !md.contains("<!--"), "{md}");
 }
 
 #[test]
