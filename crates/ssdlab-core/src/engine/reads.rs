@@ -6,6 +6,20 @@
 use super::*;
 
 impl Simulator<'_> {
+    /// Starts the dies in `kick_list`, keeping its buffer (dies added meanwhile stay
+    /// listed for their own caller).
+    pub(crate) fn kick_listed(&mut self) -> Result<(), SimError> {
+        let mut dies = std::mem::take(&mut self.kick_list);
+        for &die in &dies {
+            self.kick(die)?;
+        }
+        if self.kick_list.is_empty() {
+            dies.clear();
+            self.kick_list = dies;
+        }
+        Ok(())
+    }
+
     /// 512-byte sectors of the page at `page_start` a request of `size` bytes at `offset`
     /// covers (0 = the whole page): what `flash.transfer_requested_bytes` moves.
     pub(crate) fn sectors_of(&self, offset: u64, size: u64, page_start: u64) -> u16 {

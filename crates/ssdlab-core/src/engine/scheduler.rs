@@ -15,20 +15,6 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// Starts the dies in `kick_list`, keeping its buffer (dies added meanwhile stay
-    /// listed for their own caller).
-    pub(crate) fn kick_listed(&mut self) -> Result<(), SimError> {
-        let mut dies = std::mem::take(&mut self.kick_list);
-        for &die in &dies {
-            self.kick(die)?;
-        }
-        if self.kick_list.is_empty() {
-            dies.clear();
-            self.kick_list = dies;
-        }
-        Ok(())
-    }
-
     pub(crate) fn die_planes(&self, die: u32) -> std::ops::Range<u32> {
         let n = self.ftl.addr.planes_per_die;
         die * n..die * n + n
