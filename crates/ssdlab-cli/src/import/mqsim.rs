@@ -411,51 +411,32 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         // chip starts one as soon as it is free (its transfers then wait for the channel).
         let channel = "a free chip starts its next command at once, where MQSim's TSU waits for the \
                        channel to be idle";
-        match item.value.as_str() {
-            "OUT_OF_ORDER" => {
-                m.set("arbitration.scheme", "oldest-first", &from);
-                m.param(
-                    &item,
-                    Fate::Approximated,
-                    &keys,
-                    format!(
-                        "{common}; one read and one write queue per chip shared by all flows, oldest first \
-                         (TSU_OutOfOrder); {channel}"
-                    ),
-                );
-            }
-            "PRIORITY_OUT_OF_ORDER" => {
-                m.set("arbitration.scheme", "weighted", &from);
-                m.param(
-                    &item,
-                    Fate::Approximated,
-                    &keys,
-                    format!(
-                        "{common}; per chip one queue per priority class, urgent first, then the classes by \
-                         weighted round robin (4/2/1), oldest first within a class (TSU_Priority_OutOfOrder); \
-                         {channel}"
-                    ),
-                );
-            }
-            "FLIN" => {
-                m.set("arbitration.scheme", "weighted", &from);
-                m.param(
-                    &item,
-                    Fate::Approximated,
-                    &keys,
-                    format!(
-                        "{common}; as PRIORITY_OUT_OF_ORDER: FLIN's fairness control (reordering by each \
-                         flow's slowdown) is not modelled"
-                    ),
-                );
-            }
+        let (scheme, rule) = match item.value.as_str() {
+            "OUT_OF_ORDER" => (
+                "oldest-first",
+                format!("one read and one write queue per chip shared by all flows, oldest first (TSU_OutOfOrder); {channel}"),
+            ),
+            "PRIORITY_OUT_OF_ORDER" => (
+                "weighted",
+                format!(
+                    "per chip one queue per priority class, urgent first, then the classes by weighted round robin \
+                     (4/2/1), oldest first within a class (TSU_Priority_OutOfOrder); {channel}"
+                ),
+            ),
+            "FLIN" => (
+                "weighted",
+                "as PRIORITY_OUT_OF_ORDER: FLIN's fairness control (reordering by each flow's slowdown) is not modelled"
+                    .to_string(),
+            ),
             other => bail!(
                 "{}:{}: Transaction_Scheduling_Policy: unknown value '{other}' (MQSim: OUT_OF_ORDER, \
                  PRIORITY_OUT_OF_ORDER, FLIN)",
                 item.file,
                 item.line
             ),
-        }
+        };
+        m.set("arbitration.scheme", scheme, &from);
+        m.param(&item, Fate::Approximated, &keys, format!("{common}; {rule}"));
     }
     for key in ["Dynamic_Wearleveling_Enabled", "Static_Wearleveling_Enabled", "Static_Wearleveling_Threshold"] {
         if let Some(item) = items.take(key) {
