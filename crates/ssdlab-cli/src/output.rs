@@ -722,7 +722,8 @@ pub fn summary_text(o: &Outcome) -> String {
             }
         );
     }
-    for note in &st.notes {
+    // A note that is also a warning is printed once, with the warnings.
+    for note in st.notes.iter().filter(|n| !r.warnings.iter().any(|w| w.starts_with(n.as_str()))) {
         out!(w, "  note: {note}");
     }
     let h = &r.host;

@@ -9,6 +9,10 @@ pub(crate) fn config_hash(config: &Config) -> String {
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 
+/// How the note (and, when the run's GC ran, the warning) on a short run after the rapid
+/// fill begins.
+const NOT_STEADY_NOTE: &str = "WAF has not reached steady state";
+
 impl Simulator<'_> {
     pub(crate) fn finish(&mut self) -> (Report, Vec<SeriesRow>) {
         self.judge_steady_state();
@@ -204,16 +208,16 @@ impl Simulator<'_> {
     /// Judges the run against steady-state preconditioning (`SteadyStateReport::judge_run`)
     /// and updates the start state's note to say so; without steady state, a run that
     /// wrote less than one drive write after the rapid fill gets a note that its WAF has
-    /// not reached steady state (a note, not a warning: most runs are short and measure
-    /// latency, not write amplification).
+    /// not reached steady state (a note; `warnings` repeats it as a warning when the run's
+    /// GC moved pages, since most runs are short and measure latency, not write amplification).
     fn judge_steady_state(&mut self) {
         let pc = &self.config.precondition;
         let written = self.total.writes.bytes;
         let Some(steady) = self.precondition_report.steady_state.as_mut() else {
-            let noted = self.start_state.notes.iter().any(|n| n.starts_with("WAF has not reached steady state"));
+            let noted = self.start_state.notes.iter().any(|n| n.starts_with(NOT_STEADY_NOTE));
             if pc.used_fraction > 0.0 && (1..self.logical_bytes).contains(&written) && !noted {
                 self.start_state.notes.push(format!(
-                    "WAF has not reached steady state: the run wrote {:.1} % of one drive write after the rapid fill, \
+                    "{NOT_STEADY_NOTE}: the run wrote {:.1} % of one drive write after the rapid fill, \
                      whose invalid pages lie at random, not where GC leaves them; for write amplification set \
                      precondition.steady_state = true (docs/sweep.md, \"Sweeping over-provisioning\") or write more \
                      than the drive's logical capacity",
@@ -276,11 +280,57 @@ impl Simulator<'_> {
                 self.next_request_id, self.logical_bytes
             ));
         }
+        // A short run after the rapid fill whose GC moved pages: its WAF is a number a
+        // reader may take for the drive's (issue 46). Runs whose GC moved nothing (WAF 1)
+        // keep it as a note only.
+        if c.gc_moved_pages > 0 {
+            let short = self.start_state.notes.iter().find(|n| n.starts_with(NOT_STEADY_NOTE));
+            warnings.extend(short.cloned());
+        }
         let steady = self.precondition_report.steady_state.as_ref();
         if let Some(steady) = steady.filter(|s| s.agrees_with_run == Some(false)) {
-            warnings.push(steady.note(self.config.precondition.steady_state_max_rounds));
+            let mut warning = steady.note(self.config.precondition.steady_state_max_rounds);
+            if let Some(cause) = self.steady_state_gap_cause() {
+                warning.push_str("; ");
+                warning.push_str(&cause);
+            }
+            warnings.push(warning);
         }
         warnings
+    }
+
+    /// Why a run's WAF exceeds its steady state's, when the run's background GC explains
+    /// it: the rounds run foreground GC only (they have no idle time), so a background
+    /// reserve the run keeps is spare space the rounds could use. The usual case is a
+    /// background threshold above what a plane can hold free once the logical space is
+    /// written (SSDSim-style thresholds, allowed on purpose): background GC then never
+    /// reaches its target and compacts whenever a die is idle.
+    fn steady_state_gap_cause(&self) -> Option<String> {
+        let (background, emergency) = (self.gc_background_steps, self.gc_emergency_steps);
+        let steady = self.precondition_report.steady_state.as_ref()?;
+        if background == 0 || steady.run_waf_pages? <= steady.window_waf {
+            return None;
+        }
+        let ftl = &self.ftl;
+        let logical_per_plane = (ftl.logical_pages as u64).div_ceil(ftl.addr.planes() as u64);
+        let data_blocks = logical_per_plane.div_ceil(ftl.data_pages_per_block().max(1) as u64);
+        let spare = (ftl.normal_blocks_per_plane as u64).saturating_sub(data_blocks);
+        let target = ftl.background_free_blocks as u64;
+        let share = format!("{background} of its {} GC steps were background steps", background + emergency);
+        let fix = "for the workload's textbook steady state, GC at one threshold: ftl.gc_background_free_fraction = \
+                   ftl.gc_emergency_free_fraction (docs/sweep.md)";
+        Some(if target >= spare {
+            format!(
+                "the cause is the run's background GC, which aims at {target} free blocks per plane, at least the \
+                 {spare} spare blocks a plane has once the logical space is written: it can never reach its target \
+                 and compacts whenever a die is idle ({share}), while the rounds run foreground GC only; {fix}"
+            )
+        } else {
+            format!(
+                "the run's background GC keeps up to {target} free blocks per plane of its {spare} spare ({share}), \
+                 a reserve the rounds (foreground GC only) leave to data; {fix}"
+            )
+        })
     }
 
     /// Outstanding requests from which an open-loop device counts as saturated: the host

@@ -468,7 +468,7 @@ impl Ftl {
     }
 
     /// Data pages of a whole normal-mode block (less its summary and companion pages).
-    fn data_pages_per_block(&self) -> u32 {
+    pub(crate) fn data_pages_per_block(&self) -> u32 {
         self.layout.pages() - self.summary_pages - self.companions_per_block()
     }
 
