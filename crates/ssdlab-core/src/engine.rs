@@ -605,6 +605,8 @@ impl<'a> Simulator<'a> {
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
         let designs = Designs::new(&config, &ftl)?;
+        // A zoned drive's host layer turns the application's records into zone commands.
+        let mut factory = crate::designs::zns::through_host_layer(&designs, factory);
         let cmt = config.cmt.enabled().then(|| Box::new(cmt::Cmt::new(&config, &ftl)));
         let flows = (!config.flows.is_empty())
             .then(|| Box::new(flows::Flows::new(&config, flow_sources, ftl.addr.dies() as usize)));

@@ -32,6 +32,7 @@ mod theory;
 mod timing;
 mod wom;
 mod zns;
+mod zns_host;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

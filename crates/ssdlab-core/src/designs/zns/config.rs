@@ -27,6 +27,26 @@ pub struct ZnsConfig {
     pub read_only_zones: Vec<u32>,
     /// Zones the device holds offline from the start (ZSO).
     pub offline_zones: Vec<u32>,
+    /// `"log"`: block requests (any trace, synthetic or fio job) reach the drive through
+    /// the host-side log-structured layer (`host_layer.rs`); `"none"`: the workload speaks
+    /// zones itself.
+    pub host_layer: HostLayer,
+    /// The host layer's spare space: the application gets `1 − host_spare_fraction` of
+    /// the usable zones' capacity.
+    pub host_spare_fraction: f64,
+    /// Host GC runs while no more than this many zones are empty (at least 1).
+    pub host_gc_free_zones: u32,
+}
+
+/// Who maps block requests onto zones (`[designs.zns] host_layer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostLayer {
+    /// Nobody: the workload sends zone commands.
+    #[default]
+    None,
+    /// The host-side log-structured layer.
+    Log,
 }
 
 impl Default for ZnsConfig {
@@ -40,6 +60,9 @@ impl Default for ZnsConfig {
             max_active_zones: 0,
             read_only_zones: Vec::new(),
             offline_zones: Vec::new(),
+            host_layer: HostLayer::None,
+            host_spare_fraction: 0.1,
+            host_gc_free_zones: 2,
         }
     }
 }
@@ -181,6 +204,34 @@ impl ZnsConfig {
         }
         if c.power.block_summary {
             errors.push(err("power.block_summary", "a zone's blocks hold only its data (no summary pages)"));
+        }
+        if z.host_layer == HostLayer::Log {
+            let unusable = z.read_only_zones.len() + z.offline_zones.len();
+            let usable = layout.zones.saturating_sub(unusable as u32);
+            let keep = z.host_gc_free_zones as u64 + 2;
+            let host = crate::designs::zns::host_layer::host_pages(&z, &layout, usable);
+            if z.host_gc_free_zones == 0 {
+                errors.push(err("designs.zns.host_gc_free_zones", "at least 1 (host GC writes into an empty zone)"));
+            } else if !(z.host_spare_fraction > 0.0 && z.host_spare_fraction < 1.0)
+                || host == 0
+                || host >= usable.saturating_sub(keep as u32) as u64 * layout.capacity_pages as u64
+            {
+                // With every full zone wholly valid host GC could free nothing: the GC
+                // threshold's empty zones and the two open ones must fit in the spare.
+                errors.push(err(
+                    "designs.zns.host_spare_fraction",
+                    format!(
+                        "must be in (0, 1) and leave more than host_gc_free_zones + 2 = {keep} of the {usable} usable \
+                         zones unused by the application's data"
+                    ),
+                ));
+            }
+            if (z.max_open_zones > 0 && z.max_open_zones < 2) || (z.max_active_zones > 0 && z.max_active_zones < 2) {
+                errors.push(err("designs.zns.max_open_zones", "the host layer keeps 2 zones open (application, GC)"));
+            }
+            if !c.flows.is_empty() {
+                errors.push(err("designs.zns.host_layer", "runs the single workload, not [[flows]]"));
+            }
         }
         if !c.power.loss_at_ns.is_empty() {
             errors.push(err("power.loss_at_ns", "power loss on a zoned drive is not modelled yet"));

@@ -14,6 +14,7 @@
 //! it, in arrival order.
 
 pub mod config;
+pub mod host_layer;
 pub mod zone;
 
 use super::{BuiltIn, Design, Hook, Need};
@@ -21,9 +22,11 @@ use crate::engine::{SimError, Simulator, TxnKind, NO_REQUEST};
 use crate::ftl::{Allocated, Ftl, WriteMode};
 use crate::stats::Report;
 use config::{Layout, ZnsConfig};
+use host_layer::{HostLayerStats, LogLayer, LogSource};
 use serde::Serialize;
 use ssdlab_trace::{Op, ZoneAction};
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use zone::{Status, ZoneState, Zones};
 
 /// Timer tags: apply resets whose zone's writes are programmed; resume parked commands.
@@ -59,6 +62,8 @@ pub struct Zns {
     resuming: Option<u32>,
     statuses: BTreeMap<Status, u64>,
     counts: Counts,
+    /// The host-side log-structured layer, shared with the workload's sources.
+    host: Option<Arc<Mutex<LogLayer>>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -104,6 +109,25 @@ struct ZnsSummary {
     /// Commands that failed, by NVMe status.
     rejected: u64,
     statuses: Vec<StatusCount>,
+    /// The host-side log-structured layer's counters and WAFs (with `host_layer = "log"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_layer: Option<HostLayerSummary>,
+}
+
+#[derive(Serialize)]
+struct HostLayerSummary {
+    /// The application's capacity, the spare fraction and GC threshold that gave it.
+    capacity_bytes: u64,
+    spare_fraction: f64,
+    gc_free_zones: u32,
+    /// Pages the layer wrote to the drive / pages the application wrote.
+    host_waf: f64,
+    /// Bytes programmed on flash / bytes the drive was asked to write (the report's `waf`).
+    device_waf: f64,
+    /// host_waf × device_waf: flash bytes per application byte.
+    total_waf: f64,
+    #[serde(flatten)]
+    stats: HostLayerStats,
 }
 
 #[derive(Serialize)]
@@ -128,6 +152,22 @@ impl Zns {
     /// Commands failed with `status` (e.g. `0x1b9`).
     pub fn rejected(&self, status: u16) -> u64 {
         self.statuses.get(&Status(status)).copied().unwrap_or(0)
+    }
+
+    /// The host layer's counters (with `host_layer = "log"`).
+    pub fn host_layer_stats(&self) -> Option<HostLayerStats> {
+        self.host.as_ref().map(|h| h.lock().unwrap_or_else(|e| e.into_inner()).stats.clone())
+    }
+
+    /// The host layer's `(T, U)`: drive pages holding data, valid or not, and the
+    /// application pages mapped (`theory`'s spare factor is `(T − U) / T`).
+    pub fn host_layer_occupancy(&self) -> Option<(u64, u64)> {
+        self.host.as_ref().map(|h| h.lock().unwrap_or_else(|e| e.into_inner()).occupancy())
+    }
+
+    /// Checks the host layer's page table (tests, `--check`).
+    pub fn check_host_layer(&self) -> Result<(), String> {
+        self.host.as_ref().map_or(Ok(()), |h| h.lock().unwrap_or_else(|e| e.into_inner()).check())
     }
 
     fn section(config: &crate::config::Config) -> ZnsConfig {
@@ -318,9 +358,43 @@ impl Design for Zns {
             parked: c2.parked,
             rejected: z.statuses.values().sum(),
             statuses,
+            host_layer: z.host.as_ref().map(|h| {
+                let h = h.lock().unwrap_or_else(|e| e.into_inner());
+                let host_waf = ratio(h.stats.drive_pages_written, h.stats.app_pages_written);
+                HostLayerSummary {
+                    capacity_bytes: h.capacity_bytes(),
+                    spare_fraction: c.host_spare_fraction,
+                    gc_free_zones: c.host_gc_free_zones,
+                    host_waf,
+                    device_waf: report.waf,
+                    total_waf: host_waf * report.waf,
+                    stats: h.stats.clone(),
+                }
+            }),
         };
         report.set_section(Self::NAME, &summary);
     }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// With the host layer on, each run's workload source wrapped in it (`Simulator::new`:
+/// after the pre-pass, which must see the application's own records).
+pub(crate) fn through_host_layer<'a>(
+    designs: &super::Designs,
+    mut factory: crate::engine::SourceFactory<'a>,
+) -> crate::engine::SourceFactory<'a> {
+    let Some(layer) = designs.try_state::<Zns>().and_then(|z| z.host.clone()) else { return factory };
+    Box::new(move || {
+        let inner = factory()?;
+        Ok(Box::new(LogSource::new(inner, layer.clone())) as Box<dyn ssdlab_trace::RecordSource>)
+    })
 }
 
 /// Whether `config` has a zoned namespace (a `[designs.zns]` that does not parse counts,
@@ -373,6 +447,7 @@ impl BuiltIn for Zns {
             resuming: None,
             statuses: BTreeMap::new(),
             counts: Counts::default(),
+            host: LogLayer::new(config, &c, &layout).map(|l| Arc::new(Mutex::new(l))),
             layout,
         }
     }
