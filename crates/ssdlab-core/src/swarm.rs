@@ -603,7 +603,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}",
+         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}, designs={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -701,6 +701,7 @@ fn describe(c: &Config, records: usize) -> String {
         c.mango.gc,
         c.mango.max_skipped_spare_fraction,
         c.priority.power_segment_requests,
+        serde_json::to_string(&c.designs).unwrap_or_default(),
     )
 }
 

@@ -193,3 +193,28 @@ fn a_spare_too_small_for_the_gc_threshold_is_refused() {
         assert!(errors.iter().any(|e| e.key == field), "{extra}: {errors:?}");
     }
 }
+
+/// The swarm draws zoned drives of both kinds (block records through the host layer, and
+/// zone-native workloads) and never with power losses, which a zoned drive refuses; a few
+/// of each run clean with the swarm's checks and `--verify`.
+#[test]
+fn the_swarm_draws_zoned_drives_of_both_kinds_and_they_run_clean() {
+    let (mut layered, mut native) = (Vec::new(), Vec::new());
+    for seed in 0..300 {
+        let case = ssdlab_core::swarm::case(seed);
+        let Some(z) = case.config.designs.get("zns") else { continue };
+        assert!(case.config.power.loss_at_ns.is_empty(), "seed {seed}: a zoned drive with power losses");
+        if z.get("host_layer").and_then(|v| v.as_str()) == Some("log") {
+            layered.push(case);
+        } else {
+            assert!(case.records.iter().any(|r| r.op != Op::Read), "seed {seed}: a zone-native workload writes");
+            native.push(case);
+        }
+    }
+    assert!(layered.len() >= 8 && native.len() >= 8, "{} layered, {} native of 300", layered.len(), native.len());
+    for case in layered.iter().take(3).chain(native.iter().take(3)) {
+        let report = ssdlab_core::swarm::run_case(case).unwrap_or_else(|e| panic!("seed {}: {e}", case.seed));
+        let zns = report.get_section("zns").expect("a zns section");
+        assert_eq!(zns["host_layer"].is_object(), layered.iter().any(|c| c.seed == case.seed), "seed {}", case.seed);
+    }
+}

@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod host_layer;
+mod swarm;
 pub mod zone;
 
 use super::{BuiltIn, Design, Hook, Need};
@@ -188,6 +189,10 @@ impl Design for Zns {
         Hook::Timer,
         Hook::Report,
     ];
+    // A zone's pages are its blocks' pages in their conventional program order: designs
+    // that pick, skip or reprogram pages do not run on zones (the swarm found WOM codes
+    // filling a zone's block past the zone: seed 911474).
+    const CLAIMS: &'static [super::Claim] = &[super::Claim::ProgramOrder];
     const NEEDS: &'static [Need] = &[
         Need::PagesProgrammedWhole,
         Need::WholeMapInDram,
@@ -406,6 +411,10 @@ pub(crate) fn selected(config: &crate::config::Config) -> bool {
 impl BuiltIn for Zns {
     fn selected(config: &crate::config::Config) -> bool {
         selected(config)
+    }
+
+    fn swarm_draw(seed: u64, config: &mut crate::config::Config, records: &mut Vec<ssdlab_trace::Record>) {
+        swarm::draw(seed, config, records);
     }
 
     fn validate(config: &crate::config::Config) -> Vec<crate::config::ConfigError> {
