@@ -108,6 +108,8 @@ fn readme_commands_run() {
     std::os::unix::fs::symlink(traces(), shared.join("traces")).unwrap();
     let work = scratch.path().join("work");
     std::fs::create_dir(&work).unwrap();
+    // (The README's commands may name the repository's examples, e.g. examples/zns/.)
+    std::os::unix::fs::symlink(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"), work.join("examples")).unwrap();
     let commands = readme_commands();
     assert!(commands.len() >= 15, "too few README commands found: {commands:?}");
     for command in &commands {

@@ -23,6 +23,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("small-tlc", include_str!("../presets/small-tlc.toml")),
     ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
     ("mqsim-compat", include_str!("../presets/mqsim-compat.toml")),
+    ("zns-zn540", include_str!("../presets/zns-zn540.toml")),
 ];
 
 /// Loads a preset by name; the error lists the valid names.

@@ -77,6 +77,9 @@ fn read_only_runs(name: &str, c: &Config, reads: u64) {
 fn read_only_runs_on_every_preset_do_no_gc_programs_or_erases() {
     for (name, _) in PRESETS {
         let mut base = preset(name).unwrap();
+        if base.designs.contains_key("zns") {
+            continue; // a zoned drive starts empty: nothing to precondition
+        }
         base.geometry.blocks_per_plane = base.geometry.blocks_per_plane.min(96);
         base.geometry.channels = base.geometry.channels.min(2);
         base.ftl.slc_blocks_per_plane = base.ftl.slc_blocks_per_plane.min(6);
