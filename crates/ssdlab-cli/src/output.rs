@@ -279,7 +279,9 @@ pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> 
     }
     // A section no active design reads is a typo or a design this binary does not have.
     let active = sim.active_designs();
-    if let Some(name) = resolved.designs.keys().find(|k| !active.contains(&k.as_str())) {
+    // (`enabled = false` switches a design off: its section is read, not a typo.)
+    let off = |section: &toml::Table| section.get("enabled").and_then(toml::Value::as_bool) == Some(false);
+    if let Some((name, _)) = resolved.designs.iter().find(|(k, v)| !active.contains(&k.as_str()) && !off(v)) {
         bail!(
             "config section [designs.{name}]: no design named {name} runs here (active: {}); `ssdlab` runs the \
              built-in designs, a design of your own runs in your own binary (ARCHITECTURE.md, \"Adding a design\")",
@@ -504,6 +506,30 @@ macro_rules! out {
     ($o:expr, $($t:tt)*) => {
         let _ = writeln!($o, $($t)*);
     };
+}
+
+/// The zoned drive's host-side log-structured layer (docs/zns-fdp.md): its WAF and the
+/// drive's apart.
+fn host_layer_line(w: &mut String, h: &serde_json::Value) {
+    let n = |k: &str| h[k].as_u64().unwrap_or(0);
+    let f = |k: &str| h[k].as_f64().unwrap_or(0.0);
+    out!(
+        w,
+        "host layer (log-structured, {:.1} MiB for the application, spare {}): host WAF {:.3} ({} pages written to \
+         the drive for {} written by the application), device WAF {:.3}, total {:.3}; host GC: {} zones, {} pages \
+         moved, {} resets; {} application pages read unwritten",
+        f("capacity_bytes") / 1024f64.powi(2),
+        f("spare_fraction"),
+        f("host_waf"),
+        n("drive_pages_written"),
+        n("app_pages_written"),
+        f("device_waf"),
+        f("total_waf"),
+        n("gc_victims"),
+        n("gc_pages_moved"),
+        n("resets"),
+        n("unmapped_pages_read")
+    );
 }
 
 /// The terminal summary.
@@ -876,12 +902,18 @@ pub fn summary_text(o: &Outcome) -> String {
     // Sections of designs built outside ssdlab-core: their own fields, as they wrote them.
     for (name, section) in &r.designs {
         let fields = match section {
-            serde_json::Value::Object(map) => {
-                map.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
-            }
+            serde_json::Value::Object(map) => map
+                .iter()
+                .filter(|(k, _)| !(name == "zns" && *k == "host_layer"))
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             other => other.to_string(),
         };
         out!(w, "design {name}: {fields}");
+        if let Some(h) = section.get("host_layer").filter(|_| name == "zns") {
+            host_layer_line(w, h);
+        }
     }
     if r.runs.len() > 1 {
         for run in &r.runs {

@@ -973,3 +973,20 @@ fn zns_example_runs_the_zbd_fio_job() {
     assert_eq!(report["waf"], 1.0);
     assert_eq!(report["gc"]["victims"], 0);
 }
+
+/// A block trace through the host-side log-structured layer prints both WAFs, and
+/// `[designs.zns] enabled = false` simply switches the zoned namespace off.
+#[test]
+fn zns_host_layer_runs_a_trace_and_a_disabled_section_is_no_error() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let config = root.join("examples/zns/zns-log.toml");
+    let trace = root.join("../shared/traces/umass_spc/example.ascii");
+    let trace = std::env::var_os("SSDLAB_TRACES").map_or(trace, |t| PathBuf::from(t).join("umass_spc/example.ascii"));
+    let args = ["run", "--config", config.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--format", "ssdsim"];
+    let out = ok(&[&args[..], &["--verify", "--no-wall-clock"]].concat());
+    assert!(out.contains("host layer (log-structured") && out.contains("device WAF 1.000"), "{out}");
+    let zoned = root.join("examples/zns/zns.toml");
+    let block = ["run", "--config", zoned.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--format", "ssdsim"];
+    let off = ok(&[&block[..], &["--set", "designs.zns.enabled=false", "--no-wall-clock"]].concat());
+    assert!(!off.contains("design zns") && !off.contains("host layer"), "{off}");
+}

@@ -677,7 +677,8 @@ fn resolve_zones(z: &mut ssdlab_trace::zoned::ZonedSpec, config: &Config) {
 /// The region a synthetic or fio workload addresses: the first
 /// `precondition.working_set_fraction` of the logical capacity, whole pages.
 fn working_set_bytes(config: &ssdlab_core::Config) -> u64 {
-    let logical = config.logical_bytes();
+    // (On a zoned drive with the host layer: the application's space, not the drive's.)
+    let logical = ssdlab_core::designs::zns::host_layer::application_bytes(config).unwrap_or(config.logical_bytes());
     let page = config.geometry.page_size_bytes as u64;
     let fraction = config.precondition.working_set_fraction;
     if fraction >= 1.0 {

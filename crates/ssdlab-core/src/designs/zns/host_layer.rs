@@ -379,6 +379,19 @@ pub fn host_pages(z: &ZnsConfig, layout: &Layout, usable: u32) -> u64 {
     ((total as f64) * (1.0 - z.host_spare_fraction)).floor() as u64
 }
 
+/// The application's capacity in bytes on `config`'s drive with the host layer on, or
+/// `None` (no layer, or a config that does not validate): what a synthetic or fio workload
+/// addresses instead of the drive's logical capacity.
+pub fn application_bytes(config: &Config) -> Option<u64> {
+    let z = config.design_section::<ZnsConfig>("zns").ok()?;
+    if !z.enabled || z.host_layer != super::config::HostLayer::Log {
+        return None;
+    }
+    let layout = Layout::new(config, &z).ok()?;
+    let unusable = (0..layout.zones).filter(|n| z.read_only_zones.contains(n) || z.offline_zones.contains(n)).count();
+    Some(host_pages(&z, &layout, layout.zones - unusable as u32) * layout.page_bytes)
+}
+
 /// One run's workload seen through the layer: the application's records in, the drive's
 /// commands out, in order.
 pub struct LogSource {
