@@ -143,7 +143,7 @@ impl LogLayer {
         (holding - unwritten, mapped)
     }
 
-    /// Checks the page table against the zones' valid counts (`--check`, tests).
+    /// Checks the page table against the zones' valid counts (tests).
     pub fn check(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
         for (h, &d) in self.map.iter().enumerate() {
@@ -345,7 +345,7 @@ impl LogLayer {
     /// one zone, at most `limit` pages), sending the previous one if `at` does not extend it.
     fn push(&mut self, op: Op, at: u32, limit: u32) {
         if let Some((o, start, n)) = self.run {
-            if o == op && at == start + n && at % self.zone_pages != 0 && n < limit {
+            if o == op && at == start + n && !at.is_multiple_of(self.zone_pages) && n < limit {
                 self.run = Some((o, start, n + 1));
                 return;
             }

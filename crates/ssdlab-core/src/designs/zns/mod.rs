@@ -166,7 +166,7 @@ impl Zns {
         self.host.as_ref().map(|h| h.lock().unwrap_or_else(|e| e.into_inner()).occupancy())
     }
 
-    /// Checks the host layer's page table (tests, `--check`).
+    /// Checks the host layer's page table (tests).
     pub fn check_host_layer(&self) -> Result<(), String> {
         self.host.as_ref().map_or(Ok(()), |h| h.lock().unwrap_or_else(|e| e.into_inner()).check())
     }
