@@ -1,4 +1,4 @@
-//! The swarm's zoned drives (`ssdlab swarm`): on three drawn drives in ten the whole logical
+//! The swarm's zoned drives (`ssdlab swarm`): on one drawn drive in ten the whole logical
 //! space becomes a zoned namespace of random zone width and open / active limits, and the
 //! case's workload either reaches it through the host-side log-structured layer (the
 //! drawn block records as they are) or is replaced by a zone-native one (sequential
@@ -17,7 +17,7 @@ use ssdlab_trace::{Op, Record, SyntheticSource, SyntheticSpec};
 
 pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-zns"));
-    if !rng.random_bool(0.3) || !c.power.loss_at_ns.is_empty() || !c.flows.is_empty() {
+    if !rng.random_bool(0.1) || !c.power.loss_at_ns.is_empty() || !c.flows.is_empty() {
         return;
     }
     let mut d = crate::swarm::plain_page_map(c);
