@@ -75,12 +75,13 @@ fn ipu_describes_a_manifest_run() {
 fn pa_ssd_describes_a_manifest_run() {
     check("pa-ssd", "wonly,rheavy");
     // PA's discussion describes any run except its marked passages on the built-in
-    // workloads: the mechanism survives, each left-out passage is noted.
+    // workloads: the mechanism survives, and one note says how many passages were left out.
     let traces = manifest_dir();
     let out = traces.path().join("pa-ssd.md");
     let (_, md, _) = reproduce("pa-ssd", traces.path(), "wonly,rheavy", &out);
     assert!(md.contains("**Setup choices that matter.**") && md.contains("SSDSim counts free pages"), "{md}");
-    assert!(md.contains("passage on the built-in workloads' results is left out") && !md.contains("<!--"), "{md}");
+    assert!(md.contains("passages about particular runs") && !md.contains("<!--"), "{md}");
+    assert_eq!(md.matches("left out: this run's workloads came from a manifest").count(), 1, "{md}");
 }
 
 #[test]

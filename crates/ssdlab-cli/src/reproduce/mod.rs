@@ -218,13 +218,14 @@ pub fn discussion(out: &Path, name: &str) -> String {
 /// [`discussion`]). With a manifest and no `NAME.discussion.md` beside `--out`, the
 /// hand-written text would describe the built-in workloads' run, which did not happen
 /// (issue 43): a discussion that opens with [`ANY_RUN`] is kept, filled from this run,
-/// each passage between [`BUILT_IN`] and [`END_BUILT_IN`] replaced by a note saying it is
-/// left out and why; any other is replaced whole by such a note. The marker lines never
-/// reach a report.
+/// without its passages between [`BUILT_IN`] and [`END_BUILT_IN`], and one note under its
+/// heading says how many were left out and why; any other is replaced whole by a note
+/// naming the reproduction and where its discussion is. The marker lines never reach a
+/// report.
 pub(crate) fn run_discussion(args: &ReproduceArgs, name: &str) -> String {
     let text = discussion(&args.out, name);
     let manifest = !args.out.with_extension("discussion.md").is_file() && args.traces.join("manifest.toml").is_file();
-    for_run(&text, manifest)
+    for_run(&text, name, manifest)
 }
 
 /// A discussion's first line when it describes any run (the mechanism, the model's
@@ -235,32 +236,46 @@ pub(crate) const BUILT_IN: &str = "<!-- built-in -->";
 /// Closes it.
 pub(crate) const END_BUILT_IN: &str = "<!-- /built-in -->";
 
-/// The discussion `text` for a run with a manifest (`manifest`) or the built-in list.
-fn for_run(text: &str, manifest: bool) -> String {
+/// The discussion `text` of reproduction `name` for a run with a manifest (`manifest`) or
+/// the built-in list.
+fn for_run(text: &str, name: &str, manifest: bool) -> String {
     if manifest && !text.starts_with(ANY_RUN) {
-        return "## Discussion\n\n(The hand-written discussion explains the results of the built-in workloads by \
-                name; with a manifest it is left out: the claims table and the tables above are this run's. Put a \
-                discussion for these workloads in a `.discussion.md` file beside `--out` to include it.)"
-            .to_string();
+        return format!(
+            "## Discussion\n\n(The hand-written discussion of `{name}` explains the built-in workloads' results by \
+             name, and records the runs on traces from outside; it is in the report of the built-in run, \
+             docs/reproductions/{name}.md, and left out here: this run's workloads came from a manifest, and the \
+             claims table and the tables above are this run's. Put a discussion for these workloads in a \
+             `.discussion.md` file beside `--out` to include it.)"
+        );
     }
     let mut out = String::new();
     let mut skipping = false;
+    let mut left_out = 0;
     for line in text.split_inclusive('\n') {
         match line.trim_end() {
             ANY_RUN => {}
             BUILT_IN => {
                 skipping = manifest;
-                if manifest {
-                    out.push_str(
-                        "*(A passage on the built-in workloads' results is left out: this run's workloads came from \
-                         a manifest.)*\n",
-                    );
-                }
+                left_out += usize::from(manifest);
             }
             END_BUILT_IN => skipping = false,
             _ if skipping => {}
             _ => out.push_str(line),
         }
+    }
+    if left_out == 0 {
+        return out;
+    }
+    // Said once, under the heading, rather than where each passage was.
+    let s = if left_out == 1 { "" } else { "s" };
+    let note = format!(
+        "\n*({left_out} passage{s} about particular runs (the built-in workloads' results by name, the record \
+         of the runs on traces from outside) left out: this run's workloads came from a manifest; \
+         docs/reproductions/{name}.md has them.)*\n"
+    );
+    match out.find('\n') {
+        Some(i) if out.starts_with("## ") => out.insert_str(i + 1, &note),
+        _ => out.insert_str(0, &note),
     }
     out
 }
@@ -274,17 +289,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_manifest_run_keeps_what_describes_any_run_and_says_what_it_left_out() {
-        let text = format!("{ANY_RUN}\n## Discussion\n\nmechanism\n\n{BUILT_IN}\nhm_1 was slow\n{END_BUILT_IN}\nend\n");
-        assert_eq!(for_run(&text, false), "## Discussion\n\nmechanism\n\nhm_1 was slow\nend\n");
-        let m = for_run(&text, true);
-        assert!(
-            m.contains("mechanism") && m.contains("end") && m.contains("is left out") && !m.contains("hm_1"),
-            "{m}"
+    fn a_manifest_run_keeps_what_describes_any_run_and_says_once_what_it_left_out() {
+        let text = format!(
+            "{ANY_RUN}\n## Discussion\n\nmechanism\n\n{BUILT_IN}\nhm_1 was slow\n{END_BUILT_IN}\nend\n\
+             {BUILT_IN}\nTPC-C too\n{END_BUILT_IN}\n"
         );
-        // Not marked as describing any run: left out whole, with the reason.
-        let m = for_run("## Discussion\n\nhm_1 was slow\n", true);
-        assert!(!m.contains("hm_1") && m.contains("left out"), "{m}");
-        assert_eq!(for_run("## Discussion\n\nhm_1\n", false), "## Discussion\n\nhm_1\n");
+        assert_eq!(for_run(&text, "pa-ssd", false), "## Discussion\n\nmechanism\n\nhm_1 was slow\nend\nTPC-C too\n");
+        let m = for_run(&text, "pa-ssd", true);
+        assert!(m.starts_with("## Discussion\n\n*(2 passages"), "{m}");
+        assert!(m.contains("mechanism") && m.contains("end") && !m.contains("hm_1") && !m.contains("TPC-C"), "{m}");
+        assert_eq!(m.matches("left out").count(), 1, "{m}");
+        // Not marked as describing any run: left out whole, the note naming where it is.
+        let m = for_run("## Discussion\n\nhm_1 was slow\n", "dir", true);
+        assert!(!m.contains("hm_1") && m.contains("left out") && m.contains("docs/reproductions/dir.md"), "{m}");
+        assert_eq!(for_run("## Discussion\n\nhm_1\n", "dir", false), "## Discussion\n\nhm_1\n");
     }
 }
