@@ -13,6 +13,7 @@
 mod accounting;
 mod bypass;
 mod cache;
+mod channel_gate;
 mod chip_queue;
 mod cmt;
 mod codewords;
@@ -222,6 +223,8 @@ pub(crate) struct Channel {
     /// Die whose transfer is on the bus (NO_REQUEST = idle).
     pub(crate) holder: Option<u32>,
     pub(crate) waiting: VecDeque<u32>,
+    /// The chip offered the channel first when it goes idle (`flash.issue_on_idle_channel`).
+    pub(crate) turn: u32,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -388,6 +388,9 @@ fn draw_controller(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     if rng.random_bool(0.3) {
         drawn.flash.die_scheduling = DieScheduling::ChipSerial;
     }
+    // From a stream of its own, so that every other draw of existing cases stays as it was.
+    let gate = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-channel-gate"));
+    drawn.flash.issue_on_idle_channel = gate.random_bool(0.3);
     if rng.random_bool(0.3) {
         drawn.flash.multi_plane_same_block = false;
     }
@@ -603,7 +606,7 @@ fn describe(c: &Config, records: usize) -> String {
     format!(
         "{:?} {}x{}x{}x{} planes, {} blocks x {} pages, {:?}, pa={}, slc_blocks={}, hybrid={:?}/{:?}/{:?}, partial={}, mapping={:?}, slc_levels={} {:?}, super_page={}x{}, victim={:?} counting {:?}, \
          gc_dest={:?}, any_address={}, retries={}, errors={}, dir={:?}, ipu={:?}/{}/{}, write_points={} {:?} gc_via_user={}, plalloc={:?}, op={:.2}, precondition={:.1}{}{}, replay={:?} qd={}, runs={}, power losses at {:?} ns (ack {:?}), \
-         {} requests, cache={}, dies={:?}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}, designs={}",
+         {} requests, cache={}, dies={:?}{}, mp_same_block={}, link_lanes={}, cmt={}, flows={}, gordon_wp={} bypass={}/{}, scrub={:?} budget {} sanitize {} B at {} ns, wom={}, harey={:?}/{:?}/{}, mango={} {:?} limit {}, power_segments={}, designs={}",
         c.flash.cell,
         g.channels,
         g.chips_per_channel,
@@ -666,6 +669,7 @@ fn describe(c: &Config, records: usize) -> String {
             "off".to_string()
         },
         c.flash.die_scheduling,
+        if c.flash.issue_on_idle_channel { " on idle channels" } else { "" },
         c.flash.multi_plane_same_block,
         c.link.lanes,
         if c.cmt.enabled() {

@@ -398,19 +398,22 @@ fn map_device(items: &mut Items, m: &mut Mapping) -> Result<bool> {
         m.set("flash.die_scheduling", "chip-serial", &from);
         m.set("flash.multi_plane_same_block", false, &from);
         m.set("flash.transfer_requested_bytes", true, &from);
+        m.set("flash.issue_on_idle_channel", true, &from);
         let keys = [
             "ftl.queue_priority",
             "flash.die_scheduling",
             "flash.multi_plane_same_block",
             "flash.transfer_requested_bytes",
+            "flash.issue_on_idle_channel",
             "arbitration.scheme",
         ];
         let common = "each chip runs one die's command at a time, reads before writes before GC; multi-plane \
                       commands at the same page; transactions move only their sectors";
-        // MQSim's TSU issues a command only while the chip's channel is idle; ssdlab's
-        // chip starts one as soon as it is free (its transfers then wait for the channel).
-        let channel = "a free chip starts its next command at once, where MQSim's TSU waits for the \
-                       channel to be idle";
+        // MQSim's TSU issues a command only while the chip's channel is idle, after the read
+        // data waiting on that channel (issue_on_idle_channel). What still differs:
+        let channel = "commands wait for an idle channel as in MQSim's TSU, but their command and address \
+                       cycles are charged with each transfer, and read data waiting for a channel leaves in \
+                       the order it became ready (MQSim: mapping reads first, then user reads, then GC)";
         let (scheme, rule) = match item.value.as_str() {
             "OUT_OF_ORDER" => (
                 "oldest-first",

@@ -131,6 +131,7 @@ fn hidden_key(section: &[&str], key: &str) -> Option<toml::Value> {
         (["host"], "stop_ns") => Some(toml::Value::Integer(host.stop_ns as i64)),
         (["host"], "queue_fetch_size") => Some(toml::Value::Integer(i64::from(host.queue_fetch_size))),
         (["host"], "flows_end") => toml::Value::try_from(host.flows_end).ok(),
+        (["flash"], "issue_on_idle_channel") => Some(toml::Value::Boolean(false)),
         _ => None,
     }
 }

@@ -165,6 +165,16 @@ pub struct Flash {
     /// Whether the dies of a chip overlap their commands (`"independent"`) or a chip
     /// runs one command at a time (`"chip-serial"`, as MQSim schedules).
     pub die_scheduling: DieScheduling,
+    /// A die starts a command only when its channel carries no transfer and has none
+    /// waiting, and a channel that goes idle is offered to its chips in turn (MQSim's
+    /// controller: a command's cycles need the bus, and data waiting in the chips leaves
+    /// before new commands are issued). Left out of the serialised config while false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub issue_on_idle_channel: bool,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 impl Default for Flash {
@@ -196,6 +206,7 @@ impl Default for Flash {
             read_retries: 0,
             retry_sense_latency_ns: 0,
             die_scheduling: DieScheduling::Independent,
+            issue_on_idle_channel: false,
         }
     }
 }

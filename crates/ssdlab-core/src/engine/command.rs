@@ -172,7 +172,11 @@ impl Simulator<'_> {
         if let Some(next) = ch.waiting.pop_front() {
             self.start_transfer(channel, next);
         }
-        self.advance_command(holder)
+        self.advance_command(holder)?;
+        if self.config.flash.issue_on_idle_channel {
+            self.channel_went_idle(channel)?;
+        }
+        Ok(())
     }
 
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {
@@ -209,25 +213,7 @@ impl Simulator<'_> {
         }
         let spare = std::mem::replace(&mut self.dies[die as usize].command, cmd);
         self.spare_commands.push(spare);
-        if self.config.flash.die_scheduling == DieScheduling::ChipSerial {
-            if self.config.arbitration.scheme == crate::config::ArbitrationScheme::OldestFirst {
-                return self.schedule_chip_oldest_first(die);
-            }
-            // The chip is free: its dies get it in turn, this one last, those with user
-            // reads queued first (MQSim's TSU serves a chip's reads before its writes).
-            let per_chip = self.ftl.addr.dies_per_chip.max(1);
-            let first = die - die % per_chip;
-            for reads_only in [true, false] {
-                for k in 1..=per_chip {
-                    let d = first + (die % per_chip + k) % per_chip;
-                    if !reads_only || !self.dies[d as usize].reads.is_empty() {
-                        self.schedule_die(d)?;
-                    }
-                }
-            }
-            return Ok(());
-        }
-        self.schedule_die(die)
+        self.schedule_freed(die)
     }
 
     pub(crate) fn complete_txn(&mut self, t: u32) -> Result<(), SimError> {

@@ -33,6 +33,9 @@ impl Simulator<'_> {
             // Another die of the chip runs a command: this one starts when the chip is free.
             return Ok(());
         }
+        if self.channel_gate_closed(die) {
+            return Ok(());
+        }
         self.dies[die as usize].gc_starved = false;
         for plane in self.die_planes(die) {
             if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
