@@ -362,3 +362,66 @@ impl Simulator<'_> {
             .collect()
     }
 }
+
+/// A warning when the flows of an interference run did not run together: one flow ended
+/// (its last completion) before the half-way point in time of another's run (first arrival
+/// to last completion), so that other flow ran alone for most of its run and its latency
+/// says little about contention (issue 47). Flows without requests are left out.
+pub(crate) fn flows_apart_warning(flows: &[FlowSummary]) -> Option<String> {
+    let ran: Vec<&FlowSummary> = flows.iter().filter(|f| f.all.requests > 0).collect();
+    let early = ran.iter().min_by_key(|f| f.last_completion_ns)?;
+    let alone = ran
+        .iter()
+        .filter(|f| f.last_completion_ns > f.first_arrival_ns)
+        .filter(|f| early.last_completion_ns < f.first_arrival_ns + (f.last_completion_ns - f.first_arrival_ns) / 2)
+        .max_by_key(|f| f.last_completion_ns)?;
+    let s = |ns: u64| ns as f64 / 1e9;
+    Some(format!(
+        "the flows did not run together: flow {} ended at {:.6} s, before half of flow {}'s run ({:.6} to {:.6} s), \
+         so flow {} ran alone for most of its run and its latency says little about their interference; give the \
+         flows the same stop time (flows[K].stop_ns), counts in proportion to their rates, or host.flows_end = \"first\"",
+        early.name,
+        s(early.last_completion_ns),
+        alone.name,
+        s(alone.first_arrival_ns),
+        s(alone.last_completion_ns),
+        alone.name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(name: &str, first: u64, last: u64, count: u64) -> FlowSummary {
+        let empty = crate::stats::LatencyStats::default().summary(0);
+        let all = crate::stats::OpSummary { requests: count, ..empty.clone() };
+        FlowSummary {
+            name: name.into(),
+            priority: "high".into(),
+            queue_depth: 2,
+            read: all.clone(),
+            write: empty,
+            all,
+            first_arrival_ns: first,
+            last_completion_ns: last,
+            skipped_records: 0,
+        }
+    }
+
+    #[test]
+    fn flows_ending_far_apart_are_warned_about_and_flows_ending_together_are_not() {
+        // Flow 1 ends at 1 s, flow 2 runs from 0 to 10 s: 9 s alone.
+        let w = flows_apart_warning(&[flow("1", 0, 1_000_000_000, 10), flow("2", 0, 10_000_000_000, 100)]);
+        let w = w.expect("far apart");
+        assert!(w.contains("flow 1 ended at 1.000000 s") && w.contains("half of flow 2's run"), "{w}");
+        // Ending at 60% of the other's run: together for most of it.
+        assert_eq!(flows_apart_warning(&[flow("1", 0, 6_000, 10), flow("2", 0, 10_000, 100)]), None);
+        // A flow that started late is measured from its own start.
+        assert_eq!(flows_apart_warning(&[flow("1", 0, 9_000, 10), flow("2", 8_000, 10_000, 100)]), None);
+        assert!(flows_apart_warning(&[flow("1", 0, 9_000, 10), flow("2", 8_000, 30_000, 100)]).is_some());
+        // A flow that ran nothing is not a flow that ended early; one flow is no interference.
+        assert_eq!(flows_apart_warning(&[flow("1", 0, 0, 0), flow("2", 0, 10_000, 100)]), None);
+        assert_eq!(flows_apart_warning(&[flow("2", 0, 10_000, 100)]), None);
+    }
+}

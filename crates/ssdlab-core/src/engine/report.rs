@@ -239,7 +239,8 @@ impl Simulator<'_> {
     }
 
     /// Warnings for the report: GC in a run without host writes; a run's WAF far from
-    /// the steady state it started in; a short run after a rapid fill.
+    /// the steady state it started in; a short run after a rapid fill; flows of an
+    /// interference run that did not run together.
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         let c = &self.ftl.counters;
@@ -286,6 +287,9 @@ impl Simulator<'_> {
         if c.gc_moved_pages > 0 {
             let short = self.start_state.notes.iter().find(|n| n.starts_with(NOT_STEADY_NOTE));
             warnings.extend(short.cloned());
+        }
+        if let Some(w) = flows::flows_apart_warning(&self.flow_summaries()) {
+            warnings.push(w);
         }
         let steady = self.precondition_report.steady_state.as_ref();
         if let Some(steady) = steady.filter(|s| s.agrees_with_run == Some(false)) {
