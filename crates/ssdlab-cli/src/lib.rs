@@ -90,7 +90,7 @@ impl TraceArgs {
 }
 
 /// Where the device and the workload come from; shared by `run` and `compare`.
-#[derive(Args, Clone, Debug)]
+#[derive(Args, Clone, Debug, Default)]
 pub struct SetupArgs {
     /// Built-in device preset (see `ssdlab presets`). Default: small-tlc.
     #[arg(long, conflicts_with = "config")]

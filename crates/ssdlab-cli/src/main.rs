@@ -61,10 +61,10 @@ enum Command {
         #[arg(long)]
         show: Option<String>,
     },
-    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, all).
+    /// Reproduce a paper's experiments and write a markdown report (available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, mqsim-fast18, all).
     Reproduce {
         /// Which paper: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon,
-        /// harey-tortoise, mango, or all of them.
+        /// harey-tortoise, mango, mqsim-fast18 (MQSim's FAST'18 files), or all of them.
         name: String,
         /// Folder of the real traces (default $SSDLAB_TRACES or ../shared/traces). A
         /// `manifest.toml` there lists the workloads instead of the built-in list (all but

@@ -29,6 +29,11 @@ const LONG: &[(&str, &str)] = &[
         "ssdlab reproduce gordon --only pairs-read,pairs-write,TPC-C --scale 0.01 --out gordon.md",
     ),
     ("ssdlab reproduce harey-tortoise", "ssdlab reproduce harey-tortoise --scale 0.25 --out harey-tortoise.md"),
+    // Each scenario's Stop_Time scaled from 10 s to 50 ms.
+    (
+        "ssdlab reproduce mqsim-fast18",
+        "ssdlab reproduce mqsim-fast18 --scale 0.005 --only qd2,qd256 --out mqsim-fast18.md",
+    ),
 ];
 
 fn traces() -> PathBuf {

@@ -10,7 +10,7 @@
 //! required checks, the discussion template filled from the run) and `workloads` (a
 //! manifest or built-in trace list, `--only`, the thesis' Table 7.2 stand-ins). Each paper
 //! is one file or folder (`pa`, `spa`, `dir`, `ipu`, `cdc`, `wom`, `gordon`, `harey`,
-//! `mango`); in a folder, `mod.rs` writes the report and its claims and `jobs.rs` (ipu:
+//! `mango`, `mqsim_fast18`); in a folder, `mod.rs` writes the report and its claims and `jobs.rs` (ipu:
 //! `workloads.rs`, pa: `long.rs`, its long-term experiment) runs the experiments. A paper
 //! uses only these shared modules and the crate's helpers, never another paper's module.
 
@@ -22,6 +22,7 @@ pub mod harey;
 pub mod ipu;
 pub mod load;
 pub mod mango;
+pub mod mqsim_fast18;
 pub mod pa;
 pub mod spa;
 pub mod wom;
@@ -105,14 +106,25 @@ fn run_named(args: &ReproduceArgs) -> Result<()> {
         "gordon" => gordon::gordon(args),
         "harey-tortoise" => harey::harey_tortoise(args),
         "mango" => mango::mango(args),
+        "mqsim-fast18" => mqsim_fast18::mqsim_fast18(args),
         "all" => {
             // Every paper, each report beside the others (in `--out`'s folder).
             let dir = args.out.parent().map(Path::to_path_buf).unwrap_or_default();
             // A failed required check (exit 1) is not an error (exit 2): `all` exits 1 when
             // only checks failed.
             let (mut failed, mut errors) = (Vec::new(), 0);
-            for name in ["pa-ssd", "spa-ssd", "dir", "ipu", "ssd-cdc", "wom-scrub", "gordon", "harey-tortoise", "mango"]
-            {
+            for name in [
+                "pa-ssd",
+                "spa-ssd",
+                "dir",
+                "ipu",
+                "ssd-cdc",
+                "wom-scrub",
+                "gordon",
+                "harey-tortoise",
+                "mango",
+                "mqsim-fast18",
+            ] {
                 let one = ReproduceArgs {
                     name: name.into(),
                     traces: args.traces.clone(),
@@ -135,7 +147,7 @@ fn run_named(args: &ReproduceArgs) -> Result<()> {
             }
         }
         other => {
-            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, all")
+            bail!("no reproduction named '{other}'; available: pa-ssd, spa-ssd, dir, ipu, ssd-cdc, wom-scrub, gordon, harey-tortoise, mango, mqsim-fast18, all")
         }
     }
 }
@@ -209,6 +221,7 @@ pub fn discussion(out: &Path, name: &str) -> String {
         "gordon" => include_str!("../../../../docs/reproductions/gordon.discussion.md"),
         "harey-tortoise" => include_str!("../../../../docs/reproductions/harey-tortoise.discussion.md"),
         "mango" => include_str!("../../../../docs/reproductions/mango.discussion.md"),
+        "mqsim-fast18" => include_str!("../../../../docs/reproductions/mqsim-fast18.discussion.md"),
         _ => "## Discussion\n\n(none written yet)",
     }
     .to_string()
