@@ -17,6 +17,7 @@
 mod baseline;
 mod context;
 pub mod dir;
+pub mod fdp;
 pub mod gordon;
 pub mod harey;
 mod hooks;
@@ -132,6 +133,7 @@ pub(crate) fn registry() -> Vec<Registration> {
         Registration::of::<mango::Mango>(),
         Registration::of::<spa_hybrid::SpaHybrid>(),
         Registration::of::<zns::Zns>(),
+        Registration::of::<fdp::Fdp>(),
     ]
 }
 

@@ -1,0 +1,84 @@
+//! The swarm's draw of FDP (`crate::swarm`): on a fifth of the drives it composes with,
+//! from a stream of its own, one to four handles of either type, one to three reclaim
+//! groups, placement identifiers from the device column (records' devices redrawn, some
+//! of them naming no handle), the address or the host flow, and sometimes a reclaim unit
+//! time limit. Drives with power losses or block summaries keep their config (FDP
+//! refuses both).
+
+use super::config::{FdpConfig, HandleType, LbaPid, PidSource};
+use super::Fdp;
+use crate::config::{Config, GcDestination};
+use crate::designs::Design;
+use crate::swarm::{pick, plain_page_map};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+pub(super) fn draw(seed: u64, c: &mut Config, records: &mut [ssdlab_trace::Record]) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-fdp"));
+    if !rng.random_bool(0.2)
+        || !crate::designs::composes_with(c, Fdp::NAME)
+        || c.cmt.enabled()
+        || c.cache.enabled()
+        || !c.power.loss_at_ns.is_empty()
+        || c.power.block_summary
+        || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
+        || c.super_page_pages() > 1
+    {
+        return;
+    }
+    let mut drawn = plain_page_map(c);
+    let n = rng.random_range(1..=4usize);
+    let handles: Vec<HandleType> =
+        (0..n).map(|_| pick(rng, &[HandleType::Persistently, HandleType::Initially])).collect();
+    let dies = c.geometry.channels * c.geometry.chips_per_channel * c.geometry.dies_per_chip;
+    let mut f =
+        FdpConfig { enabled: true, reclaim_groups: rng.random_range(1..=dies.min(3)), handles, ..FdpConfig::default() };
+    let pids = n as u32 * f.reclaim_groups;
+    let sources: &[PidSource] =
+        if c.flows.is_empty() { &[PidSource::Device, PidSource::Lba] } else { &[PidSource::Flow, PidSource::Lba] };
+    f.pid_from = pick(rng, sources);
+    let spread = |rng: &mut Pcg64Mcg, bits: u32| {
+        // Mostly valid identifiers, some naming a group or handle the drive lacks.
+        let handle = rng.random_range(0..=n as u32);
+        let group = rng.random_range(0..f.reclaim_groups);
+        (group << bits) | handle
+    };
+    let bits = f.handle_bits();
+    let mut redrawn = Vec::new();
+    match f.pid_from {
+        PidSource::Device => {
+            let devices = rng.random_range(1..=pids + 1);
+            redrawn = records.iter().map(|_| rng.random_range(0..devices)).collect();
+            if rng.random_bool(0.5) {
+                f.device_pids = (0..devices).map(|_| spread(rng, bits)).collect();
+            }
+        }
+        PidSource::Flow => f.flow_pids = (0..c.flows.len()).map(|_| spread(rng, bits)).collect(),
+        PidSource::Lba => {
+            let bytes = c.logical_pages() * c.geometry.page_size_bytes as u64;
+            let cuts = rng.random_range(1..=4u64);
+            f.lba_pids = (0..cuts)
+                .map(|k| LbaPid {
+                    start_bytes: bytes * k / cuts,
+                    end_bytes: bytes * (k + 1) / cuts,
+                    pid: spread(rng, bits),
+                })
+                .collect();
+        }
+    }
+    if rng.random_bool(0.25) {
+        f.ru_time_limit_ms = rng.random_range(0.2..20.0);
+    }
+    drawn.ftl.user_write_points = f.write_points();
+    drawn.ftl.gc_through_user_write_points = false;
+    drawn.ftl.gc_destination = GcDestination::SamePlane;
+    let Ok(section) = toml::Value::try_from(&f) else { return };
+    let Some(table) = section.as_table() else { return };
+    drawn.designs.insert("fdp".into(), table.clone());
+    if drawn.validate().is_ok() {
+        *c = drawn;
+        for (r, d) in records.iter_mut().zip(redrawn) {
+            r.device = d;
+        }
+    }
+}
