@@ -9,6 +9,7 @@ mod designs;
 mod dir;
 mod errors;
 mod everyday;
+mod fdp;
 mod flows;
 mod flows_mqsim;
 mod gc;
