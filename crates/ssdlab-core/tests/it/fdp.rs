@@ -207,3 +207,24 @@ fn reclaim_unit_time_limit_switches_units() {
     assert_eq!(events["ru_not_fully_written"].as_u64(), Some(switches));
     assert!(r.flash.wasted_pages > 0);
 }
+
+/// A fio job with `fdp=1,fdp_pli=0,1` parses and runs: its writes alternate between the
+/// two handles (half each), none of them an invalid identifier.
+#[test]
+fn fio_fdp_job_parses_and_runs() {
+    let job = ssdlab_trace::fio::FioJob::parse_ini(
+        "[fdp]\nrw=randwrite\nbs=4k\nfdp=1\nfdp_pli=0,1\nnumber_ios=2000\nrandseed=5\n",
+        "fdp.fio",
+    )
+    .expect("the job parses");
+    let mut c = tiny(1, 1, 2, 1);
+    c.ftl.user_write_points = 2;
+    c.designs
+        .insert("fdp".into(), toml::from_str("enabled = true\nhandles = [\"initially\", \"initially\"]\n").unwrap());
+    let bytes = c.logical_pages() * PAGE;
+    let records: Vec<Record> = job.source(bytes).unwrap().map(Result::unwrap).collect();
+    let (r, _) = run_keep(&c, records);
+    assert_eq!(handle(&r, 0, "host_pages"), 1000);
+    assert_eq!(handle(&r, 1, "host_pages"), 1000);
+    assert_eq!(r.get_section("fdp").unwrap()["events"]["invalid_placement_identifier"].as_u64(), Some(0));
+}

@@ -59,6 +59,7 @@
 //! | `burst_ios`, `burst_idle` | after every `burst_ios` requests the clock jumps by `burst_idle` (default unit µs): bursts separated by idle gaps, for background-GC studies |
 //! | `priority` / `access_latency_hint` / `prio` | a fixed [`Record::hint`] (0–255, smaller is more urgent) on every request |
 //! | `hint_split` | `0/10:3/90`: 10% of requests get hint 0, 90% hint 3 |
+//! | `fdp`, `fdp_pli`, `fdp_pli_select` (fio 3.36: `dataplacement=fdp`, `plids`, `plid_select`) | NVMe FDP: each write's placement identifier, round-robin or random over the list, in the record's device column (`dp.rs`) |
 //! | `rank_scramble` | `0` keeps Zipf/Pareto rank 1 at the region's first slot instead of permuting ranks over the region (default 1) |
 //!
 //! **Time.** The generator produces an open-loop schedule: the first request arrives at 0
@@ -88,9 +89,11 @@ use rand_pcg::Pcg64Mcg;
 use std::fmt;
 use std::path::Path;
 
+mod dp;
 mod source;
 mod values;
 mod zbd;
+pub use dp::{DpOptions, PliSelect};
 pub use zbd::ZbdOptions;
 
 use source::op_index;
@@ -290,6 +293,8 @@ pub struct FioJob {
     pub rank_scramble: bool,
     /// `zonemode=zbd` and its keys (`zbd.rs`).
     pub zbd: ZbdOptions,
+    /// `fdp=1` and its placement identifiers (`dp.rs`).
+    pub dp: DpOptions,
     /// fio keys accepted without effect, in file order.
     pub ignored_keys: Vec<String>,
 }
@@ -323,6 +328,7 @@ impl Default for FioJob {
             hint: HintSpec::None,
             rank_scramble: true,
             zbd: ZbdOptions::default(),
+            dp: DpOptions::default(),
             ignored_keys: Vec::new(),
         }
     }
@@ -718,6 +724,7 @@ impl FioJob {
                 }
                 "rank_scramble" => parse_bool(e.value.as_deref()).map(|b| job.rank_scramble = b),
                 k if zbd::ZBD_KEYS.contains(&k) => job.zbd.set(k, needs_value()?, kb),
+                k if dp::DP_KEYS.contains(&k) => job.dp.set(k, e.value.as_deref()),
                 k if IGNORED.contains(&k) => {
                     if !job.ignored_keys.iter().any(|i| i == k) {
                         job.ignored_keys.push(k.to_string());

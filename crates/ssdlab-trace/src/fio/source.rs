@@ -24,6 +24,8 @@ pub struct FioSource {
     clock_ns: u64,
     interval_ns: u64,
     issued: u64,
+    /// Writes issued (fio's round-robin placement identifiers count them).
+    writes: u64,
     bytes: u64,
     budget: Option<u64>,
     /// `zonemode=zbd` with writes: the zone-native generator.
@@ -82,6 +84,7 @@ impl FioSource {
             next_seq: 0,
             clock_ns: 0,
             issued: 0,
+            writes: 0,
             bytes: 0,
             budget,
             unbounded: false,
@@ -174,14 +177,16 @@ impl Iterator for FioSource {
                 pick
             }
         };
-        let record = Record {
-            arrival_ns: self.clock_ns,
-            device: 0,
-            offset_bytes: self.base + offset,
-            size_bytes: size,
-            op,
-            hint,
+        let device = match job.dp.enabled && op == Op::Write {
+            true => {
+                let rng = &mut self.rng;
+                job.dp.pick(self.writes, |n| rng.random_range(0..n))
+            }
+            false => 0,
         };
+        self.writes += u64::from(op == Op::Write);
+        let record =
+            Record { arrival_ns: self.clock_ns, device, offset_bytes: self.base + offset, size_bytes: size, op, hint };
         Some(Ok(self.advance(record)))
     }
 }
@@ -220,7 +225,7 @@ impl RecordSource for FioSource {
         }
         let mut again = self.clone();
         again.rng = Pcg64Mcg::seed_from_u64(crate::record::stream_seed(self.job.randseed, stream_seed));
-        (again.next_seq, again.clock_ns, again.issued, again.bytes) = (0, 0, 0, 0);
+        (again.next_seq, again.clock_ns, again.issued, again.bytes, again.writes) = (0, 0, 0, 0, 0);
         again.unbounded = true;
         again.budget = None;
         Some(Box::new(again))

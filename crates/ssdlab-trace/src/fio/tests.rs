@@ -270,3 +270,25 @@ fn zbd_jobs_write_zones_at_their_write_pointers() {
     let unknown = job("[z]\nzonemode=zbd\nrw=write\n").source(1 << 20).unwrap_err();
     assert_eq!(unknown.key, "zonesize", "{unknown}");
 }
+
+/// `fdp=1` (issue 44): each write's placement identifier from `fdp_pli`, round-robin by
+/// default or at random, in the device column; reads keep device 0. fio 3.36's names too.
+#[test]
+fn fdp_jobs_tag_writes_with_placement_identifiers() {
+    let rs = records("[f]\nrw=randrw\nfdp=1\nfdp_pli=3,1\nnumber_ios=40\n", 1 << 20);
+    let writes: Vec<u32> = rs.iter().filter(|r| r.op == Op::Write).map(|r| r.device).collect();
+    assert!(writes.len() > 4);
+    assert!(writes.iter().enumerate().all(|(i, &d)| d == [3, 1][i % 2]), "{writes:?}");
+    assert!(rs.iter().filter(|r| r.op == Op::Read).all(|r| r.device == 0));
+    let j = job("[f]\nrw=write\ndataplacement=fdp\nplids=0,1,2\nplid_select=random\n");
+    assert_eq!(j.dp, DpOptions { enabled: true, plis: vec![0, 1, 2], select: PliSelect::Random });
+    let random = records("[f]\nrw=write\nfdp=1\nfdp_pli=0,1,2\nfdp_pli_select=random\nnumber_ios=300\n", 1 << 20);
+    let seen: std::collections::BTreeSet<u32> = random.iter().map(|r| r.device).collect();
+    assert_eq!(seen, [0, 1, 2].into_iter().collect());
+    // Without fdp=1 the identifiers are not used.
+    assert!(records("[f]\nrw=write\nfdp_pli=4\nnumber_ios=10\n", 1 << 20).iter().all(|r| r.device == 0));
+    assert_eq!(err("[f]\nfdp_pli=a\n").key, "fdp_pli");
+    assert_eq!(err("[f]\nfdp_pli_select=sometimes\n").key, "fdp_pli_select");
+    assert_eq!(err("[f]\ndataplacement=streams\n").key, "dataplacement");
+    assert_eq!(err("[f]\nfdp_plii=1\n").message, "unknown key; did you mean 'fdp_pli'?");
+}

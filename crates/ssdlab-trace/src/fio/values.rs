@@ -7,6 +7,8 @@ pub(super) fn did_you_mean(key: &str) -> Option<&'static str> {
     KEYS.iter()
         .chain(IGNORED)
         .chain(super::zbd::ZBD_KEYS)
+        // (Not `fdp` itself: three letters are close to too many typos.)
+        .chain(&super::dp::DP_KEYS[1..])
         .map(|&k| (strsim::levenshtein(key, k), k))
         .filter(|&(d, k)| d <= 2.max(k.len() / 4))
         .min()
