@@ -228,3 +228,27 @@ fn fio_fdp_job_parses_and_runs() {
     assert_eq!(handle(&r, 1, "host_pages"), 1000);
     assert_eq!(r.get_section("fdp").unwrap()["events"]["invalid_placement_identifier"].as_u64(), Some(0));
 }
+
+/// The swarm draws FDP drives (`designs/fdp/swarm.rs`), with both handle types and every
+/// source of placement identifiers, and never with power losses (which FDP refuses): the
+/// FDP cases of `ssdlab swarm` run with the checks and `--verify` on.
+#[test]
+fn swarm_draws_fdp_drives() {
+    use ssdlab_core::swarm::{case, case_with, PowerLosses};
+    let mut drawn = 0;
+    let mut kinds = std::collections::BTreeSet::new();
+    for seed in 900_000..901_500 {
+        let c = case(seed).config;
+        let Some(f) = c.designs.get("fdp") else { continue };
+        drawn += 1;
+        assert!(c.power.loss_at_ns.is_empty(), "seed {seed}");
+        kinds.insert(f["pid_from"].as_str().unwrap().to_string());
+        for h in f["handles"].as_array().unwrap() {
+            kinds.insert(h.as_str().unwrap().to_string());
+        }
+    }
+    eprintln!("FDP drawn on {drawn} of seeds 900000..901500: {kinds:?}");
+    assert!(drawn >= 40, "{drawn}");
+    assert_eq!(kinds.len(), 5, "both handle types and three PID sources: {kinds:?}");
+    assert!((905_000..905_100).all(|s| !case_with(s, PowerLosses::Always).config.designs.contains_key("fdp")));
+}

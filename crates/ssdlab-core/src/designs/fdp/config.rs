@@ -22,7 +22,8 @@ pub enum HandleType {
 #[serde(rename_all = "kebab-case")]
 pub enum PidSource {
     /// The trace's device column (volume, ASU, disk number; fio jobs with `fdp=1` write
-    /// their placement identifier there): `device_pids[d]`, or `d` itself beyond the list.
+    /// their placement identifier there): `device_pids[d]`, `default_pid` for devices
+    /// beyond the list, `d` itself when the list is empty.
     Device,
     /// The host flow (`[[flows]]`) the request came from: `flow_pids[k]`.
     Flow,

@@ -135,7 +135,10 @@ impl Fdp {
         match self.cfg.pid_from {
             PidSource::Device => {
                 let d = *self.device_of_slot.get(slot as usize)?;
-                Some(self.cfg.device_pids.get(d as usize).copied().unwrap_or(d))
+                Some(match self.cfg.device_pids.is_empty() {
+                    true => d,
+                    false => self.cfg.device_pids.get(d as usize).copied().unwrap_or(self.cfg.default_pid),
+                })
             }
             PidSource::Flow => self.cfg.flow_pids.get(sim_flow as usize).copied(),
             PidSource::Lba => {

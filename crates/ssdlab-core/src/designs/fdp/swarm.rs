@@ -1,9 +1,9 @@
-//! The swarm's draw of FDP (`crate::swarm`): on a fifth of the drives it composes with,
+//! The swarm's draw of FDP (`crate::swarm`): on a third of the drives it composes with,
 //! from a stream of its own, one to four handles of either type, one to three reclaim
 //! groups, placement identifiers from the device column (records' devices redrawn, some
 //! of them naming no handle), the address or the host flow, and sometimes a reclaim unit
-//! time limit. Drives with power losses or block summaries keep their config (FDP
-//! refuses both).
+//! time limit; the DRAM cache, a cached map and block summaries off. Drives with power
+//! losses keep their config (FDP refuses them).
 
 use super::config::{FdpConfig, HandleType, LbaPid, PidSource};
 use super::Fdp;
@@ -15,19 +15,23 @@ use rand_pcg::Pcg64Mcg;
 
 pub(super) fn draw(seed: u64, c: &mut Config, records: &mut [ssdlab_trace::Record]) {
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-fdp"));
-    if !rng.random_bool(0.2)
+    if !rng.random_bool(0.35)
         || !crate::designs::composes_with(c, Fdp::NAME)
-        || c.cmt.enabled()
-        || c.cache.enabled()
         || !c.power.loss_at_ns.is_empty()
-        || c.power.block_summary
         || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
         || c.super_page_pages() > 1
     {
         return;
     }
+    // (What FDP needs: the whole map in DRAM, no data cache, data pages only.)
     let mut drawn = plain_page_map(c);
-    let n = rng.random_range(1..=4usize);
+    drawn.cmt = crate::config::Cmt::default();
+    drawn.cache = crate::config::Cache::default();
+    drawn.power.block_summary = false;
+    drawn.ftl.slc_gc_destination = crate::config::Config::default().ftl.slc_gc_destination;
+    // At most (blocks − 8) / 4 write points per plane: a handle takes one or two.
+    let most = ((c.geometry.blocks_per_plane.saturating_sub(8) / 4) / 2).clamp(1, 4) as usize;
+    let n = rng.random_range(1..=most);
     let handles: Vec<HandleType> =
         (0..n).map(|_| pick(rng, &[HandleType::Persistently, HandleType::Initially])).collect();
     let dies = c.geometry.channels * c.geometry.chips_per_channel * c.geometry.dies_per_chip;
