@@ -2,8 +2,8 @@
 //! from a stream of its own, one to four handles of either type, one to three reclaim
 //! groups, placement identifiers from the device column (records' devices redrawn, some
 //! of them naming no handle), the address or the host flow, and sometimes a reclaim unit
-//! time limit; the DRAM cache, a cached map and block summaries off. Drives with power
-//! losses keep their config (FDP refuses them).
+//! time limit; the DRAM cache and block summaries off. Drives with power losses or a
+//! cached map keep their config (FDP refuses or lacks them).
 
 use super::config::{FdpConfig, HandleType, LbaPid, PidSource};
 use super::Fdp;
@@ -18,14 +18,15 @@ pub(super) fn draw(seed: u64, c: &mut Config, records: &mut [ssdlab_trace::Recor
     if !rng.random_bool(0.35)
         || !crate::designs::composes_with(c, Fdp::NAME)
         || !c.power.loss_at_ns.is_empty()
+        || c.cmt.enabled()
         || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
         || c.super_page_pages() > 1
     {
         return;
     }
-    // (What FDP needs: the whole map in DRAM, no data cache, data pages only.)
+    // (What FDP needs: no data cache, data pages only; drives with a cached map keep it,
+    // so the swarm's cached-map cases stay as they were.)
     let mut drawn = plain_page_map(c);
-    drawn.cmt = crate::config::Cmt::default();
     drawn.cache = crate::config::Cache::default();
     drawn.power.block_summary = false;
     drawn.ftl.slc_gc_destination = crate::config::Config::default().ftl.slc_gc_destination;
