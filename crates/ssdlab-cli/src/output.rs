@@ -227,7 +227,12 @@ pub fn execute(prepared: Prepared, requests_csv: Option<&Path>, check: bool, qui
 /// As [`execute`], with every option of `ssdlab run` (outputs opened by the caller).
 pub fn execute_with(prepared: Prepared, options: RunOptions) -> Result<Outcome> {
     let RunOptions { requests, check, verify, quiet, total_requests, series, stop, designs } = options;
-    let Prepared { config, workload, import } = prepared;
+    let Prepared { mut config, workload, import } = prepared;
+    // The page table's representation (`auto`, `dense`, `sparse`): the same results, a
+    // debugging and measuring switch, not a config key.
+    if let Ok(table) = std::env::var("SSDLAB_PAGE_TABLE") {
+        config.ftl.page_table = table.parse().map_err(|e: String| anyhow::anyhow!("SSDLAB_PAGE_TABLE: {e}"))?;
+    }
     let resolved = config.clone();
     let describe = crate::setup::user_paths(workload.describe());
     let started = Instant::now();

@@ -22,7 +22,7 @@ mod errors;
 mod flows;
 mod host;
 mod link;
-mod lpn_hash;
+pub(crate) mod lpn_hash;
 mod lru;
 mod maintenance;
 pub mod occupancy;

@@ -495,7 +495,7 @@ pub fn flow_sources(config: &Config, records: &[Record]) -> Vec<Box<dyn RecordSo
 }
 
 /// The case's simulator (its flows' sources too).
-fn build(config: &Config, records: &[Record]) -> Result<Simulator<'static>, SimError> {
+pub fn build(config: &Config, records: &[Record]) -> Result<Simulator<'static>, SimError> {
     let all = records.to_vec();
     let factory = Box::new(move || Ok(Box::new(VecSource::new(all.clone())) as Box<dyn RecordSource>));
     Simulator::new_with_flows(config.clone(), factory, flow_sources(config, records), Observers::default())

@@ -153,7 +153,7 @@ impl Design for PyDesign {
 
     /// `gc_page(lpn, plane) -> write point | None`: where a valid page GC moves goes.
     fn gc_page(sim: &mut Simulator<'_>, plane: u32, from: Ppn) -> Option<Allocated> {
-        let lpn = sim.ftl.reverse[from as usize];
+        let lpn = sim.ftl.rev_at(from);
         let answer = call(sim, "gc_page", (lpn, plane), |v| v.extract::<Option<u32>>());
         match write_point(sim, "gc_page", answer) {
             Some(k) => {

@@ -469,6 +469,40 @@ pub struct Ftl {
     pub read_bypass: bool,
     /// Write combining (thesis §5.3): a write joins a queued write of the same logical page.
     pub write_combining: bool,
+    /// How the simulator stores its page table (not a model parameter: results are the
+    /// same either way; kept out of config files and the config hash). Set by
+    /// `SSDLAB_PAGE_TABLE` in the CLI and by tests.
+    #[serde(skip)]
+    pub page_table: PageTable,
+    /// log2 of the preconditioning fill's permutation window; 0 = 16. Tests shrink it so
+    /// the sparse table's fill rule covers small drives (it changes results).
+    #[serde(skip)]
+    pub fill_window_log2: u8,
+}
+
+/// The page table's representation (`ftl/sparse.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PageTable {
+    /// Sparse on drives of `AUTO_SPARSE_PAGES` physical pages and more, where it applies.
+    #[default]
+    Auto,
+    /// One map and one reverse-map entry per page (8 bytes per physical page).
+    Dense,
+    /// Per-page entries only where the fill rule does not hold, whatever the drive size.
+    Sparse,
+}
+
+impl std::str::FromStr for PageTable {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(PageTable::Auto),
+            "dense" => Ok(PageTable::Dense),
+            "sparse" => Ok(PageTable::Sparse),
+            _ => Err(format!("'{s}' is not one of auto, dense, sparse")),
+        }
+    }
 }
 
 impl Default for Ftl {
@@ -500,6 +534,8 @@ impl Default for Ftl {
             super_page_dies: 1,
             read_bypass: false,
             write_combining: false,
+            page_table: PageTable::Auto,
+            fill_window_log2: 0,
         }
     }
 }

@@ -106,7 +106,7 @@ impl Simulator<'_> {
             let mut here = 0;
             if txn.kind == TxnKind::Read && pages > 0 {
                 for slot in 0..units {
-                    let lu = self.ftl.reverse[((ppn << self.ftl.unit_shift) + slot) as usize];
+                    let lu = self.ftl.rev_at((ppn << self.ftl.unit_shift) + slot);
                     if lu == NO_PAGE {
                         continue;
                     }

@@ -123,11 +123,11 @@ impl Simulator<'_> {
         let mut touched = 0u32;
         for record in self.read_ahead.iter().flatten() {
             let lpn = (record.offset_bytes / page % logical) as usize;
-            let pu = self.ftl.map[lpn << self.ftl.unit_shift];
+            let pu = self.ftl.map_at((lpn as u32) << self.ftl.unit_shift);
             if pu != NO_PAGE {
                 let block = self.ftl.addr.block_of(pu >> self.ftl.unit_shift) as usize;
                 touched ^= self.ftl.blocks.get(block).map_or(0, |b| b.valid_pages);
-                touched ^= self.ftl.reverse.get(pu as usize).copied().unwrap_or(0);
+                touched ^= self.ftl.rev_at(pu);
             }
         }
         std::hint::black_box(touched);

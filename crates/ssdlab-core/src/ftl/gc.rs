@@ -266,12 +266,16 @@ impl Ftl {
     /// the moves, one per cleanup step, would wait for them one at a time. Changes only
     /// what is in the cache.
     fn touch_mappings_of(&self, block: u32) {
+        if self.sparse.is_some() {
+            // (The sparse table is small and computed: nothing to bring in.)
+            return;
+        }
         let first = (self.addr.ppn(block, 0) << self.unit_shift) as usize;
-        let units = &self.reverse[first..first + (self.pages_in_block(block) << self.unit_shift) as usize];
+        let units = &self.dense_reverse[first..first + (self.pages_in_block(block) << self.unit_shift) as usize];
         let touched = units
             .iter()
             .filter(|&&lu| lu != NO_PAGE)
-            .fold(0u32, |acc, &lu| acc ^ self.map.get(lu as usize).copied().unwrap_or(0));
+            .fold(0u32, |acc, &lu| acc ^ self.dense_map.get(lu as usize).copied().unwrap_or(0));
         std::hint::black_box(touched);
     }
 

@@ -23,35 +23,35 @@ impl Ftl {
 
     /// The physical page holding the first unit of `lpn` (for a page map, its page).
     pub fn lookup(&self, lpn: u32) -> Option<Ppn> {
-        let pu = self.map[(lpn << self.unit_shift) as usize];
+        let pu = self.map_at(lpn << self.unit_shift);
         (pu != NO_PAGE).then_some(pu >> self.unit_shift)
     }
 
     /// The physical page holding unit `k` of `lpn`.
     pub fn unit_page(&self, lpn: u32, k: u32) -> Option<Ppn> {
-        let pu = self.map[((lpn << self.unit_shift) + k) as usize];
+        let pu = self.map_at((lpn << self.unit_shift) + k);
         (pu != NO_PAGE).then_some(pu >> self.unit_shift)
     }
 
     /// Valid units stored in physical page `ppn` (its reference count).
     pub fn page_valid_units(&self, ppn: Ppn) -> u32 {
-        let first = (ppn << self.unit_shift) as usize;
-        self.reverse[first..first + self.units_per_page() as usize].iter().filter(|&&lu| lu != NO_PAGE).count() as u32
+        let first = ppn << self.unit_shift;
+        (first..first + self.units_per_page()).filter(|&pu| self.rev_at(pu) != NO_PAGE).count() as u32
     }
 
     /// The logical page of the first valid unit in `ppn` (NO_PAGE when it holds none).
     pub fn page_lpn(&self, ppn: Ppn) -> u32 {
-        let first = (ppn << self.unit_shift) as usize;
-        self.reverse[first..first + self.units_per_page() as usize]
-            .iter()
-            .find(|&&lu| lu != NO_PAGE)
-            .map_or(NO_PAGE, |&lu| lu >> self.unit_shift)
+        let first = ppn << self.unit_shift;
+        (first..first + self.units_per_page())
+            .map(|pu| self.rev_at(pu))
+            .find(|&lu| lu != NO_PAGE)
+            .map_or(NO_PAGE, |lu| lu >> self.unit_shift)
     }
 
     /// Whether `lpn` has data (any unit mapped).
     pub fn is_mapped(&self, lpn: u32) -> bool {
-        let first = (lpn << self.unit_shift) as usize;
-        self.map[first..first + self.units_per_page() as usize].iter().any(|&pu| pu != NO_PAGE)
+        let first = lpn << self.unit_shift;
+        (first..first + self.units_per_page()).any(|lu| self.map_at(lu) != NO_PAGE)
     }
 
     /// Records that `lpn`'s whole data now lives at `ppn` (unit k in slot k); the old
@@ -68,12 +68,12 @@ impl Ftl {
         let shift = self.unit_shift;
         if shift == 0 {
             // A page map: one unit, the page (the preconditioning and write hot path).
-            let old = self.map[lpn as usize];
+            let old = self.map_at(lpn);
             if old != NO_PAGE {
                 self.invalidate_unit(old);
             }
-            self.map[lpn as usize] = ppn;
-            self.reverse[ppn as usize] = lpn;
+            self.set_map(lpn, ppn);
+            self.set_rev(ppn, lpn);
             let b = self.addr.block_of(ppn);
             let block = &mut self.blocks[b as usize];
             block.valid_pages += 1;
@@ -90,18 +90,19 @@ impl Ftl {
         for k in 0..count {
             let lu = (lpn << shift) + first + k;
             let pu = (ppn << shift) + slot + k;
-            let old = self.map[lu as usize];
+            let old = self.map_at(lu);
             if old != NO_PAGE {
                 self.invalidate_unit(old);
             }
             // (After the old copy is gone: it may have been in this very page.)
+            let empty = self.page_valid_units(ppn) == 0;
             let block = &mut self.blocks[b as usize];
-            if self.reverse[(ppn << shift) as usize..((ppn + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
+            if empty {
                 block.valid_pages += 1;
             }
             block.valid_units += 1;
-            self.map[lu as usize] = pu;
-            self.reverse[pu as usize] = lu;
+            self.set_map(lu, pu);
+            self.set_rev(pu, lu);
             if let Some(v) = self.versions.as_mut() {
                 // Placed data carries the unit's current version; a user write issues a new
                 // one first (issue_version) and a GC move copies the source's (move_page).
@@ -138,7 +139,7 @@ impl Ftl {
                 break;
             }
             let src = (from << shift) + k;
-            let lu = self.reverse[src as usize];
+            let lu = self.rev_at(src);
             if lu == NO_PAGE {
                 continue;
             }
@@ -153,18 +154,19 @@ impl Ftl {
     /// OOB entry with `copy_oob`: a whole-page copy carries the page's OOB instead).
     fn move_unit(&mut self, src: u32, dst: u32, copy_oob: bool) {
         let shift = self.unit_shift;
-        let lu = self.reverse[src as usize];
+        let lu = self.rev_at(src);
         let to = dst >> shift;
         let b = self.addr.block_of(to);
+        let empty = self.page_valid_units(to) == 0;
         let block = &mut self.blocks[b as usize];
-        if self.reverse[(to << shift) as usize..((to + 1) << shift) as usize].iter().all(|&u| u == NO_PAGE) {
+        if empty {
             block.valid_pages += 1;
         }
         block.valid_units += 1;
         self.plane_valid_units[self.addr.plane_of_block(b) as usize] += 1;
         self.invalidate_unit(src);
-        self.map[lu as usize] = dst;
-        self.reverse[dst as usize] = lu;
+        self.set_map(lu, dst);
+        self.set_rev(dst, lu);
         if let Some(v) = self.versions.as_mut() {
             v.page_version[dst as usize] = v.page_version[src as usize];
         }
@@ -182,10 +184,10 @@ impl Ftl {
         if self.unit_shift != 1 || self.page_valid_units(first) != 1 {
             return None;
         }
-        let src = (0..2).map(|k| (first << 1) + k).find(|&pu| self.reverse[pu as usize] != NO_PAGE)?;
-        let lu = self.reverse[src as usize];
+        let src = (0..2).map(|k| (first << 1) + k).find(|&pu| self.rev_at(pu) != NO_PAGE)?;
+        let lu = self.rev_at(src);
         let (lpn, k) = (lu >> 1, lu & 1);
-        let other = self.map[((lpn << 1) + (1 - k)) as usize];
+        let other = self.map_at((lpn << 1) + (1 - k));
         let same_die = |a: Ppn, b: Ppn| {
             self.addr.die_of_plane(self.addr.plane_of(a)) == self.addr.die_of_plane(self.addr.plane_of(b))
         };
@@ -243,11 +245,11 @@ impl Ftl {
     pub fn trim(&mut self, lpn: u32) {
         self.oob_trim(lpn);
         for k in 0..self.units_per_page() {
-            let lu = ((lpn << self.unit_shift) + k) as usize;
-            let old = self.map[lu];
+            let lu = (lpn << self.unit_shift) + k;
+            let old = self.map_at(lu);
             if old != NO_PAGE {
                 self.invalidate_unit(old);
-                self.map[lu] = NO_PAGE;
+                self.set_map(lu, NO_PAGE);
             }
         }
     }
@@ -255,8 +257,8 @@ impl Ftl {
     /// Physical unit `pu` no longer holds valid data; its page is invalid once no slot does.
     #[inline]
     fn invalidate_unit(&mut self, pu: u32) {
-        debug_assert_ne!(self.reverse[pu as usize], NO_PAGE);
-        self.reverse[pu as usize] = NO_PAGE;
+        debug_assert_ne!(self.rev_at(pu), NO_PAGE);
+        self.set_rev(pu, NO_PAGE);
         let ppn = pu >> self.unit_shift;
         let empty = self.unit_shift == 0 || self.page_valid_units(ppn) == 0;
         let b = self.addr.block_of(ppn);
@@ -294,7 +296,7 @@ impl Ftl {
             Mapping::HalfPages => 2 * pages * e,
             Mapping::Subpages => {
                 let u = self.units_per_page() as usize;
-                let split = self.map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64;
+                let split = self.dense_map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64;
                 pages * e + split * u as u64 * e
             }
         }
@@ -307,7 +309,7 @@ impl Ftl {
             return 0;
         }
         let u = self.units_per_page() as usize;
-        self.map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64
+        self.dense_map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64
     }
 
     /// The map half of the invariants: map ↔ reverse map per unit, every mapped page
@@ -321,44 +323,42 @@ impl Ftl {
                 format!("{} (unit {})", lu >> shift, lu & ((1 << shift) - 1))
             }
         };
-        for (lu, &pu) in self.map.iter().enumerate() {
+        for lu in 0..self.map_len() as u32 {
+            let pu = self.map_at(lu);
             if pu == NO_PAGE {
                 continue;
             }
-            if self.reverse[pu as usize] != lu as u32 {
-                return Err(format!(
-                    "map[{}] = {pu} but reverse[{pu}] = {}",
-                    unit(lu as u32),
-                    self.reverse[pu as usize]
-                ));
+            if self.rev_at(pu) != lu {
+                return Err(format!("map[{}] = {pu} but reverse[{pu}] = {}", unit(lu), self.rev_at(pu)));
             }
             let ppn = pu >> shift;
             if !self.is_programmed(self.addr.block_of(ppn), self.addr.page_in_block(ppn)) {
-                return Err(format!("lpn {} maps to unprogrammed page {ppn}", unit(lu as u32)));
+                return Err(format!("lpn {} maps to unprogrammed page {ppn}", unit(lu)));
             }
         }
-        let u = self.units_per_page() as usize;
+        let u = self.units_per_page();
         let mut plane_valid = vec![0u64; self.planes.len()];
         for (block, info) in self.blocks.iter().enumerate() {
             plane_valid[self.addr.plane_of_block(block as u32) as usize] += info.valid_units as u64;
-            let first = self.addr.ppn(block as u32, 0) as usize;
-            let pages = self.addr.pages_per_block as usize;
+            let first = self.addr.ppn(block as u32, 0);
+            let pages = self.addr.pages_per_block;
             let mut valid = 0u32;
-            let units = self.reverse[first * u..(first + pages) * u].iter().filter(|&&lu| lu != NO_PAGE).count();
+            let units = (first * u..(first + pages) * u).filter(|&pu| self.rev_at(pu) != NO_PAGE).count();
             if units as u32 != info.valid_units {
                 return Err(format!("block {block}: valid unit count {} but {units} valid units", info.valid_units));
             }
-            for (page, units) in self.reverse[first * u..(first + pages) * u].chunks_exact(u).enumerate() {
-                if units.iter().all(|&lu| lu == NO_PAGE) {
+            for page in 0..pages {
+                if (0..u).all(|slot| self.rev_at(((first + page) << shift) + slot) == NO_PAGE) {
                     continue;
                 }
                 valid += 1;
-                if !self.is_programmed(block as u32, page as u32) {
+                if !self.is_programmed(block as u32, page) {
                     return Err(format!("block {block}: page {page} is valid but was never programmed"));
                 }
-                for (slot, &lu) in units.iter().enumerate() {
-                    let pu = (((first + page) << shift) + slot) as u32;
-                    if lu != NO_PAGE && self.map.get(lu as usize) != Some(&pu) {
+                for slot in 0..u {
+                    let pu = ((first + page) << shift) + slot;
+                    let lu = self.rev_at(pu);
+                    if lu != NO_PAGE && ((lu as usize) >= self.map_len() || self.map_at(lu) != pu) {
                         return Err(format!("reverse[{pu}] = {} but map disagrees", unit(lu)));
                     }
                 }

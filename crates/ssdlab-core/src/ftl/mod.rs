@@ -6,6 +6,7 @@
 
 pub mod allocation;
 pub mod companion;
+mod fill_rule;
 pub mod gc;
 mod invariants;
 pub mod mapping;
@@ -13,6 +14,7 @@ pub mod precondition;
 pub mod recovery;
 pub mod relaxed;
 mod skip;
+pub mod sparse;
 pub mod steady;
 pub mod verify;
 pub mod wear;
@@ -195,9 +197,11 @@ pub struct Ftl {
     pub slc_layout: PageLayout,
     /// Logical unit → physical unit (NO_PAGE = unmapped); see `mapping.rs`. With the
     /// default page map a unit is a page: logical page → physical page.
-    pub map: Vec<u32>,
-    /// Physical unit → logical unit (NO_PAGE = free or invalid).
-    pub reverse: Vec<u32>,
+    /// Dense only (empty with `sparse`: use `map_at`/`set_map`, `sparse.rs`).
+    pub dense_map: Vec<u32>,
+    /// Physical unit → logical unit (NO_PAGE = free or invalid); dense only.
+    pub dense_reverse: Vec<u32>,
+    pub sparse: Option<Box<sparse::Sparse>>,
     /// The map's granularity (`ftl.mapping`) and log2 of its units per page.
     pub mapping: Mapping,
     pub unit_shift: u32,
@@ -404,10 +408,15 @@ impl Ftl {
         } else {
             0
         };
+        let (map_len, rev_len) =
+            ((logical_pages + translation_pages) as usize * units as usize, pages_total * units as usize);
+        let sparse = sparse::Sparse::for_config(config, &addr, map_len, rev_len);
+        let dense = |n: usize| if sparse.is_some() { Vec::new() } else { vec![NO_PAGE; n] };
         Ftl {
-            map: vec![NO_PAGE; (logical_pages + translation_pages) as usize * units as usize],
+            dense_map: dense(map_len),
             translation_pages,
-            reverse: vec![NO_PAGE; addr.pages() as usize * units as usize],
+            dense_reverse: dense(rev_len),
+            sparse,
             mapping: config.ftl.mapping,
             unit_shift: units.trailing_zeros(),
             addr,
@@ -942,6 +951,7 @@ impl Ftl {
         }
         info.state = BlockState::Free;
         let slc = info.slc;
+        self.table_erased(block);
         let p = &mut self.planes[plane as usize];
         let finished_victim = p.victim == block;
         if finished_victim {

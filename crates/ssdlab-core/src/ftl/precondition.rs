@@ -97,6 +97,10 @@ impl Ftl {
         let mut waf = 1.0;
         if pc.steady_state {
             let before = self.counters.clone();
+            // Steady state rewrites the whole drive: under `auto` it runs on the dense table.
+            if self.sparse.as_ref().is_some_and(|s| s.auto) {
+                self.densify();
+            }
             let steady = self.steady_state(config, planes, footprint)?;
             // The run's GC counters start from zero; wear (erase counts) stays.
             self.counters = before;
@@ -350,8 +354,30 @@ impl Ftl {
         let lpn_of = |k: u64| if k < n_valid { k as u32 } else { extra[(k - n_valid) as usize] };
         let mut credit = 0.0f64;
         let mut window_start = 0u64;
+        // The sparse table places the first full windows by rule (`fill_rule.rs`), with
+        // the same draws; under `auto`, a fill it cannot place is placed dense.
+        let shift = match config.ftl.fill_window_log2 {
+            0 => WINDOW.trailing_zeros(),
+            n => (n as u32).min(WINDOW.trailing_zeros()),
+        };
+        let window = 1u64 << shift;
+        let ruled = self.rule_windows(planes, &plane_of_residue, shift, n_valid, rewrite_rate > 0.0, limit);
+        if ruled == 0 && self.sparse.as_ref().is_some_and(|s| s.auto) && total > 4 * window {
+            self.densify();
+        }
+        if ruled > 0 {
+            let draws: Vec<(u64, u64)> = (0..ruled)
+                .map(|_| {
+                    let stride = coprime_stride(window, &mut rng);
+                    (stride, rng.random_range(0..window))
+                })
+                .collect();
+            self.fill_by_rule(shift, &draws, plane_of_residue.clone());
+            window_start = ruled << shift;
+            report.valid_pages += window_start;
+        }
         while window_start < total {
-            let len = WINDOW.min(total - window_start);
+            let len = window.min(total - window_start);
             let stride = coprime_stride(len, &mut rng);
             let offset = rng.random_range(0..len);
             let lpn_at = |i: u64| lpn_of(window_start + (i * stride + offset) % len);

@@ -62,10 +62,12 @@ impl Ftl {
     /// pointed at (as a block sequence number would, thesis §4.1.4).
     pub fn track_oob(&mut self) {
         self.track_program_order();
+        // Recovery rebuilds the map from per-page OOB areas: the dense table.
+        self.densify();
         if self.oob.is_none() {
             self.oob = Some(Oob {
-                lpn: vec![NO_PAGE; self.reverse.len()],
-                seq: vec![0; self.reverse.len()],
+                lpn: vec![NO_PAGE; self.dense_reverse.len()],
+                seq: vec![0; self.dense_reverse.len()],
                 trim_seq: vec![0; self.logical_pages as usize],
                 next_seq: 1,
                 partials_in_flight: Vec::new(),
@@ -259,10 +261,11 @@ impl Ftl {
         }
         // Volatile state is gone (the writes that pinned blocks were torn or dropped).
         self.pinned.fill(0);
-        self.map.fill(NO_PAGE);
-        self.reverse.fill(NO_PAGE);
+        self.densify();
+        self.dense_map.fill(NO_PAGE);
+        self.dense_reverse.fill(NO_PAGE);
         // Scan: the freshest readable copy of each logical unit wins.
-        let mut best = vec![(0u64, 0u64); self.map.len()];
+        let mut best = vec![(0u64, 0u64); self.dense_map.len()];
         // A block with a torn page never got its summary (written after its last page).
         let mut torn_blocks: Vec<u32> = torn
             .iter()
@@ -297,19 +300,19 @@ impl Ftl {
                 let ppn = self.addr.ppn(block, page);
                 for pu in (ppn << shift) as usize..((ppn << shift) as usize + units) {
                     let (lu, seq) = (oob.lpn[pu], oob.seq[pu]);
-                    if lu == NO_PAGE || seq == 0 || seq == TORN || (lu as usize) >= self.map.len() {
+                    if lu == NO_PAGE || seq == 0 || seq == TORN || (lu as usize) >= self.dense_map.len() {
                         continue;
                     }
                     let key = (seq, self.program_seq[ppn as usize]);
                     if seq > oob.trim_seq[(lu >> shift) as usize] && key > best[lu as usize] {
                         best[lu as usize] = key;
-                        self.map[lu as usize] = pu as u32;
+                        self.dense_map[lu as usize] = pu as u32;
                     }
                 }
             }
         }
-        for lu in 0..self.map.len() {
-            let pu = self.map[lu];
+        for lu in 0..self.dense_map.len() {
+            let pu = self.dense_map[lu];
             if pu != NO_PAGE {
                 let block = self.addr.block_of(pu >> shift) as usize;
                 if self.page_valid_units(pu >> shift) == 0 {
@@ -317,7 +320,7 @@ impl Ftl {
                 }
                 self.blocks[block].valid_units += 1;
                 self.plane_valid_units[self.addr.plane_of_block(block as u32) as usize] += 1;
-                self.reverse[pu as usize] = lu as u32;
+                self.dense_reverse[pu as usize] = lu as u32;
             }
         }
         scan.mapped_pages = (0..self.logical_pages).filter(|&lpn| self.is_mapped(lpn)).count() as u64;

@@ -35,7 +35,7 @@ fn verify_catches_a_mapping_that_points_at_stale_data() {
     ftl.acknowledge(3, 0, 1, v2);
     ftl.verify_data("test", &[]).unwrap();
     // Corrupt the map: logical page 3 back to its first copy.
-    ftl.map[3] = old;
+    ftl.dense_map[3] = old;
     let e = ftl.verify_data("after corruption", &[]).unwrap_err();
     assert!(e.contains("logical page 3") && e.contains("expected version 2") && e.contains("found version 1"), "{e}");
 }
@@ -54,7 +54,7 @@ fn verify_catches_lost_data_and_respects_trims() {
     ftl.verify_data("late completion", &[]).unwrap();
     let (_, v2) = write(&mut ftl, 6);
     ftl.acknowledge(6, 0, 1, v2);
-    ftl.map[6] = NO_PAGE;
+    ftl.dense_map[6] = NO_PAGE;
     let e = ftl.verify_data("lost", &[]).unwrap_err();
     assert!(e.contains("logical page 6") && e.contains("no mapping"), "{e}");
 }
@@ -64,7 +64,7 @@ fn invariant_checker_catches_a_broken_reverse_map() {
     let mut ftl = small();
     let (ppn, _) = write(&mut ftl, 1);
     ftl.check_invariants().unwrap();
-    ftl.reverse[ppn as usize] = 2;
+    ftl.dense_reverse[ppn as usize] = 2;
     assert!(ftl.check_invariants().is_err());
 }
 
@@ -98,10 +98,10 @@ fn aged_with_oob() -> Ftl {
 #[test]
 fn recovery_rebuilds_the_mapping_table_exactly() {
     let mut ftl = aged_with_oob();
-    let map = ftl.map.clone();
+    let map = ftl.dense_map.clone();
     let valid: Vec<u32> = ftl.blocks.iter().map(|b| b.valid_pages).collect();
     let scan = ftl.power_loss_recover(&[], &[]);
-    assert_eq!(ftl.map, map, "the rebuilt map differs");
+    assert_eq!(ftl.dense_map, map, "the rebuilt map differs");
     assert_eq!(ftl.blocks.iter().map(|b| b.valid_pages).collect::<Vec<_>>(), valid);
     assert_eq!(scan.mapped_pages, map.iter().filter(|&&p| p != NO_PAGE).count() as u64);
     // Trimmed pages stay trimmed even though their old copies are still in flash.
@@ -283,10 +283,10 @@ fn a_half_page_pair_survives_an_overwrite_gc_and_a_power_loss() {
     assert_ne!(ftl.addr.block_of(h1), block);
     ftl.verify_data("after GC", &[]).unwrap();
     // Power fails: the map rebuilt from the OOB areas is the same, unit by unit.
-    let map = ftl.map.clone();
+    let map = ftl.dense_map.clone();
     let units: Vec<u32> = ftl.blocks.iter().map(|b| b.valid_units).collect();
     ftl.power_loss_recover(&[], &[]);
-    assert_eq!(ftl.map, map, "the rebuilt map differs");
+    assert_eq!(ftl.dense_map, map, "the rebuilt map differs");
     assert_eq!(ftl.blocks.iter().map(|b| b.valid_units).collect::<Vec<_>>(), units);
     ftl.check_invariants().unwrap();
     ftl.verify_data("after recovery", &[]).unwrap();
@@ -330,9 +330,9 @@ fn a_subpage_entry_survives_an_overwrite_gc_and_a_power_loss() {
         assert_ne!(ftl.addr.block_of(at), block, "unit {k} moved out of the victim");
     }
     ftl.verify_data("after GC", &[]).unwrap();
-    let map = ftl.map.clone();
+    let map = ftl.dense_map.clone();
     ftl.power_loss_recover(&[], &[]);
-    assert_eq!(ftl.map, map, "the rebuilt map differs");
+    assert_eq!(ftl.dense_map, map, "the rebuilt map differs");
     ftl.check_invariants().unwrap();
     ftl.verify_data("after recovery", &[]).unwrap();
     // A trim discards every subpage, also after recovery.

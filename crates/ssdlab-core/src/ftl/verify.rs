@@ -31,9 +31,9 @@ impl Ftl {
     pub fn track_versions(&mut self) {
         if self.versions.is_none() {
             self.versions = Some(Versions {
-                page_version: vec![0; self.reverse.len()],
-                issued: vec![0; self.map.len()],
-                acknowledged: vec![0; self.map.len()],
+                page_version: vec![0; self.rev_len()],
+                issued: vec![0; self.map_len()],
+                acknowledged: vec![0; self.map_len()],
                 lost: Vec::new(),
             });
         }
@@ -105,13 +105,14 @@ impl Ftl {
     /// After recovery: the host reads what flash holds of the lost writes' units.
     pub fn settle_lost(&mut self) {
         let shift = self.unit_shift;
-        let Some(v) = self.versions.as_mut() else { return };
+        let Some(mut v) = self.versions.take() else { return };
         for (lpn, first, count) in std::mem::take(&mut v.lost) {
             for lu in (lpn << shift) + first..(lpn << shift) + first + count {
-                let pu = self.map[lu as usize];
+                let pu = self.map_at(lu);
                 v.acknowledged[lu as usize] = if pu == NO_PAGE { 0 } else { v.page_version[pu as usize] };
             }
         }
+        self.versions = Some(v);
     }
 
     /// The version last acknowledged for unit `unit` of `lpn` (0 when versions are off,
@@ -132,12 +133,10 @@ impl Ftl {
         let v = self.versions.as_ref()?;
         let first = ppn << self.unit_shift;
         if self.unit_shift == 0 {
-            return (self.reverse[first as usize] == lpn).then(|| v.page_version[first as usize]);
+            return (self.rev_at(first) == lpn).then(|| v.page_version[first as usize]);
         }
         let lu = (lpn << self.unit_shift) + unit;
-        (first..first + self.units_per_page())
-            .find(|&pu| self.reverse[pu as usize] == lu)
-            .map(|pu| v.page_version[pu as usize])
+        (first..first + self.units_per_page()).find(|&pu| self.rev_at(pu) == lu).map(|pu| v.page_version[pu as usize])
     }
 
     /// Checks every logical page; the error names the page, the expected and found
@@ -155,7 +154,8 @@ impl Ftl {
             }
         };
         let mut skip = in_dram.iter().peekable();
-        for (lu, &pu) in self.map.iter().enumerate() {
+        for lu in 0..self.map_len() {
+            let pu = self.map_at(lu as u32);
             let lpn = (lu >> shift) as u32;
             while skip.next_if(|&&s| s < lpn).is_some() {}
             if skip.peek() == Some(&&lpn) {

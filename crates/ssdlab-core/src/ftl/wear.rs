@@ -125,7 +125,7 @@ impl Ftl {
         let shift = self.unit_shift;
         let first = (ppn << shift) as usize;
         (0..1usize << shift)
-            .filter(|&k| self.reverse[first + k] != NO_PAGE && self.reverse[first + k] >> shift == lpn)
+            .filter(|&k| self.rev_at((first + k) as u32) != NO_PAGE && self.rev_at((first + k) as u32) >> shift == lpn)
             .map(|k| programs.saturating_sub((w.unit_program[first + k] as u32).max(1)))
             .max()
             .unwrap_or(0)

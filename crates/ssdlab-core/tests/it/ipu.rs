@@ -241,7 +241,7 @@ fn gc_of_the_page_map_schemes_never_puts_two_logical_pages_in_one_page() {
         let units = f.units_per_page() as usize;
         let shared = (0..f.addr.pages() as usize)
             .filter(|&ppn| {
-                let lpns: std::collections::BTreeSet<u32> = f.reverse[ppn * units..(ppn + 1) * units]
+                let lpns: std::collections::BTreeSet<u32> = f.dense_reverse[ppn * units..(ppn + 1) * units]
                     .iter()
                     .filter(|&&lu| lu != ssdlab_core::flash::NO_PAGE)
                     .map(|&lu| lu >> f.unit_shift)

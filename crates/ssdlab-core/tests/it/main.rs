@@ -22,6 +22,7 @@ mod mango;
 mod mapping;
 mod mongo;
 mod mutants;
+mod page_table;
 mod power;
 mod preconditioning;
 mod read_your_writes;

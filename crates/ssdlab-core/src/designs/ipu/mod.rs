@@ -430,7 +430,7 @@ impl Simulator<'_> {
             if new_mask & (1 << k) == 0 {
                 continue;
             }
-            let pu = self.ftl.map[((lpn << shift) + k) as usize];
+            let pu = self.ftl.map_at((lpn << shift) + k);
             if pu == NO_PAGE || !self.ftl.is_slc(pu >> shift) {
                 continue;
             }
@@ -508,7 +508,7 @@ impl Simulator<'_> {
                 let shift = self.ftl.unit_shift;
                 let update = t.kind == crate::engine::TxnKind::PartialProgram;
                 for k in t.unit as u32..t.unit as u32 + t.units as u32 {
-                    let pu = self.ftl.map[((t.lpn << shift) + k) as usize];
+                    let pu = self.ftl.map_at((t.lpn << shift) + k);
                     if pu != NO_PAGE && pu >> shift == t.ppn {
                         let u = d.slc_unit(&self.ftl, pu);
                         d.written_ns[u] = self.now;
@@ -562,7 +562,7 @@ impl Simulator<'_> {
         let b = d.slc_block(ftl, block);
         // Valid units of the block with their age and update flag.
         let valid = (0..pages).flat_map(|page| (0..units).map(move |k| (ftl.addr.ppn(block, page) << shift) + k));
-        let valid = valid.filter(|&pu| ftl.reverse[pu as usize] != NO_PAGE).map(|pu| {
+        let valid = valid.filter(|&pu| ftl.rev_at(pu) != NO_PAGE).map(|pu| {
             let u = d.slc_unit(ftl, pu);
             (self.now.saturating_sub(d.written_ns[u]) as f64, d.updated[u])
         });
@@ -603,10 +603,8 @@ impl Simulator<'_> {
         let shift = self.ftl.unit_shift;
         let level = self.ftl.blocks[block as usize].slc_level as i32;
         let d = self.designs.state_mut::<Ipu>();
-        let valid: Vec<u32> = (0..1u32 << shift)
-            .map(|k| (from << shift) + k)
-            .filter(|&pu| self.ftl.reverse[pu as usize] != NO_PAGE)
-            .collect();
+        let valid: Vec<u32> =
+            (0..1u32 << shift).map(|k| (from << shift) + k).filter(|&pu| self.ftl.rev_at(pu) != NO_PAGE).collect();
         let updated = valid.iter().any(|&pu| d.updated[d.slc_unit(&self.ftl, pu)]);
         let want = if updated { level } else { level - 1 };
         // A move stays in the cache only into room it has without taking a free block

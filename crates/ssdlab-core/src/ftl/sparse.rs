@@ -1,0 +1,349 @@
+//! The sparse page table (issue 48, "memory that follows the workload"): the map and
+//! reverse map without an entry per page. Preconditioning's fill places logical pages by
+//! a rule (`FillRule`: a window's permutation, striping, and each plane's blocks in the
+//! order the fill opened them), so where an untouched preconditioned page lives is
+//! computed, not stored. Stored are only the pages that left the rule: a logical page
+//! rewritten, moved by GC or trimmed has an entry in `overrides` (its rule page is then
+//! invalid, so validity needs no per-page state), and pages programmed outside the rule
+//! (the run's writes, GC copies, the fill's last partial window) have reverse entries in
+//! per-block arrays, allocated when a block is first written and freed at its erase.
+//! Per-block state (valid counts, write points, erase counts) stays in `blocks` as ever.
+//!
+//! The dense table is the same `Ftl` with `dense_map`/`dense_reverse` filled and
+//! `sparse` empty: the accessors below try the dense vectors first (one bounds check,
+//! what indexing cost before), so a dense run pays nothing for the choice. Sparse tables
+//! hold a page map only (one unit per page) and are not used with power-loss recovery,
+//! whose OOB areas are per page anyway; `densify` converts where a feature needs dense.
+
+use super::Ftl;
+use crate::config::{Config, PageTable};
+use crate::engine::lpn_hash::LpnMap;
+use crate::flash::{Address, Ppn, NO_PAGE};
+
+/// Under `PageTable::Auto`, drives of at least this many physical pages (1 GiB of dense
+/// table) use the sparse one; smaller drives stay dense, where the table fits in memory
+/// and a lookup is one load.
+pub const AUTO_SPARSE_PAGES: u64 = 1 << 27;
+
+const NO_SLOT: u32 = u32::MAX;
+
+pub struct Sparse {
+    /// Logical pages not at their rule page: where they are (NO_PAGE: unmapped).
+    overrides: LpnMap<u32>,
+    rule: Option<Box<FillRule>>,
+    /// Per block: its first `rule_pages` pages hold the rule's logical pages.
+    rule_pages: Vec<u32>,
+    /// Per block: its reverse entries beyond the rule's, in `pool` (NO_SLOT: none).
+    slot: Vec<u32>,
+    pool: Vec<Box<[u32]>>,
+    free_slots: Vec<u32>,
+    map_len: usize,
+    rev_len: usize,
+    pages_per_block: u32,
+    /// Chosen by `PageTable::Auto`: convert to dense where the rule cannot place the fill.
+    pub auto: bool,
+}
+
+/// Where the fill put logical pages `0..lpns`: window `w` holds `w·L..(w+1)·L`, visited
+/// in the order `i ↦ (i·stride + offset) mod L`; a page goes to the plane of its residue
+/// mod P (P | L, so the residue is that of its position in the window) and takes the
+/// next page of that plane's fill blocks. Each plane receives L/P pages per window, the
+/// j-th at position `j·P + i₀`, so a page's rank in its plane is closed-form both ways.
+pub struct FillRule {
+    window_shift: u32,
+    plane_shift: u32,
+    lpns: u32,
+    /// Per window: stride, its inverse mod L, offset.
+    windows: Vec<[u64; 3]>,
+    plane_of_residue: Vec<u32>,
+    residue_of_plane: Vec<u32>,
+    /// Per plane: the blocks the fill wrote, in order.
+    plane_blocks: Vec<Vec<u32>>,
+    /// Per block: its index in its plane's list.
+    block_index: Vec<u32>,
+    pages_per_block: u32,
+}
+
+impl FillRule {
+    /// `windows`: (stride, offset) of each full window, in order.
+    pub fn new(
+        window_shift: u32,
+        planes: u32,
+        windows: &[(u64, u64)],
+        plane_of_residue: Vec<u32>,
+        blocks: u32,
+    ) -> Self {
+        let mask = (1u64 << window_shift) - 1;
+        let mut residue_of_plane = vec![0; planes as usize];
+        for (r, &p) in plane_of_residue.iter().enumerate() {
+            residue_of_plane[p as usize] = r as u32;
+        }
+        FillRule {
+            window_shift,
+            plane_shift: planes.trailing_zeros(),
+            lpns: ((windows.len() as u64) << window_shift) as u32,
+            windows: windows.iter().map(|&(s, o)| [s, inverse_odd(s) & mask, o]).collect(),
+            plane_of_residue,
+            residue_of_plane,
+            plane_blocks: vec![Vec::new(); planes as usize],
+            block_index: vec![NO_PAGE; blocks as usize],
+            pages_per_block: 0,
+        }
+    }
+
+    /// Pages the rule places in each plane.
+    pub fn pages_per_plane(&self) -> u64 {
+        (self.windows.len() as u64) << (self.window_shift - self.plane_shift)
+    }
+
+    /// Records that `block` is the next block of `plane`'s fill.
+    pub fn push_block(&mut self, plane: u32, block: u32, pages_per_block: u32) {
+        self.pages_per_block = pages_per_block;
+        let list = &mut self.plane_blocks[plane as usize];
+        self.block_index[block as usize] = list.len() as u32;
+        list.push(block);
+    }
+
+    /// The window and position in it of the `k`-th page of `plane`.
+    pub fn position(&self, plane: u32, k: u64) -> (u64, u64) {
+        let q_shift = self.window_shift - self.plane_shift;
+        let (w, j) = (k >> q_shift, k & ((1 << q_shift) - 1));
+        let p_mask = (1u64 << self.plane_shift) - 1;
+        let [_, inv, o] = self.windows[w as usize];
+        let r = self.residue_of_plane[plane as usize] as u64;
+        let i0 = ((r.wrapping_sub(o) & p_mask) * (inv & p_mask)) & p_mask;
+        (w, (j << self.plane_shift) + i0)
+    }
+
+    fn ppn_of(&self, lpn: u32, addr: &Address) -> Ppn {
+        let mask = (1u64 << self.window_shift) - 1;
+        let w = (lpn >> self.window_shift) as usize;
+        let x = lpn as u64 & mask;
+        let [_, inv, o] = self.windows[w];
+        let i = (x.wrapping_sub(o) & mask).wrapping_mul(inv) & mask;
+        let plane = self.plane_of_residue[(x & ((1 << self.plane_shift) - 1)) as usize];
+        let k = ((w as u64) << (self.window_shift - self.plane_shift)) + (i >> self.plane_shift);
+        let ppb = self.pages_per_block as u64;
+        addr.ppn(self.plane_blocks[plane as usize][(k / ppb) as usize], (k % ppb) as u32)
+    }
+
+    fn lpn_of(&self, block: u32, page: u32, addr: &Address) -> u32 {
+        let k = self.block_index[block as usize] as u64 * self.pages_per_block as u64 + page as u64;
+        let (w, i) = self.position(addr.plane_of_block(block), k);
+        let mask = (1u64 << self.window_shift) - 1;
+        let [s, _, o] = self.windows[w as usize];
+        ((w << self.window_shift) + (i.wrapping_mul(s).wrapping_add(o) & mask)) as u32
+    }
+}
+
+/// The inverse of odd `s` modulo 2^64 (Newton's iteration doubles the correct bits).
+fn inverse_odd(s: u64) -> u64 {
+    let mut inv = s;
+    for _ in 0..6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(s.wrapping_mul(inv)));
+    }
+    inv
+}
+
+/// Whether `config` runs on the sparse table (`Some(true)`) and keeps it through
+/// preconditioning (`Some(false)`: it converts to dense for a fill the rule cannot place
+/// or for steady state; a fill with rewrites to the GC threshold is one). `None`: dense.
+pub fn expected(config: &Config) -> Option<bool> {
+    let eligible = config.units_per_page() == 1 && config.power.loss_at_ns.is_empty();
+    let big = config.geometry.physical_pages() as u64 >= AUTO_SPARSE_PAGES;
+    let auto = match config.ftl.page_table {
+        PageTable::Dense => return None,
+        PageTable::Sparse => false,
+        PageTable::Auto => true,
+    };
+    if !eligible || (auto && !big) {
+        return None;
+    }
+    let pc = &config.precondition;
+    let plain = pc.used_fraction == 0.0 || !pc.fill_invalid_to_gc_threshold;
+    Some(!auto || (plain && !pc.steady_state))
+}
+
+impl Sparse {
+    /// The sparse table for `config`, or `None` where the dense one is used.
+    pub fn for_config(config: &Config, addr: &Address, map_len: usize, rev_len: usize) -> Option<Box<Sparse>> {
+        expected(config)?;
+        let auto = config.ftl.page_table == PageTable::Auto;
+        Some(Box::new(Sparse {
+            overrides: LpnMap::default(),
+            rule: None,
+            rule_pages: vec![0; addr.blocks() as usize],
+            slot: vec![NO_SLOT; addr.blocks() as usize],
+            pool: Vec::new(),
+            free_slots: Vec::new(),
+            map_len,
+            rev_len,
+            pages_per_block: addr.pages_per_block,
+            auto,
+        }))
+    }
+
+    /// Installs the fill rule; `rule_pages[b]` pages of each block it wrote are its.
+    pub fn set_rule(&mut self, rule: FillRule, rule_pages: &[(u32, u32)]) {
+        for &(block, pages) in rule_pages {
+            self.rule_pages[block as usize] = pages;
+        }
+        self.rule = Some(Box::new(rule));
+    }
+
+    #[inline]
+    fn map_at(&self, lpn: u32, addr: &Address) -> u32 {
+        if let Some(&pu) = self.overrides.get(&lpn) {
+            return pu;
+        }
+        match &self.rule {
+            Some(rule) if lpn < rule.lpns => rule.ppn_of(lpn, addr),
+            _ => NO_PAGE,
+        }
+    }
+
+    #[inline]
+    fn set_map(&mut self, lpn: u32, pu: u32) {
+        let ruled = self.rule.as_ref().is_some_and(|r| lpn < r.lpns);
+        if pu == NO_PAGE && !ruled {
+            self.overrides.remove(&lpn);
+        } else {
+            self.overrides.insert(lpn, pu);
+        }
+    }
+
+    #[inline]
+    fn rev_at(&self, pu: u32, addr: &Address) -> u32 {
+        let block = addr.block_of(pu);
+        let page = addr.page_in_block(pu);
+        if page < self.rule_pages[block as usize] {
+            let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
+            return if self.overrides.contains_key(&lpn) { NO_PAGE } else { lpn };
+        }
+        match self.slot[block as usize] {
+            NO_SLOT => NO_PAGE,
+            s => self.pool[s as usize][page as usize],
+        }
+    }
+
+    fn set_rev(&mut self, pu: u32, lu: u32, addr: &Address) {
+        let block = addr.block_of(pu);
+        let page = addr.page_in_block(pu);
+        if page < self.rule_pages[block as usize] {
+            // A rule page is never programmed again before its erase: only invalidated,
+            // which its logical page's override records (set at once, so the page reads
+            // as invalid before the caller updates the map).
+            debug_assert_eq!(lu, NO_PAGE, "rule page {pu} rewritten in place");
+            let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
+            self.overrides.entry(lpn).or_insert(NO_PAGE);
+            return;
+        }
+        let mut s = self.slot[block as usize];
+        if s == NO_SLOT {
+            if lu == NO_PAGE {
+                return;
+            }
+            s = match self.free_slots.pop() {
+                Some(s) => s,
+                None => {
+                    self.pool.push(vec![NO_PAGE; self.pages_per_block as usize].into_boxed_slice());
+                    self.pool.len() as u32 - 1
+                }
+            };
+            self.slot[block as usize] = s;
+        }
+        self.pool[s as usize][page as usize] = lu;
+    }
+
+    /// `block` was erased: none of its pages holds data.
+    fn erased(&mut self, block: u32) {
+        self.rule_pages[block as usize] = 0;
+        let s = std::mem::replace(&mut self.slot[block as usize], NO_SLOT);
+        if s != NO_SLOT {
+            self.pool[s as usize].fill(NO_PAGE);
+            self.free_slots.push(s);
+        }
+    }
+
+    /// Bytes held: overrides, per-block arrays and the rule (for the report of memory).
+    pub fn bytes(&self) -> u64 {
+        let rule = self.rule.as_ref().map_or(0, |r| r.windows.len() * 24 + r.block_index.len() * 8);
+        (self.overrides.capacity() * 9
+            + self.pool.len() * self.pages_per_block as usize * 4
+            + self.rule_pages.len() * 8
+            + rule) as u64
+    }
+}
+
+impl Ftl {
+    /// The physical unit holding logical unit `lu` (NO_PAGE: unmapped).
+    #[inline]
+    pub fn map_at(&self, lu: u32) -> u32 {
+        match self.dense_map.get(lu as usize) {
+            Some(&pu) => pu,
+            None => self.sparse.as_deref().expect("logical unit beyond the map").map_at(lu, &self.addr),
+        }
+    }
+
+    #[inline]
+    pub fn set_map(&mut self, lu: u32, pu: u32) {
+        match self.dense_map.get_mut(lu as usize) {
+            Some(e) => *e = pu,
+            None => self.sparse.as_deref_mut().expect("logical unit beyond the map").set_map(lu, pu),
+        }
+    }
+
+    /// The logical unit in physical unit `pu` (NO_PAGE: free or invalid).
+    #[inline]
+    pub fn rev_at(&self, pu: u32) -> u32 {
+        match self.dense_reverse.get(pu as usize) {
+            Some(&lu) => lu,
+            None => self.sparse.as_deref().expect("physical unit beyond the drive").rev_at(pu, &self.addr),
+        }
+    }
+
+    #[inline]
+    pub fn set_rev(&mut self, pu: u32, lu: u32) {
+        match self.dense_reverse.get_mut(pu as usize) {
+            Some(e) => *e = lu,
+            None => {
+                let Ftl { sparse, addr, .. } = self;
+                sparse.as_deref_mut().expect("physical unit beyond the drive").set_rev(pu, lu, addr)
+            }
+        }
+    }
+
+    /// Logical units the map covers (translation pages included).
+    pub fn map_len(&self) -> usize {
+        self.sparse.as_ref().map_or(self.dense_map.len(), |s| s.map_len)
+    }
+
+    /// Physical units of the drive.
+    pub fn rev_len(&self) -> usize {
+        self.sparse.as_ref().map_or(self.dense_reverse.len(), |s| s.rev_len)
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        self.sparse.is_some()
+    }
+
+    /// Logical pages the fill rule placed (0 with the dense table or no rule).
+    pub fn ruled_pages(&self) -> u64 {
+        self.sparse.as_ref().and_then(|s| s.rule.as_ref()).map_or(0, |r| r.lpns as u64)
+    }
+
+    /// Converts a sparse table to the dense one (same contents).
+    pub fn densify(&mut self) {
+        let Some(s) = self.sparse.take() else { return };
+        self.dense_map = (0..s.map_len as u32).map(|lu| s.map_at(lu, &self.addr)).collect();
+        self.dense_reverse = (0..s.rev_len as u32).map(|pu| s.rev_at(pu, &self.addr)).collect();
+    }
+
+    /// Keeps the sparse table in step with an erase.
+    #[inline]
+    pub(super) fn table_erased(&mut self, block: u32) {
+        if let Some(s) = self.sparse.as_deref_mut() {
+            s.erased(block);
+        }
+    }
+}
