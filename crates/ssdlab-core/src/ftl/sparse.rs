@@ -277,40 +277,60 @@ impl Sparse {
 
 impl Ftl {
     /// The physical unit holding logical unit `lu` (NO_PAGE: unmapped).
-    #[inline]
+    // (Always inlined, with the sparse paths out of line: inlined whole, the dense
+    // lookups were calls, 7% more instructions on mqsim-default.)
+    #[inline(always)]
     pub fn map_at(&self, lu: u32) -> u32 {
         match self.dense_map.get(lu as usize) {
             Some(&pu) => pu,
-            None => self.sparse.as_deref().expect("logical unit beyond the map").map_at(lu, &self.addr),
+            None => self.sparse_map_at(lu),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn set_map(&mut self, lu: u32, pu: u32) {
         match self.dense_map.get_mut(lu as usize) {
             Some(e) => *e = pu,
-            None => self.sparse.as_deref_mut().expect("logical unit beyond the map").set_map(lu, pu),
+            None => self.sparse_set_map(lu, pu),
         }
     }
 
     /// The logical unit in physical unit `pu` (NO_PAGE: free or invalid).
-    #[inline]
+    #[inline(always)]
     pub fn rev_at(&self, pu: u32) -> u32 {
         match self.dense_reverse.get(pu as usize) {
             Some(&lu) => lu,
-            None => self.sparse.as_deref().expect("physical unit beyond the drive").rev_at(pu, &self.addr),
+            None => self.sparse_rev_at(pu),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn set_rev(&mut self, pu: u32, lu: u32) {
         match self.dense_reverse.get_mut(pu as usize) {
             Some(e) => *e = lu,
-            None => {
-                let Ftl { sparse, addr, .. } = self;
-                sparse.as_deref_mut().expect("physical unit beyond the drive").set_rev(pu, lu, addr)
-            }
+            None => self.sparse_set_rev(pu, lu),
         }
+    }
+
+    #[inline(never)]
+    fn sparse_map_at(&self, lu: u32) -> u32 {
+        self.sparse.as_deref().expect("logical unit beyond the map").map_at(lu, &self.addr)
+    }
+
+    #[inline(never)]
+    fn sparse_set_map(&mut self, lu: u32, pu: u32) {
+        self.sparse.as_deref_mut().expect("logical unit beyond the map").set_map(lu, pu)
+    }
+
+    #[inline(never)]
+    fn sparse_rev_at(&self, pu: u32) -> u32 {
+        self.sparse.as_deref().expect("physical unit beyond the drive").rev_at(pu, &self.addr)
+    }
+
+    #[inline(never)]
+    fn sparse_set_rev(&mut self, pu: u32, lu: u32) {
+        let Ftl { sparse, addr, .. } = self;
+        sparse.as_deref_mut().expect("physical unit beyond the drive").set_rev(pu, lu, addr)
     }
 
     /// Logical units the map covers (translation pages included).
