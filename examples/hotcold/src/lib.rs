@@ -130,7 +130,7 @@ impl Design for HotCold {
 
     /// A moved page goes to its class's write point.
     fn gc_page(sim: &mut Simulator<'_>, plane: u32, from: Ppn) -> Option<Allocated> {
-        let lpn = sim.ftl.reverse[from as usize];
+        let lpn = sim.ftl.rev_at(from);
         let d = sim.design_mut::<HotCold>();
         let class = d.class(lpn);
         if class == HOT {

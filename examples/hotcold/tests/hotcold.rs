@@ -83,7 +83,7 @@ fn hot_and_cold_pages_live_in_disjoint_blocks_and_gc_counts_moves_per_class() {
         .filter(|&b| sim.ftl.blocks[b as usize].state != BlockState::Free)
         .filter(|&b| {
             let classes: Vec<u8> = (0..sim.ftl.pages_in_block(b))
-                .map(|p| sim.ftl.reverse[sim.ftl.addr.ppn(b, p) as usize])
+                .map(|p| sim.ftl.rev_at(sim.ftl.addr.ppn(b, p)))
                 .filter(|&lpn| lpn != u32::MAX)
                 .map(|lpn| design.class(lpn))
                 .collect();
