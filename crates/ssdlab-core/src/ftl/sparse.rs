@@ -167,7 +167,11 @@ pub fn expected(config: &Config) -> Option<bool> {
 impl Sparse {
     /// The sparse table for `config`, or `None` where the dense one is used.
     pub fn for_config(config: &Config, addr: &Address, map_len: usize, rev_len: usize) -> Option<Box<Sparse>> {
-        expected(config)?;
+        // Under `auto`, a drive whose preconditioning would convert to dense starts dense
+        // (converting 2^27 pages and more costs seconds of setup).
+        if !expected(config)? {
+            return None;
+        }
         let auto = config.ftl.page_table == PageTable::Auto;
         Some(Box::new(Sparse {
             overrides: LpnMap::default(),
@@ -352,11 +356,28 @@ impl Ftl {
         self.sparse.as_ref().and_then(|s| s.rule.as_ref()).map_or(0, |r| r.lpns as u64)
     }
 
-    /// Converts a sparse table to the dense one (same contents).
+    /// Converts a sparse table to the dense one (same contents: the reverse map is the
+    /// map's inverse, an invariant `check_mapping` holds).
     pub fn densify(&mut self) {
         let Some(s) = self.sparse.take() else { return };
-        self.dense_map = (0..s.map_len as u32).map(|lu| s.map_at(lu, &self.addr)).collect();
-        self.dense_reverse = (0..s.rev_len as u32).map(|pu| s.rev_at(pu, &self.addr)).collect();
+        let mut map = vec![NO_PAGE; s.map_len];
+        if let Some(rule) = &s.rule {
+            for lpn in 0..rule.lpns {
+                map[lpn as usize] = rule.ppn_of(lpn, &self.addr);
+            }
+        }
+        // (Distinct keys: the order of the hash map's iteration cannot matter.)
+        for (&lpn, &pu) in &s.overrides {
+            map[lpn as usize] = pu;
+        }
+        let mut reverse = vec![NO_PAGE; s.rev_len];
+        for (lu, &pu) in map.iter().enumerate() {
+            if pu != NO_PAGE {
+                reverse[pu as usize] = lu as u32;
+            }
+        }
+        self.dense_map = map;
+        self.dense_reverse = reverse;
     }
 
     /// Keeps the sparse table in step with an erase.
