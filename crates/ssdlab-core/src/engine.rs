@@ -443,6 +443,9 @@ pub struct Simulator<'a> {
     pub(crate) host_priority: priority::Priority,
     /// The DRAM data cache (`[cache]`; `cache.rs`) and the DRAM channel.
     pub(crate) cache: Option<Box<cache::DataCache>>,
+    /// `cache.flush = "ssdsim"`: a write waiting for an evicted page is answered when the
+    /// page's data is in the chip (checked at every transfer's end, hence a field).
+    pub(crate) cache_answers_at_transfer: bool,
     pub(crate) dram: cache::Dram,
     /// Set while a flush out of the cache queues its flash transactions (`alloc_txn`
     /// marks them: no request waits for them).
@@ -706,6 +709,8 @@ impl<'a> Simulator<'a> {
             energy_gc: 0.0,
             host_priority: priority::Priority::new(&config),
             cache: config.cache.enabled().then(|| Box::new(cache::DataCache::new(&config, planes))),
+            cache_answers_at_transfer: config.cache.enabled()
+                && config.cache.flush == crate::config::CacheFlush::Ssdsim,
             dram: cache::Dram::default(),
             flushing: false,
             link: link::Link::default(),

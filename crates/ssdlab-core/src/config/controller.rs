@@ -32,6 +32,12 @@ pub enum CacheFlush {
     /// window stay dirty until evicted (hot data). The window's set is cleared when a
     /// write arrives after it ends.
     ColdEager,
+    /// SSDSim's DRAM buffer (`buffer_management`, `insert2buffer`): room is counted in
+    /// sectors (a page holds only the sectors written to it), the least recently used
+    /// page leaves whole when a write needs room, and the write that needed it completes
+    /// only when that page's program does; there is no flush limit, and a transfer costs
+    /// `dram_access_ns` without queueing on the DRAM channel.
+    Ssdsim,
 }
 
 /// The controller's DRAM data cache (`[cache]`): write-back with a capacity in pages,

@@ -6,6 +6,9 @@
 //! is programmed, "flushed"). Flushes in flight are bounded (`flush_limit_bytes`): a write
 //! that would need one more waits, in order, until a flush ends (back-pressure). A page
 //! has at most one flush in flight, so its programs reach flash in the order written.
+//! `flush = "ssdsim"` is SSDSim's buffer instead (`buffer_management`, `insert2buffer` in
+//! its ssd.c and flash.c): room counted in sectors, the least recently used page evicted
+//! whole when a write needs room, and that write waits for the eviction's program.
 
 use super::lpn_hash::{LpnMap, LpnSet};
 use super::*;
@@ -55,16 +58,21 @@ pub(crate) enum DramJob {
     Internal,
 }
 
-/// A flush in flight: its data and the flash transactions it still waits for.
-#[derive(Clone, Copy, Debug, Default)]
+/// A flush in flight: its data, the flash transactions it still waits for, and the
+/// request that waits for it (`flush = "ssdsim"`; NO_REQUEST: none).
+#[derive(Clone, Copy, Debug)]
 struct Flush {
     bytes: u64,
     txns: u32,
+    waiter: u32,
 }
 
 #[derive(Default)]
 pub(crate) struct Dram {
     free_at_ns: u64,
+    /// The latest end of a transfer queued (`flush = "ssdsim"`: transfers overlap, and
+    /// end in the order queued).
+    last_done_ns: u64,
     jobs: VecDeque<DramJob>,
     pub(crate) busy_ns: u64,
     pub(crate) transfers: u64,
@@ -92,6 +100,12 @@ pub(crate) struct DataCache {
     window_end_ns: u64,
     /// The request being admitted and how many of its pages (bytes) went into DRAM.
     admitting: (u32, u32, u64),
+    /// `flush = "ssdsim"`: room is counted in sectors (SSDSim's `max_buffer_sector`).
+    ssdsim: bool,
+    capacity_sectors: u64,
+    used_sectors: u64,
+    /// The request whose write is being admitted last waited for an eviction (counted once).
+    evicted_for: u32,
     pub(crate) stats: CacheStats,
 }
 
@@ -109,6 +123,9 @@ pub(crate) struct CacheStats {
     pub(crate) waits: u64,
     pub(crate) max_waiting: u64,
     pub(crate) read_fills: u64,
+    pub(crate) write_sector_hits: u64,
+    pub(crate) read_sector_hits: u64,
+    pub(crate) writes_waiting_for_evictions: u64,
 }
 
 impl DataCache {
@@ -116,7 +133,14 @@ impl DataCache {
         let page = config.geometry.page_size_bytes as u64;
         let c = &config.cache;
         let sectors = (page / 512).clamp(1, 64) as u32;
-        let limit = if c.flush_limit_bytes == 0 { planes as u64 * page } else { c.flush_limit_bytes };
+        let ssdsim = c.flush == CacheFlush::Ssdsim;
+        let limit = match c.flush_limit_bytes {
+            // SSDSim writes evicted pages back at once, however many.
+            _ if ssdsim => u64::MAX,
+            0 => planes as u64 * page,
+            n => n,
+        };
+        let sector_bytes = page / sectors as u64;
         DataCache {
             slots: (c.capacity_bytes / page) as u32,
             entries: Vec::new(),
@@ -124,7 +148,7 @@ impl DataCache {
             index: LpnMap::default(),
             order: LruOrder::default(),
             used: 0,
-            sector_bytes: page / sectors as u64,
+            sector_bytes,
             sectors,
             limit_bytes: limit,
             flushing_bytes: 0,
@@ -133,6 +157,10 @@ impl DataCache {
             recent: LpnSet::default(),
             window_end_ns: 0,
             admitting: (NONE, 0, 0),
+            ssdsim,
+            capacity_sectors: c.capacity_bytes / sector_bytes,
+            used_sectors: 0,
+            evicted_for: NONE,
             stats: CacheStats::default(),
         }
     }
@@ -180,10 +208,12 @@ impl DataCache {
         self.index.insert(lpn, e);
         self.order.push_front(e);
         self.used += 1;
+        self.used_sectors += mask.count_ones() as u64;
         e
     }
 
     fn remove(&mut self, e: u32) {
+        self.used_sectors -= self.entries[e as usize].mask.count_ones() as u64;
         self.order.unlink(e);
         self.index.remove(&self.entries[e as usize].lpn);
         self.free.push(e);
@@ -193,6 +223,12 @@ impl DataCache {
     /// The least recently used entry that can leave now (none with a flush in flight).
     fn victim(&self) -> Option<u32> {
         self.order.iter_lru().find(|&e| !self.entries[e as usize].flushing)
+    }
+
+    /// `flush = "ssdsim"`: the least recently used entry other than `keep` that can leave
+    /// now.
+    fn victim_other_than(&self, keep: u32) -> Option<u32> {
+        self.order.iter_lru().find(|&e| e != keep && !self.entries[e as usize].flushing)
     }
 
     /// Whether `lpn`'s newest data is in DRAM only (dirty here, or a flush in flight).
@@ -242,6 +278,12 @@ impl DataCache {
             dram_transfers: dram.transfers,
             dram_bytes: dram.bytes,
             dram_busy_ns: dram.busy_ns,
+            sectors: self.ssdsim.then(|| crate::stats::CacheSectors {
+                capacity_sectors: self.capacity_sectors,
+                write_sector_hits: s.write_sector_hits,
+                read_sector_hits: s.read_sector_hits,
+                writes_waiting_for_evictions: s.writes_waiting_for_evictions,
+            }),
         }
     }
 }
@@ -251,9 +293,17 @@ impl Simulator<'_> {
     pub(crate) fn dram_transfer(&mut self, bytes: u64, job: DramJob) {
         let c = &self.config.cache;
         let ns = c.dram_access_ns + (bytes as f64 * c.dram_ns_per_byte).round() as u64;
+        let ssdsim = c.flush == CacheFlush::Ssdsim;
         let d = &mut self.dram;
-        let done = d.free_at_ns.max(self.now) + ns;
+        let done = if ssdsim {
+            // SSDSim charges a fixed DRAM time per request and no channel: transfers
+            // overlap (and still end in the order queued, one event each).
+            (self.now + ns).max(d.last_done_ns)
+        } else {
+            d.free_at_ns.max(self.now) + ns
+        };
         d.free_at_ns = done;
+        d.last_done_ns = done;
         d.busy_ns += ns;
         d.transfers += 1;
         d.bytes += bytes;
@@ -301,28 +351,35 @@ impl Simulator<'_> {
             cache.recent.clear();
             cache.window_end_ns = self.now + self.config.cache.hot_window_ns;
         }
-        let e = match cache.index.get(&lpn).copied() {
-            Some(e) => {
-                let entry = &mut cache.entries[e as usize];
-                if entry.dirty {
-                    cache.stats.coalesced += 1;
-                }
-                entry.mask |= mask;
-                entry.dirty = true;
-                cache.touch(e);
-                e
+        let e = if cache.ssdsim {
+            match self.cache_room_ssdsim(slot, lpn, mask)? {
+                Some(e) => e,
+                None => return Ok(false),
             }
-            None => {
-                if cache.used >= cache.slots {
-                    let Some(victim) = cache.victim() else { return Ok(false) };
-                    self.cache_evict(victim)?;
+        } else {
+            match cache.index.get(&lpn).copied() {
+                Some(e) => {
+                    let entry = &mut cache.entries[e as usize];
+                    if entry.dirty {
+                        cache.stats.coalesced += 1;
+                    }
+                    entry.mask |= mask;
+                    entry.dirty = true;
+                    cache.touch(e);
+                    e
                 }
-                let cache = self.cache.as_mut().expect("cache on");
-                let e = cache.insert(lpn, mask, true);
-                // An evicted copy of the page may still be on its way to flash: this one
-                // waits for it (one flush of a page at a time).
-                cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
-                e
+                None => {
+                    if cache.used >= cache.slots {
+                        let Some(victim) = cache.victim() else { return Ok(false) };
+                        self.cache_evict(victim)?;
+                    }
+                    let cache = self.cache.as_mut().expect("cache on");
+                    let e = cache.insert(lpn, mask, true);
+                    // An evicted copy of the page may still be on its way to flash: this one
+                    // waits for it (one flush of a page at a time).
+                    cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
+                    e
+                }
             }
         };
         // Host order: the version the host is told is written (`--verify`), for each run
@@ -354,9 +411,80 @@ impl Simulator<'_> {
     pub(crate) fn cache_admitted(&mut self) {
         let cache = self.cache.as_mut().expect("cache on");
         let (slot, count, bytes) = std::mem::replace(&mut cache.admitting, (NONE, 0, 0));
+        cache.evicted_for = NONE;
         if slot != NONE {
             self.dram_transfer(bytes, DramJob::Finish { slot, count });
         }
+    }
+
+    /// SSDSim's `insert2buffer`: sectors `mask` of `lpn` go into DRAM, the least recently
+    /// used pages (not `lpn`'s) leaving whole until their sectors make room; request `slot`
+    /// then waits for their programs. Returns the entry, or None when no page can leave
+    /// (each has a flush in flight): the write waits.
+    fn cache_room_ssdsim(&mut self, slot: u32, lpn: u32, mask: u64) -> Result<Option<u32>, SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        let existing = cache.index.get(&lpn).copied();
+        let held = existing.map_or(0, |e| cache.entries[e as usize].mask);
+        let need = (mask & !held).count_ones() as u64;
+        let keep = existing.unwrap_or(NONE);
+        loop {
+            let cache = self.cache.as_mut().expect("cache on");
+            if cache.used_sectors + need <= cache.capacity_sectors {
+                break;
+            }
+            let Some(victim) = cache.victim_other_than(keep) else { return Ok(None) };
+            self.cache_evict_for(victim, slot)?;
+        }
+        let cache = self.cache.as_mut().expect("cache on");
+        cache.stats.write_sector_hits += (mask & held).count_ones() as u64;
+        Ok(Some(match existing {
+            Some(e) => {
+                let entry = &mut cache.entries[e as usize];
+                if entry.dirty {
+                    cache.stats.coalesced += 1;
+                }
+                entry.mask |= mask;
+                entry.dirty = true;
+                cache.used_sectors += need;
+                cache.touch(e);
+                e
+            }
+            None => {
+                let e = cache.insert(lpn, mask, true);
+                cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
+                e
+            }
+        }))
+    }
+
+    /// `flush = "ssdsim"`: evicts entry `e` for request `slot`, which completes only when
+    /// the page's program does (SSDSim hangs the write-back on the request that caused it).
+    fn cache_evict_for(&mut self, e: u32, slot: u32) -> Result<(), SimError> {
+        let cache = self.cache.as_mut().expect("cache on");
+        let entry = cache.entries[e as usize];
+        cache.stats.evictions += 1;
+        cache.remove(e);
+        if !entry.dirty {
+            return Ok(());
+        }
+        cache.stats.dirty_evictions += 1;
+        if cache.evicted_for != slot {
+            cache.evicted_for = slot;
+            cache.stats.writes_waiting_for_evictions += 1;
+        }
+        self.cache_flush(entry.lpn, entry.mask, NO_REQUEST)?;
+        let cache = self.cache.as_mut().expect("cache on");
+        if let Some(f) = cache.flushes.get_mut(&entry.lpn) {
+            if f.txns > 0 {
+                f.waiter = slot;
+                self.requests[slot as usize].pending += 1;
+                if let Some(o) = self.occupancy.as_mut() {
+                    let check = o.request_grew(slot);
+                    o.note(check);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Evicts entry `e`: a dirty page is flushed (its data read out of DRAM first).
@@ -393,7 +521,7 @@ impl Simulator<'_> {
         cache.flushing_bytes += bytes;
         cache.stats.flushed_pages += 1;
         debug_assert!(!cache.flushes.contains_key(&lpn), "one flush of a page at a time");
-        cache.flushes.insert(lpn, Flush { bytes, txns: 0 });
+        cache.flushes.insert(lpn, Flush { bytes, txns: 0, waiter: NO_REQUEST });
         let (full, sector) = (cache.full_mask(), cache.sector_bytes);
         self.write_pending(lpn);
         self.flushing = true;
@@ -441,6 +569,28 @@ impl Simulator<'_> {
         (first, 32 - bits.leading_zeros() - first)
     }
 
+    /// `flush = "ssdsim"`: the data of the command on `die` is in the chip: a write waiting
+    /// for one of its pages (an evicted page being programmed) stops waiting, as SSDSim's
+    /// write sub-request completes when its transfer ends.
+    pub(crate) fn cache_flush_data_in(&mut self, die: u32) -> Result<(), SimError> {
+        for i in 0..self.dies[die as usize].command.txns.len() {
+            let t = self.dies[die as usize].command.txns[i];
+            let txn = &self.txns[t as usize];
+            if txn.kind != TxnKind::Write || txn.request != NO_REQUEST {
+                continue;
+            }
+            let lpn = txn.lpn;
+            let waiter = match self.cache.as_mut().and_then(|c| c.flushes.get_mut(&lpn)) {
+                Some(f) => std::mem::replace(&mut f.waiter, NO_REQUEST),
+                None => NO_REQUEST,
+            };
+            if waiter != NO_REQUEST {
+                self.finish_sub_request(waiter)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A flash transaction of a flush was created (`alloc_txn` while flushing).
     pub(crate) fn cache_flush_txn_created(&mut self, lpn: u32) {
         if let Some(f) = self.cache.as_mut().and_then(|c| c.flushes.get_mut(&lpn)) {
@@ -461,6 +611,10 @@ impl Simulator<'_> {
         }
         let f = cache.flushes.remove(&lpn).expect("present");
         cache.flushing_bytes -= f.bytes;
+        if f.waiter != NO_REQUEST {
+            self.finish_sub_request(f.waiter)?;
+        }
+        let cache = self.cache.as_mut().expect("cache on");
         if let Some(&e) = cache.index.get(&lpn) {
             let entry = &mut cache.entries[e as usize];
             if entry.flushing {
@@ -496,14 +650,16 @@ impl Simulator<'_> {
         match cache.index.get(&lpn).copied() {
             Some(e) if cache.entries[e as usize].mask & mask == mask => {
                 cache.stats.read_hits += 1;
+                cache.stats.read_sector_hits += mask.count_ones() as u64;
                 cache.touch(e);
                 let bytes = cache.bytes_of(mask);
                 self.dram_transfer(bytes, DramJob::Finish { slot, count: 1 });
                 true
             }
-            Some(_) => {
+            Some(e) => {
                 // Part in DRAM, the rest on flash: the page is read from flash and merged.
                 cache.stats.read_partial_hits += 1;
+                cache.stats.read_sector_hits += (cache.entries[e as usize].mask & mask).count_ones() as u64;
                 false
             }
             None => {
@@ -548,6 +704,7 @@ impl Simulator<'_> {
         cache.stats = stats;
         self.dram.jobs.clear();
         self.dram.free_at_ns = self.now;
+        self.dram.last_done_ns = self.now;
         dirty
     }
 }

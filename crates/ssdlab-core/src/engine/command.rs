@@ -172,11 +172,24 @@ impl Simulator<'_> {
         if let Some(next) = ch.waiting.pop_front() {
             self.start_transfer(channel, next);
         }
+        // SSDSim's buffer (`cache.flush = "ssdsim"`) answers a write that evicted a page
+        // once the page's data is in the chip, before its program.
+        let data_in = self.cache_answers_at_transfer && self.program_data_in(holder);
         self.advance_command(holder)?;
+        if data_in {
+            self.cache_flush_data_in(holder)?;
+        }
         if self.config.flash.issue_on_idle_channel {
             self.channel_went_idle(channel)?;
         }
         Ok(())
+    }
+
+    /// Whether the transfer `die` just ended was the last data moved into it before the
+    /// array step of its command.
+    fn program_data_in(&self, die: u32) -> bool {
+        let cmd = &self.dies[die as usize].command;
+        matches!(cmd.steps[cmd.next - 1], Step::ChannelIn(_)) && matches!(cmd.steps.get(cmd.next), Some(Step::Array(_)))
     }
 
     pub(crate) fn complete_command(&mut self, die: u32) -> Result<(), SimError> {

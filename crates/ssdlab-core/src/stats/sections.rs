@@ -39,6 +39,21 @@ pub struct CacheSummary {
     pub dram_transfers: u64,
     pub dram_bytes: u64,
     pub dram_busy_ns: u64,
+    /// `flush = "ssdsim"`: SSDSim's buffer counters, in sectors: sectors of writes found
+    /// in DRAM already ("buffer write hits") and of reads served from it ("buffer read
+    /// hits"), and the sectors DRAM holds at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<CacheSectors>,
+}
+
+/// The DRAM cache's sector counters (`flush = "ssdsim"`, SSDSim's buffer statistics).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct CacheSectors {
+    pub capacity_sectors: u64,
+    pub write_sector_hits: u64,
+    pub read_sector_hits: u64,
+    /// Writes that needed room and waited for the programs of the pages they evicted.
+    pub writes_waiting_for_evictions: u64,
 }
 
 /// What the cached mapping table did (`[cmt]`; issue 19). Lookups are per logical page

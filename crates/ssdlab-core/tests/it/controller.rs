@@ -235,3 +235,47 @@ fn a_write_acknowledged_from_dram_has_no_dominant_page_type() {
     assert_eq!(direct.dominated_writes, 3);
     assert!((direct.dominated_write_share.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 }
+
+/// `flush = "ssdsim"` (SSDSim's buffer): room is counted in 512-byte sectors, so two
+/// pages' worth of DRAM holds sixteen one-sector writes; a write that needs room evicts the
+/// least recently used page and completes once that page's data is in the chip.
+#[test]
+fn ssdsims_buffer_counts_sectors_and_a_write_waits_for_the_page_it_evicts() {
+    let mut c = drive();
+    c.cache.capacity_bytes = 2 * 4096;
+    c.cache.flush = CacheFlush::Ssdsim;
+    let sector = |at: u64, lpn: u64| Record {
+        arrival_ns: at,
+        device: 0,
+        offset_bytes: lpn * 4096,
+        size_bytes: 512,
+        op: Op::Write,
+        hint: None,
+    };
+    let mut records: Vec<Record> = (0..16).map(|i| sector(i * 10_000, i + 1)).collect();
+    // A rewrite of a held sector is a hit and takes no room.
+    records.push(sector(170_000, 3));
+    // Two writes at once: the first evicts page 1 (the least recently used) onto the idle
+    // die; the second evicts page 2, whose data waits for page 1's program.
+    records.push(sector(200_000, 17));
+    records.push(sector(200_000, 18));
+    let l = run_logged(&c, records);
+    let cache = l.report.cache.as_ref().expect("cache on");
+    let sectors = cache.sectors.as_ref().expect("ssdsim counters");
+    assert_eq!((sectors.capacity_sectors, sectors.write_sector_hits), (16, 1));
+    assert_eq!((cache.evictions, sectors.writes_waiting_for_evictions), (2, 2));
+    assert_eq!(l.report.flash.user_page_programs, 2);
+    let lat = latencies(&l);
+    // One sector into DRAM: 40 ns + 512 B x 0.5 ns/B; transfers overlap.
+    let dram = 40 + 256;
+    assert!(lat[..17].iter().all(|&t| t == dram), "{lat:?}");
+    // Page 1's data crosses in X, before the DRAM transfer ends.
+    assert_eq!(lat[17], dram);
+    // Page 2 crosses once page 1 is programmed.
+    assert_eq!(lat[18], X + 500_000 + X);
+    // With page-sized slots the same writes evict all but two pages.
+    c.cache.flush = CacheFlush::Evict;
+    let records: Vec<Record> = (0..16).map(|i| sector(i * 10_000, i + 1)).collect();
+    let l = run_logged(&c, records);
+    assert_eq!(l.report.cache.as_ref().unwrap().evictions, 14);
+}
