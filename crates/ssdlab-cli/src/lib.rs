@@ -99,6 +99,10 @@ pub struct SetupArgs {
     /// page.parameters (recognised by content; see docs/import.md).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// With an MQSim / SSDSim config: refuse a fork's values and keys (which otherwise
+    /// run with the nearest meaning, warned) and unknown names, instead of running.
+    #[arg(long)]
+    pub strict: bool,
     /// MQSim workload file (workload.xml): every IO_Scenario is a run (one with
     /// --scenario N).
     #[arg(long, conflicts_with_all = ["trace", "job"])]

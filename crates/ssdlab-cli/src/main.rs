@@ -176,6 +176,10 @@ enum Command {
         /// and ignored, as the original simulator would ignore it).
         #[arg(long)]
         lenient: bool,
+        /// Refuse a fork's values and keys, and unknown names, instead of importing them
+        /// with the nearest meaning (or ignoring them) and a warning.
+        #[arg(long)]
+        strict: bool,
     },
     /// Validate a config file (and overrides) without running anything.
     CheckConfig {
@@ -188,6 +192,9 @@ enum Command {
         /// (warned about and ignored, as the original simulator would ignore them).
         #[arg(long)]
         lenient: bool,
+        /// Refuse a fork's values and keys, and unknown names (otherwise warned about).
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -240,9 +247,9 @@ fn main() -> ExitCode {
             Some(name) => bench::child(&name, requests),
             None => bench::bench(bench::BenchArgs { scenarios, all, requests, json, record }),
         },
-        Command::CheckConfig { file, set, lenient } => check_config(&file, &set, lenient),
-        Command::Import { simulator, files, output, scenario, trace_dir, lenient } => {
-            import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref(), lenient)
+        Command::CheckConfig { file, set, lenient, strict } => check_config(&file, &set, lenient, strict),
+        Command::Import { simulator, files, output, scenario, trace_dir, lenient, strict } => {
+            import_command(&simulator, &files, output.as_deref(), scenario, trace_dir.as_deref(), (lenient, strict))
         }
         Command::Swarm { seeds, start, power_loss } => swarm(start, seeds, power_loss),
         Command::Scaling(args) => ssdlab_cli::scaling::scaling(args),
@@ -330,7 +337,7 @@ fn import_command(
     output: Option<&std::path::Path>,
     scenario: Option<usize>,
     trace_dir: Option<&std::path::Path>,
-    lenient: bool,
+    (lenient, strict): (bool, bool),
 ) -> Result<()> {
     use import::Kind;
     let expected = match simulator {
@@ -343,7 +350,7 @@ fn import_command(
     if kind != expected {
         bail!("{}: not {} (it reads as {:?}); `ssdlab import mqsim ssdconfig.xml [workload.xml]` or `ssdlab import ssdsim page.parameters`", device.display(), if simulator == "mqsim" { "an MQSim device file" } else { "an SSDSim parameter file" }, kind);
     }
-    let loaded = import::load_with(device, lenient)?;
+    let loaded = import::load_checked(device, lenient, strict)?;
     let mut report = loaded.import.unwrap_or_default();
     let mut assigns = loaded.assigns;
     let mut notes = Vec::new();
@@ -442,8 +449,8 @@ fn presets(show: Option<String>) -> Result<()> {
     Ok(())
 }
 
-fn check_config(file: &std::path::Path, set: &[String], lenient: bool) -> Result<()> {
-    let loaded = import::load_with(file, lenient)?;
+fn check_config(file: &std::path::Path, set: &[String], lenient: bool, strict: bool) -> Result<()> {
+    let loaded = import::load_checked(file, lenient, strict)?;
     // An MQSim / SSDSim file's warnings (a fork's elements, duplicates, typos under --lenient).
     for w in loaded.import.iter().flat_map(|r| &r.warnings) {
         eprintln!("warning: {w}");

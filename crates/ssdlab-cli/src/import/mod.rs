@@ -168,6 +168,11 @@ pub struct ImportReport {
     /// the import unless `--lenient` ([`ImportReport::check_typos`]).
     #[serde(skip)]
     pub typos: Vec<String>,
+    /// Values and keys of a fork of the source simulator that ran with the nearest
+    /// meaning or were ignored, one message each: `--strict` refuses them
+    /// ([`ImportReport::check_strict`]).
+    #[serde(skip)]
+    pub fork_extensions: Vec<String>,
 }
 
 impl ImportReport {
@@ -194,6 +199,7 @@ impl ImportReport {
         self.parameters.extend(other.parameters);
         self.warnings.extend(other.warnings);
         self.typos.extend(other.typos);
+        self.fork_extensions.extend(other.fork_extensions);
         if other.scenario.is_some() {
             self.scenario = other.scenario;
         }
@@ -217,6 +223,28 @@ impl ImportReport {
              with it ignored",
             self.typos.join("\n"),
             if self.typos.len() == 1 { "such a name" } else { "such names" }
+        )
+    }
+
+    /// `--strict`: a fork's values and keys (run with the nearest meaning, or ignored) and
+    /// unknown names refuse the files instead of running approximately.
+    pub fn check_strict(&self) -> Result<()> {
+        let mut refusals = self.fork_extensions.clone();
+        for p in self.parameters.iter().filter(|p| p.fate == Fate::Unknown) {
+            let line = format!("{}:{}: '{}' is unknown ({})", p.file, p.line, p.source, p.note);
+            if !refusals.iter().any(|r| r.starts_with(&format!("{}:{}:", p.file, p.line))) {
+                refusals.push(line);
+            }
+        }
+        if refusals.is_empty() {
+            return Ok(());
+        }
+        bail!(
+            "{}\n--strict: the file uses {} the original simulator itself does not have (a fork's value or key, or \
+             an unknown name); without --strict {} with the nearest meaning or ignored, as listed above",
+            refusals.join("\n"),
+            if refusals.len() == 1 { "a name or value" } else { "names or values" },
+            if refusals.len() == 1 { "it runs" } else { "they run" }
         )
     }
 
@@ -684,6 +712,18 @@ pub struct Loaded {
 /// an MQSim or SSDSim file refuses it.
 pub fn load(path: &Path) -> Result<Loaded> {
     load_with(path, false)
+}
+
+/// As [`load_with`]; with `strict` (`--strict`), a fork's values and keys and unknown
+/// names refuse the file ([`ImportReport::check_strict`]).
+pub fn load_checked(path: &Path, lenient: bool, strict: bool) -> Result<Loaded> {
+    let loaded = load_with(path, lenient)?;
+    if strict {
+        if let Some(report) = &loaded.import {
+            report.check_strict()?;
+        }
+    }
+    Ok(loaded)
 }
 
 /// As [`load`]; with `lenient` (`--lenient`), likely typos are warnings instead.

@@ -97,6 +97,34 @@ const KEYS: Vocabulary = Vocabulary {
 };
 use anyhow::{anyhow, bail, Result};
 
+/// Keys that SSDSim forks read and SSDSim does not: 3Dsim (zuoerfeng/3Dsim,
+/// swang-hust/3Dsim-Linux, `load_parameters` in initialize.c), with what each means there.
+/// They are not likely typos of SSDSim's keys (`t_PROGO` is one edit from `t_PROG`): they
+/// are listed as not modelled, with a warning (`--strict` refuses them).
+const FORK_KEYS: &[(&str, &str)] = &[
+    ("t_PROGO", "3Dsim's one-shot (TLC) program time"),
+    ("t_ERSL", "3Dsim's erase suspend/resume time"),
+    ("data dram capacity", "3Dsim's data buffer size (its own buffer rules)"),
+    ("mapping dram capacity", "3Dsim's mapping-table DRAM"),
+    ("mapping entry size", "3Dsim's mapping entry size"),
+    ("requset queue depth", "3Dsim's request queue depth (spelled so in 3Dsim)"),
+    ("gc soft threshold", "3Dsim's soft GC threshold (GC when the device is idle)"),
+    ("warm flash", "3Dsim's flash preconditioning switch"),
+    ("flash mode", "3Dsim's SLC / TLC mode"),
+];
+
+/// A fork's value of a key SSDSim knows: run with `nearest`, listed as approximated and
+/// warned about; `--strict` refuses it.
+fn fork_value(m: &mut Mapping, item: &Item, keys: &[&str], nearest: String) {
+    let message = format!(
+        "{}:{}: {} = {}: SSDSim has no such value (a fork's?); run as {nearest}",
+        item.file, item.line, item.key, item.value
+    );
+    m.report.warnings.push(message.clone());
+    m.report.fork_extensions.push(message);
+    m.param(item, Fate::Approximated, keys, format!("not an SSDSim value (a fork's); run as {nearest}"));
+}
+
 /// Reads the bytes of a parameter file. Comments may be in any encoding (SSDSim's own file
 /// has GBK comments); keys and values must be ASCII text.
 pub fn parameters(bytes: &[u8], file: &str) -> Result<Mapping> {
@@ -140,6 +168,17 @@ pub fn parameters(bytes: &[u8], file: &str) -> Result<Mapping> {
         items.push(line, key, value);
     }
     map(&mut items, &mut m)?;
+    for (key, what) in FORK_KEYS {
+        if let Some(item) = items.take(key) {
+            let message = format!(
+                "{}:{}: '{}' is not an SSDSim parameter but {what}: not modelled, ignored",
+                item.file, item.line, item.key
+            );
+            m.report.warnings.push(message.clone());
+            m.report.fork_extensions.push(message);
+            m.param(&item, Fate::NotModelled, &[], format!("{what}; not an SSDSim parameter, ignored"));
+        }
+    }
     items.finish(&mut m, &KEYS, |key| key.contains("number"))?;
     m.report.recount();
     Ok(m)
@@ -264,8 +303,11 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
     let page = items.take("page capacity").map(|i| whole(&i)).transpose()?.unwrap_or(0);
     let subpages = items.take("subpage page");
     let subpage_bytes = items.take("subpage capacity");
-    let note = "SSDSim tracks which sectors of a page hold data; ssdlab maps whole pages and merges a partial-page \
-                write with the old page (read-modify-write, ftl.partial_page_writes)";
+    let note = "SSDSim tracks which sectors of a page hold data and moves only a sub-request's sectors over the \
+                channel (so does ssdlab: flash.transfer_requested_bytes); ssdlab maps whole pages and merges a \
+                partial-page write with the old page whenever it holds data (read-modify-write, \
+                ftl.partial_page_writes), where SSDSim reads the old page only when it holds sectors the write does \
+                not cover";
     if let (Some(s), Some(b)) = (&subpages, &subpage_bytes) {
         let (ns, nb) = (whole(s)?, whole(b)?);
         if ns * nb != page {
@@ -275,8 +317,15 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
             ));
         }
     }
+    if subpage_bytes.is_some() {
+        m.set(
+            "flash.transfer_requested_bytes",
+            true,
+            &format!("SSDSim moves a sub-request's sectors only: size x subpage capacity x t_WC or t_RC ({name})"),
+        );
+    }
     for item in subpages.iter().chain(&subpage_bytes) {
-        m.param(item, Fate::Approximated, &["ftl.partial_page_writes"], note);
+        m.param(item, Fate::Approximated, &["ftl.partial_page_writes", "flash.transfer_requested_bytes"], note);
     }
 
     // Timing: SSDSim has one read and one program latency, i.e. SLC-like page types.
@@ -386,28 +435,43 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
         );
     }
 
-    // Cache and mapping.
-    let buffer = items.take("buffer management");
-    let buffered = buffer.as_ref().map(whole).transpose()?.unwrap_or(0) != 0;
+    // Cache and mapping. SSDSim's buffer is on whenever `dram capacity` is not 0
+    // (simulate() calls buffer_management); `buffer management` is read but never used.
     if let Some(item) = items.take("dram capacity") {
         let bytes = whole(&item)?;
         if bytes == 0 {
             m.param(&item, Fate::Mapped, &[], "no DRAM data buffer, as ssdlab");
+        } else if bytes < page.max(1) {
+            m.param(&item, Fate::NotModelled, &[], format!("less than one page ({page} bytes): no DRAM buffer"));
         } else {
+            let from = origin(&item);
+            m.set("cache.capacity_bytes", bytes as i64, &from);
+            m.set("cache.mode", "write", "SSDSim's buffer holds written data; a read miss is not kept");
+            m.set("cache.flush", "ssdsim", "SSDSim's buffer_management / insert2buffer");
+            m.set("cache.dram_access_ns", 1000, "SSDSim answers a request served from its buffer in 1000 ns");
+            m.set("cache.dram_ns_per_byte", 0.0, "SSDSim charges no DRAM time per byte");
             m.param(
                 &item,
-                Fate::NotModelled,
-                &[],
-                "SSDSim's DRAM data buffer (write cache) is not modelled (issue 19): every write goes to flash",
+                Fate::Mapped,
+                &[
+                    "cache.capacity_bytes",
+                    "cache.mode",
+                    "cache.flush",
+                    "cache.dram_access_ns",
+                    "cache.dram_ns_per_byte",
+                ],
+                format!(
+                    "SSDSim's DRAM buffer: {} sectors of 512 bytes; a page holds only the sectors written; a write \
+                     that needs room evicts the least recently used pages whole and completes when their programs \
+                     do; a request served wholly from DRAM takes 1000 ns",
+                    bytes / 512
+                ),
             );
         }
     }
-    if let Some(item) = &buffer {
-        if buffered {
-            m.param(item, Fate::NotModelled, &[], "buffer schemes need the write cache (issue 19)");
-        } else {
-            m.param(item, Fate::Mapped, &[], "no buffer scheme");
-        }
+    if let Some(item) = items.take("buffer management") {
+        whole(&item)?;
+        m.param(&item, Fate::Mapped, &[], "read but not used by SSDSim (its buffer is on whenever dram capacity > 0)");
     }
     if let Some(item) = items.take("address mapping") {
         match whole(&item)? {
@@ -518,10 +582,18 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
         Some(item) => match whole(item)? {
             0 => false,
             1 => true,
-            n => bail!("{}:{}: allocation: unknown value {n} (SSDSim: 0 dynamic, 1 static)", item.file, item.line),
+            // 3Dsim: 2 load-aware, 3 superblock (a write striped over every plane): both
+            // spread writes over the planes as they come, as SSDSim's dynamic allocation.
+            _ => {
+                let nearest =
+                    "SSDSim's dynamic allocation (0): round-robin over every plane, channel first".to_string();
+                fork_value(m, item, &["ftl.plane_allocation"], nearest);
+                false
+            }
         },
         None => false,
     };
+    let allocation = allocation.filter(|item| whole(item).is_ok_and(|n| n <= 1));
     if is_static {
         let mode = static_mode.as_ref().map(whole).transpose()?.unwrap_or(0);
         let order = match mode {
@@ -531,11 +603,13 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
             3 => "cdwp",
             4 => "cpdw",
             5 => "cdpw",
-            n => {
+            _ => {
                 let item = static_mode.as_ref().expect("a mode other than 0 was read from a line");
-                bail!("{}:{}: static_allocation: unknown mode {n} (SSDSim has modes 0 to 5)", item.file, item.line)
+                fork_value(m, item, &["ftl.allocation_order"], "SSDSim's static mode 0 (wdpc)".to_string());
+                "wdpc"
             }
         };
+        let static_mode = static_mode.filter(|item| whole(item).is_ok_and(|n| n <= 5));
         m.set("ftl.plane_allocation", "static", &format!("allocation = 1 ({name})"));
         m.set("ftl.allocation_order", order, &format!("static_allocation = {mode} ({name})"));
         if let Some(item) = &allocation {

@@ -322,7 +322,7 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             (config, text.origin.clone())
         }
         (Some(path), _) => {
-            let loaded = crate::import::load_with(path, args.trace_args.lenient)?;
+            let loaded = crate::import::load_checked(path, args.trace_args.lenient, args.strict)?;
             import = loaded.import;
             preconditioning = loaded.preconditioning;
             kind = loaded.kind;
