@@ -57,14 +57,19 @@ fn ssdsims_buffer_on_its_own_files_matches_ssdsims_counters() {
     // (sectors), flash reads 467,104, write-backs 369,800; read mean 135.174 us.
     within("buffer write hits", cache["sectors"]["write_sector_hits"].as_f64().unwrap(), 432_414.0, 0.02);
     within("buffer read hits", cache["sectors"]["read_sector_hits"].as_f64().unwrap(), 33_780.0, 0.10);
-    within("flash reads", r["flash"]["page_reads"].as_f64().unwrap(), 467_104.0, 0.05);
+    // SSDSim counts an update read twice in its read count (when queued and when served):
+    // 467,104 = 404,340 reads for the host + 2 x 31,382 update reads.
+    let updates = r["flash"]["update_reads"].as_f64().unwrap();
+    within("update reads", updates, 31_382.0, 0.10);
+    within("host flash reads", r["flash"]["page_reads"].as_f64().unwrap() - updates, 404_340.0, 0.02);
     within("programs", r["flash"]["user_page_programs"].as_f64().unwrap(), 369_800.0, 0.05);
     within("read mean", r["read"]["latency_ns"]["mean"].as_f64().unwrap() / 1000.0, 135.174, 0.15);
     // Half of SSDSim's writes (50.1%) are answered from DRAM in 1 us: so is the median here.
     assert!(r["write"]["latency_ns"]["p50"].as_f64().unwrap() <= 1000.0, "{}", r["write"]);
-    // The write mean is 66.2 us in SSDSim; ssdlab's evictions program one page at a time
-    // where SSDSim packs them into interleaved two-plane programs (docs/validation/ssdsim.md),
-    // which leaves it above SSDSim's but far below the 563 us of every write on flash.
+    // The write mean is 66.2 us in SSDSim; ssdlab places each evicted page on a plane as it
+    // leaves, where SSDSim gives queued pages to whichever chip is idle, several at once
+    // (interleaved two-plane programs; docs/validation/ssdsim.md), which leaves it above
+    // SSDSim's but far below the 563 us of every write on flash.
     let write = r["write"]["latency_ns"]["mean"].as_f64().unwrap() / 1000.0;
     assert!((66.2..2.0 * 66.2).contains(&write), "write mean {write} us");
 }

@@ -450,6 +450,8 @@ pub struct Simulator<'a> {
     /// Set while a flush out of the cache queues its flash transactions (`alloc_txn`
     /// marks them: no request waits for them).
     pub(crate) flushing: bool,
+    /// `ftl.partial_page_writes = "read-uncovered"`: eighths of each logical page written.
+    pub(crate) held_eighths: Vec<u8>,
     /// The host link (`[link]`; `link.rs`).
     pub(crate) link: link::Link,
     /// The cached mapping table (`[cmt]`; `cmt.rs`) and the dies it gave mapping I/O.
@@ -713,6 +715,7 @@ impl<'a> Simulator<'a> {
                 && config.cache.flush == crate::config::CacheFlush::Ssdsim,
             dram: cache::Dram::default(),
             flushing: false,
+            held_eighths: Vec::new(),
             link: link::Link::default(),
             cmt,
             bypass: bypass::Bypass::new(&config),

@@ -303,11 +303,10 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
     let page = items.take("page capacity").map(|i| whole(&i)).transpose()?.unwrap_or(0);
     let subpages = items.take("subpage page");
     let subpage_bytes = items.take("subpage capacity");
-    let note = "SSDSim tracks which sectors of a page hold data and moves only a sub-request's sectors over the \
-                channel (so does ssdlab: flash.transfer_requested_bytes); ssdlab maps whole pages and merges a \
-                partial-page write with the old page whenever it holds data (read-modify-write, \
-                ftl.partial_page_writes), where SSDSim reads the old page only when it holds sectors the write does \
-                not cover";
+    let note = "SSDSim tracks which sectors of a page hold data, reads the old page before a write only when it \
+                holds sectors the write does not cover, and moves only a sub-request's sectors over the channel; \
+                ssdlab does the same (ftl.partial_page_writes = read-uncovered, flash.transfer_requested_bytes), \
+                tracking eighths of a page (a sector or less up to 4 KiB pages)";
     if let (Some(s), Some(b)) = (&subpages, &subpage_bytes) {
         let (ns, nb) = (whole(s)?, whole(b)?);
         if ns * nb != page {
@@ -317,6 +316,13 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
             ));
         }
     }
+    if subpages.is_some() || subpage_bytes.is_some() {
+        m.set(
+            "ftl.partial_page_writes",
+            "read-uncovered",
+            &format!("SSDSim reads the old page only for the sectors a write leaves behind ({name})"),
+        );
+    }
     if subpage_bytes.is_some() {
         m.set(
             "flash.transfer_requested_bytes",
@@ -325,7 +331,8 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
         );
     }
     for item in subpages.iter().chain(&subpage_bytes) {
-        m.param(item, Fate::Approximated, &["ftl.partial_page_writes", "flash.transfer_requested_bytes"], note);
+        let fate = if page <= 4096 { Fate::Mapped } else { Fate::Approximated };
+        m.param(item, fate, &["ftl.partial_page_writes", "flash.transfer_requested_bytes"], note);
     }
 
     // Timing: SSDSim has one read and one program latency, i.e. SLC-like page types.

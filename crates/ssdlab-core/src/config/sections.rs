@@ -332,6 +332,10 @@ pub enum PartialPageWrites {
     ReadModifyWrite,
     /// Program the page without reading the old data (as if the host wrote whole pages).
     Overwrite,
+    /// SSDSim's rule: read the old page first only when it holds data outside the part
+    /// written (tracked per logical page in eighths of a page; a page placed by
+    /// preconditioning holds all of it), then program the merged page.
+    ReadUncovered,
 }
 
 /// Where a GC step of the conventional FTL (no design) moves valid pages.

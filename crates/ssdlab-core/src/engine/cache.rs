@@ -208,12 +208,17 @@ impl DataCache {
         self.index.insert(lpn, e);
         self.order.push_front(e);
         self.used += 1;
-        self.used_sectors += mask.count_ones() as u64;
+        if self.ssdsim {
+            self.used_sectors += mask.count_ones() as u64;
+        }
         e
     }
 
     fn remove(&mut self, e: u32) {
-        self.used_sectors -= self.entries[e as usize].mask.count_ones() as u64;
+        if self.ssdsim {
+            // (Only this mode keeps the count as an entry's sectors grow.)
+            self.used_sectors -= self.entries[e as usize].mask.count_ones() as u64;
+        }
         self.order.unlink(e);
         self.index.remove(&self.entries[e as usize].lpn);
         self.free.push(e);

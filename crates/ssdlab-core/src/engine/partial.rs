@@ -52,7 +52,13 @@ impl Simulator<'_> {
             self.kick_list.push(die);
             return Ok(());
         }
-        match self.ftl.lookup(lpn) {
+        let old = self.ftl.lookup(lpn);
+        let read_first = match self.config.ftl.partial_page_writes {
+            PartialPageWrites::ReadModifyWrite => partial,
+            PartialPageWrites::Overwrite => false,
+            PartialPageWrites::ReadUncovered => self.held_outside(lpn, start, end, old.is_some()),
+        };
+        match old {
             // An update that fits the free subpages of its SLC-mode page is partially
             // programmed there (NOP > 1 flash), without moving the data.
             Some(old) if partial && self.ftl.can_partial_program(old, subpages) => {
@@ -70,7 +76,7 @@ impl Simulator<'_> {
                 self.kick_list.push(die);
             }
             // The rest of the page must be read before it is rewritten.
-            Some(old) if partial && self.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite => {
+            Some(old) if read_first => {
                 let plane = self.ftl.addr.plane_of(old);
                 let txn = self.alloc_txn(TxnKind::UpdateRead, slot, lpn, old, plane);
                 let die = self.ftl.addr.die_of_plane(plane);
@@ -92,6 +98,28 @@ impl Simulator<'_> {
             }
         }
         Ok(())
+    }
+
+    /// SSDSim's rule (`read-uncovered`): whether `lpn` holds data outside bytes
+    /// `start..end`, recording the write. Eighths touched count as held; only eighths
+    /// written whole count as covered.
+    fn held_outside(&mut self, lpn: u32, start: u64, end: u64, mapped: bool) -> bool {
+        if self.held_eighths.is_empty() {
+            self.held_eighths = vec![0; self.ftl.logical_pages as usize];
+        }
+        let eighth = (self.timing.page_size_bytes / 8).max(1);
+        let bits = |a: u64, b: u64| if b <= a { 0u8 } else { (((1u16 << (b - a)) - 1) << a) as u8 };
+        let touched = bits(start / eighth, end.div_ceil(eighth).min(8));
+        let covered = bits(start.div_ceil(eighth), (end / eighth).min(8));
+        let h = &mut self.held_eighths[lpn as usize];
+        // (0 on a mapped page: placed by preconditioning, whole.)
+        let held = match (mapped, *h) {
+            (false, _) => 0,
+            (true, 0) => u8::MAX,
+            (true, h) => h,
+        };
+        *h = held | touched;
+        held & !covered != 0
     }
 
     /// Queues the write of units `unit..unit + units` of `lpn` (request `slot`) as a
