@@ -283,7 +283,7 @@ impl DataCache {
             dram_transfers: dram.transfers,
             dram_bytes: dram.bytes,
             dram_busy_ns: dram.busy_ns,
-            sectors: self.ssdsim.then(|| crate::stats::CacheSectors {
+            sectors: self.ssdsim.then_some(crate::stats::CacheSectors {
                 capacity_sectors: self.capacity_sectors,
                 write_sector_hits: s.write_sector_hits,
                 read_sector_hits: s.read_sector_hits,
