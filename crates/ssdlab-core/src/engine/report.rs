@@ -458,3 +458,51 @@ fn erase_summary(counts: &[u32]) -> EraseSummary {
     histogram.retain(|&(_, n)| n > 0);
     EraseSummary { min, mean, max, histogram }
 }
+
+/// Diagnostics for a run that cannot go on (a stall, an exhausted event budget).
+impl Simulator<'_> {
+    /// Why nothing can run: each plane with user writes waiting that it cannot take.
+    pub(crate) fn stall_summary(&self) -> String {
+        let mut waiting = vec![0u32; self.ftl.addr.planes() as usize];
+        for d in &self.dies {
+            for &t in &d.writes {
+                waiting[self.txns[t as usize].plane as usize] += 1;
+            }
+        }
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
+            .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
+            .collect();
+        if planes.is_empty() {
+            "no plane has writes it cannot take".to_string()
+        } else {
+            format!("full planes where GC finds nothing to clean: {}", planes.join("; "))
+        }
+    }
+
+    /// What keeps the run busy when it exceeds its event budget: planes in GC.
+    pub(crate) fn busy_summary(&self) -> String {
+        let c = &self.ftl.counters;
+        let planes: Vec<String> = (0..self.ftl.addr.planes())
+            .filter(|&p| self.ftl.gc_need(p) != GcNeed::None)
+            .take(8)
+            .map(|p| format!("plane {p}: {:?} GC, {}", self.ftl.gc_need(p), self.plane_summary(p)))
+            .collect();
+        format!(
+            "{} GC moves, {} erases, {} wasted pages so far; {}",
+            c.gc_moved_pages,
+            c.erases,
+            c.wasted_pages,
+            if planes.is_empty() { "no plane needs GC".to_string() } else { planes.join("; ") }
+        )
+    }
+
+    fn plane_summary(&self, plane: u32) -> String {
+        let f = &self.ftl;
+        let first = f.addr.first_block_of_plane(plane);
+        let blocks = &f.blocks[first as usize..(first + f.addr.blocks_per_plane) as usize];
+        let valid: u64 = blocks.iter().map(|b| b.valid_pages as u64).sum();
+        let pages: u64 = (first..first + f.addr.blocks_per_plane).map(|b| f.pages_in_block(b) as u64).sum();
+        format!("{} free blocks, {valid} of {pages} pages valid", f.free_blocks(plane))
+    }
+}
