@@ -193,6 +193,18 @@ impl DataCache {
         self.order.touch(e);
     }
 
+    /// A write hit on entry `e`: sectors `mask` join it (coalesced with what it held dirty)
+    /// and it becomes the most recently used.
+    fn write_hit(&mut self, e: u32, mask: u64) {
+        let entry = &mut self.entries[e as usize];
+        if entry.dirty {
+            self.stats.coalesced += 1;
+        }
+        entry.mask |= mask;
+        entry.dirty = true;
+        self.touch(e);
+    }
+
     fn insert(&mut self, lpn: u32, mask: u64, dirty: bool) -> u32 {
         let entry = Entry { lpn, mask, dirty, flushing: false };
         let e = match self.free.pop() {
@@ -364,13 +376,7 @@ impl Simulator<'_> {
         } else {
             match cache.index.get(&lpn).copied() {
                 Some(e) => {
-                    let entry = &mut cache.entries[e as usize];
-                    if entry.dirty {
-                        cache.stats.coalesced += 1;
-                    }
-                    entry.mask |= mask;
-                    entry.dirty = true;
-                    cache.touch(e);
+                    cache.write_hit(e, mask);
                     e
                 }
                 None => {
@@ -444,14 +450,8 @@ impl Simulator<'_> {
         cache.stats.write_sector_hits += (mask & held).count_ones() as u64;
         Ok(Some(match existing {
             Some(e) => {
-                let entry = &mut cache.entries[e as usize];
-                if entry.dirty {
-                    cache.stats.coalesced += 1;
-                }
-                entry.mask |= mask;
-                entry.dirty = true;
+                cache.write_hit(e, mask);
                 cache.used_sectors += need;
-                cache.touch(e);
                 e
             }
             None => {
