@@ -260,7 +260,7 @@ fn huge_qlc() -> Result<Config> {
 }
 
 /// `100000000` as `100,000,000`.
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

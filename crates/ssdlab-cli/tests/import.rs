@@ -7,6 +7,7 @@ mod common;
 use common::*;
 
 use serde_json::Value;
+use ssdlab_cli::bench::thousands;
 use std::path::PathBuf;
 
 fn shared(rel: &str) -> PathBuf {
@@ -720,19 +721,6 @@ fn every_scenario_is_checked_before_any_runs() {
     );
     assert!(stderr.contains("scenario 3 of 3") && stderr.contains("w.xml:113: File_Path"), "{stderr}");
     assert!(!report.exists());
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[test]

@@ -456,18 +456,8 @@ impl Simulator<'_> {
     }
 
     pub(crate) fn on_cmt_kick(&mut self) -> Result<(), SimError> {
-        let mut dies = std::mem::take(&mut self.cmt_kicks);
-        for &die in &dies {
-            self.kick(die)?;
-        }
-        // A kick can queue further translation reads, whose kicks (and their event) are
-        // in `cmt_kicks` now: keep them. (Overwriting them lost a die's kick and stalled
-        // the run: swarm seed 578.) Otherwise keep the buffer's allocation.
-        if self.cmt_kicks.is_empty() {
-            dies.clear();
-            self.cmt_kicks = dies;
-        }
-        Ok(())
+        // Further translation reads' kicks (and their event) land in `cmt_kicks`: kept.
+        self.kick_buffered(|s| &mut s.cmt_kicks)
     }
 
     /// A read of a translation page ended: waiting entries are cached and their

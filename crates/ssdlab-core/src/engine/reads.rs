@@ -9,13 +9,21 @@ impl Simulator<'_> {
     /// Starts the dies in `kick_list`, keeping its buffer (dies added meanwhile stay
     /// listed for their own caller).
     pub(crate) fn kick_listed(&mut self) -> Result<(), SimError> {
-        let mut dies = std::mem::take(&mut self.kick_list);
+        self.kick_buffered(|s| &mut s.kick_list)
+    }
+
+    /// Starts the dies of the buffer `list` picks. A kick can list further dies there
+    /// (translation reads queue their own kicks): those stay for their caller, and only
+    /// an empty list gets the buffer back, for its allocation. (Overwriting the list
+    /// lost a die's kick and stalled the run: swarm seed 578.)
+    pub(crate) fn kick_buffered(&mut self, list: fn(&mut Self) -> &mut Vec<u32>) -> Result<(), SimError> {
+        let mut dies = std::mem::take(list(self));
         for &die in &dies {
             self.kick(die)?;
         }
-        if self.kick_list.is_empty() {
+        if list(self).is_empty() {
             dies.clear();
-            self.kick_list = dies;
+            *list(self) = dies;
         }
         Ok(())
     }
