@@ -1,6 +1,7 @@
 //! `ssdlab reproduce mqsim-fast18`: MQSim's FAST'18 back-end contention experiment run
-//! from MQSim's own files, unchanged (compiled in from `mqsim_fast18/`, byte-identical to
-//! its repository's `fast18/backend-contention` at 7ec40e3), beside MQSim's numbers (the
+//! from MQSim's own files, unchanged (read from `../shared/validation/mqsim-fast18-backend-
+//! contention/`, beside the traces folder; its repository's `fast18/backend-contention` at
+//! 7ec40e3), beside MQSim's numbers (the
 //! reference table of `docs/validation/mqsim.md`, compiled in). Flow 1 reads at queue depth
 //! 2 while flow 2 reads the same chips at queue depths 2 … 256; the experiment's point is
 //! flow 1's slowdown. Flow 1 alone is flow 2's QD-2 scenario: the same flow (MQSim aborts on
@@ -19,14 +20,15 @@ use std::fmt::Write as _;
 mod checks;
 use checks::{latencies_within, monotonic, within_factor};
 
-const CONFIG: (&str, &str) =
-    ("ssdconfig-backend-contention.xml", include_str!("mqsim_fast18/ssdconfig-backend-contention.xml"));
-const ALONE: (&str, &str) =
-    ("workload-backend-contention-flow-2.xml", include_str!("mqsim_fast18/workload-backend-contention-flow-2.xml"));
-const TOGETHER: (&str, &str) = (
-    "workload-backend-contention-flow-1-flow-2.xml",
-    include_str!("mqsim_fast18/workload-backend-contention-flow-1-flow-2.xml"),
-);
+const CONFIG: &str = "ssdconfig-backend-contention.xml";
+const ALONE: &str = "workload-backend-contention-flow-2.xml";
+const TOGETHER: &str = "workload-backend-contention-flow-1-flow-2.xml";
+
+/// Where MQSim's files are: `validation/mqsim-fast18-backend-contention` beside the traces
+/// folder (`$SSDLAB_TRACES/..`, by default `../shared`).
+fn mqsim_files() -> std::path::PathBuf {
+    super::default_traces().join("../validation/mqsim-fast18-backend-contention")
+}
 const VALIDATION: &str = include_str!("../../../../docs/validation/mqsim.md");
 /// The files' `Stop_Time` (10 s), which `--scale` multiplies.
 const STOP_TIME: &str = "<Stop_Time>10000000000</Stop_Time>";
@@ -77,15 +79,15 @@ pub(crate) fn reference(doc: &str) -> Result<Vec<Row>> {
 
 /// Each flow's (mean read latency µs, IOPS) in scenario `k` of `workload`, run from a
 /// temporary copy of the files (`Stop_Time` scaled by `scale`).
-fn run(dir: &std::path::Path, workload: (&str, &str), k: usize) -> Result<Vec<(f64, f64)>> {
+fn run(dir: &std::path::Path, workload: &str, k: usize) -> Result<Vec<(f64, f64)>> {
     let args = crate::SetupArgs {
-        config: Some(dir.join(CONFIG.0)),
-        workload: Some(dir.join(workload.0)),
+        config: Some(dir.join(CONFIG)),
+        workload: Some(dir.join(workload)),
         scenario: Some(k),
         quiet: true,
         ..Default::default()
     };
-    let prepared = crate::setup::prepare(&args).with_context(|| format!("{} scenario {k}", workload.0))?;
+    let prepared = crate::setup::prepare(&args).with_context(|| format!("{workload} scenario {k}"))?;
     let outcome = super::execute(prepared, None, false, true)?;
     Ok(outcome.report.flows.iter().map(|f| (f.read.latency_ns.mean / 1000.0, f.read.iops)).collect())
 }
@@ -100,28 +102,36 @@ pub fn mqsim_fast18(args: &ReproduceArgs) -> Result<()> {
     let chosen: Vec<usize> = (1..=8).filter(|&k| args.only.is_empty() || args.only.contains(&names[k - 1])).collect();
     let dir = tempfile::tempdir()?;
     let stop = format!("<Stop_Time>{}</Stop_Time>", (10e9 * args.scale).round().max(1.0) as u64);
-    for (name, text) in [CONFIG, ALONE, TOGETHER] {
+    let source = mqsim_files();
+    for name in [CONFIG, ALONE, TOGETHER] {
+        let path = source.join(name);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!("cannot read MQSim's file {} (../shared/validation beside the traces folder)", path.display())
+        })?;
+        if name != CONFIG && !text.contains(STOP_TIME) {
+            bail!("{}: no {STOP_TIME}: not MQSim's file as published", path.display());
+        }
         std::fs::write(dir.path().join(name), text.replace(STOP_TIME, &stop))?;
     }
     // Flow 1 alone (flow 2's QD-2 scenario), then each chosen scenario alone and together.
-    let mut jobs: Vec<((&str, &str), usize)> = vec![(ALONE, 1)];
+    let mut jobs: Vec<(&str, usize)> = vec![(ALONE, 1)];
     jobs.extend(chosen.iter().filter(|&&k| k != 1).map(|&k| (ALONE, k)));
     jobs.extend(chosen.iter().map(|&k| (TOGETHER, k)));
     let results: Vec<Vec<(f64, f64)>> = jobs.par_iter().map(|&(w, k)| run(dir.path(), w, k)).collect::<Result<_>>()?;
     let get = |w: &str, k: usize| -> Result<&Vec<(f64, f64)>> {
-        let i = jobs.iter().position(|&(j, n)| j.0 == w && n == k).expect("job ran");
+        let i = jobs.iter().position(|&(j, n)| j == w && n == k).expect("job ran");
         let flows = &results[i];
-        let want = if w == TOGETHER.0 { 2 } else { 1 };
+        let want = if w == TOGETHER { 2 } else { 1 };
         if flows.len() != want {
             bail!("{w} scenario {k}: {} flows, {want} expected", flows.len());
         }
         Ok(flows)
     };
-    let (alone1_us, alone1_iops) = get(ALONE.0, 1)?[0];
+    let (alone1_us, alone1_iops) = get(ALONE, 1)?[0];
     let mut ours = Vec::new();
     for &k in &chosen {
-        let (alone_us, alone_iops) = get(ALONE.0, k)?[0];
-        let t = get(TOGETHER.0, k)?;
+        let (alone_us, alone_iops) = get(ALONE, k)?[0];
+        let t = get(TOGETHER, k)?;
         ours.push(Row {
             qd: queue_depth(k),
             alone_us,
