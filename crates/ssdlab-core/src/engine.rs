@@ -450,6 +450,10 @@ pub struct Simulator<'a> {
     /// Set while a flush out of the cache queues its flash transactions (`alloc_txn`
     /// marks them: no request waits for them).
     pub(crate) flushing: bool,
+    /// During a unit map's flush, the units of the page it writes (all its runs; 0
+    /// otherwise): a design that merges a partial write with the page's other units must
+    /// not merge units the same flush is writing (their copy on flash is stale).
+    pub(crate) flush_units: u32,
     /// `ftl.partial_page_writes = "read-uncovered"`: eighths of each logical page written.
     pub(crate) held_eighths: Vec<u8>,
     /// The host link (`[link]`; `link.rs`).
@@ -715,6 +719,7 @@ impl<'a> Simulator<'a> {
                 && config.cache.flush == crate::config::CacheFlush::Ssdsim,
             dram: cache::Dram::default(),
             flushing: false,
+            flush_units: 0,
             held_eighths: Vec::new(),
             link: link::Link::default(),
             cmt,

@@ -545,9 +545,13 @@ impl Simulator<'_> {
         } else {
             // A unit map writes each run of units held.
             let unit_bytes = self.timing.page_size_bytes / self.ftl.units_per_page() as u64;
-            unit_runs(self.cache_unit_bits(mask)).try_for_each(|(k, run)| {
+            let bits = self.cache_unit_bits(mask);
+            let outer = std::mem::replace(&mut self.flush_units, bits);
+            let result = unit_runs(bits).try_for_each(|(k, run)| {
                 self.dispatch_write(slot, lpn, k as u64 * unit_bytes, (k + run) as u64 * unit_bytes)
-            })
+            });
+            self.flush_units = outer;
+            result
         };
         self.flushing = false;
         self.page_sectors = host_sectors;

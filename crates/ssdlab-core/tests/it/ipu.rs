@@ -256,3 +256,30 @@ fn gc_of_the_page_map_schemes_never_puts_two_logical_pages_in_one_page() {
         }
     }
 }
+
+/// Swarm seed 960266: a unit map's flush out of the DRAM cache writes each run of units
+/// it holds, and the Baseline merged each run with the page's other units on flash,
+/// including the units of the flush's other runs: the page was read once per run and the
+/// other runs' units programmed again from their old copies (the occupancy checker saw a
+/// write of the page start before the read of a read-modify-write of it ended). The
+/// flush is one update: one read-modify-write of all its runs.
+#[test]
+fn a_baseline_flush_of_two_runs_of_units_is_one_read_modify_write() {
+    let mut c = ipu_drive(IpuScheme::Baseline);
+    c.precondition.used_fraction = 0.0;
+    c.cache.capacity_bytes = PAGE;
+    c.cache.flush = ssdlab_core::config::CacheFlush::Evict;
+    let records = vec![
+        sub_write(0, 7, 0, 4),           // the whole page, flushed by the next write
+        sub_write(10_000_000, 9, 0, 4),  // evicts page 7
+        sub_write(20_000_000, 7, 0, 1),  // subpage 0 (evicts page 9) ...
+        sub_write(20_001_000, 7, 2, 1),  // ... and 2: runs {0} and {2} of one page
+        sub_write(30_000_000, 11, 0, 4), // evicts them: units 1 and 3 are on flash
+        rec(40_000_000, Op::Read, 7, 1, PAGE),
+    ];
+    let (report, sim) = run_keep(&c, records);
+    assert_eq!(report.cache.as_ref().unwrap().flushed_pages, 3, "pages 7, 9 and 7 left the cache");
+    assert_eq!(report.flash.update_reads, 1, "one read-modify-write, not one per run");
+    let pages: std::collections::BTreeSet<_> = (0..4).map(|k| sim.ftl.unit_page(7, k).unwrap()).collect();
+    assert_eq!(pages.len(), 1, "the page's four units were programmed together: {pages:?}");
+}

@@ -363,6 +363,21 @@ impl Simulator<'_> {
         match scheme {
             IpuScheme::Off => Ok(None),
             IpuScheme::Baseline => {
+                // A flush of several runs of units of the page is one update: one
+                // read-modify-write of all of them, queued with the first run (the later
+                // runs are in it), or none if the page holds nothing else. Merged run by
+                // run, each run would read the page again and program the other runs'
+                // units a second time, from their old copies on flash.
+                let flush = self.flush_units;
+                if flush & !new_mask != 0 {
+                    if mask & !flush == 0 {
+                        return Ok(None);
+                    }
+                    if unit != flush.trailing_zeros() {
+                        return Ok(Some(self.ftl.addr.die_of_plane(self.ftl.addr.plane_of(old))));
+                    }
+                    return Ok(Some(self.ipu_read_modify_write(slot, lpn, mask | flush, old)));
+                }
                 Ok((others != 0).then(|| self.ipu_read_modify_write(slot, lpn, mask | new_mask, old)))
             }
             IpuScheme::Mga => {
