@@ -670,7 +670,8 @@ fn resolve_zones(z: &mut ssdlab_trace::zoned::ZonedSpec, config: &Config) {
         z.zone_capacity_bytes = l.capacity_pages as u64 * l.page_bytes;
     }
     if z.zones == 0 {
-        z.zones = l.zones;
+        // (SLC-mode zones, the last ones, are the host's own write cache.)
+        z.zones = l.normal_zones();
     }
 }
 

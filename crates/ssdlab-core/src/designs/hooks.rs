@@ -315,6 +315,10 @@ pub trait Design: 'static + Sized {
     /// Power failed: volatile design state is lost.
     fn power_lost(_sim: &mut Simulator<'_>) {}
 
+    /// The FTL rebuilt its map from flash after a power loss (before the checks run):
+    /// the design rebuilds what it keeps from what survived.
+    fn power_recovered(_sim: &mut Simulator<'_>) {}
+
     /// The run ends: the design writes its section of the report.
     fn report(_sim: &Simulator<'_>, _report: &mut Report) {}
 }
@@ -518,5 +522,6 @@ hooks! {
     notify CommandEnded command_ended(die: u32) -> ();
     routed Timer timer(tag: u8) -> Result<(), SimError>;
     notify PowerLost power_lost() -> ();
+    notify PowerRecovered power_recovered() -> ();
     report Report report(report: &mut Report) -> ();
 }

@@ -65,6 +65,7 @@ impl Simulator<'_> {
 
         let scan = self.ftl.power_loss_recover(&wreck.torn, &wreck.erases_in_flight);
         self.ftl.settle_lost();
+        self.power_recovered();
         record.mapped_pages = scan.mapped_pages;
         record.abandoned_pages = scan.abandoned_pages;
         record.recovery_reads = scan.reads_per_die.iter().sum();

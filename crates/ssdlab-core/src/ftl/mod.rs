@@ -214,6 +214,8 @@ pub struct Ftl {
     /// Translation pages of a cached mapping table: logical pages `logical_pages..
     /// logical_pages + translation_pages` (0 without `[cmt]`).
     pub translation_pages: u32,
+    /// Blocks a zoned namespace owns (`zoned.rs`; empty on a block drive).
+    pub zone_owned: Vec<bool>,
     /// SLC-mode blocks of each plane (its first blocks; all of them for a plane of a
     /// die-, chip- or channel-level hybrid layout).
     pub slc_blocks: Vec<u32>,
@@ -430,6 +432,7 @@ impl Ftl {
             slc_gc_auto: config.hybrid.migration == crate::config::SlcMigration::Gc,
             slc_gc_free_fraction: config.ftl.slc_gc_free_fraction,
             slc_gc_urgent: config.ipu.enabled(),
+            zone_owned: Vec::new(),
             slc_blocks,
             has_slc,
             normal_blocks_per_plane,

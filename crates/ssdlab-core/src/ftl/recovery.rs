@@ -360,6 +360,12 @@ impl Ftl {
             slots.extend((1..self.user_write_points).map(Stream::user));
             slots.extend((1..self.slc_levels).map(|level| Stream::slc_level(level, user_write_points)));
             for block in first..first + self.addr.blocks_per_plane {
+                if self.is_zone_block(block) {
+                    // A zone's block stays its zone's, open until its last page.
+                    let full = self.blocks[block as usize].write_ptr == self.pages_in_block(block);
+                    self.blocks[block as usize].state = if full { BlockState::Closed } else { BlockState::Open };
+                    continue;
+                }
                 let info = &mut self.blocks[block as usize];
                 if info.write_ptr == 0 {
                     info.state = BlockState::Free;

@@ -12,8 +12,39 @@ impl Ftl {
     pub fn reserve_zone_block(&mut self, block: u32) {
         debug_assert_eq!(self.blocks[block as usize].state, BlockState::Free);
         let plane = self.addr.plane_of_block(block) as usize;
-        self.planes[plane].free.retain(|&b| b != block);
+        if self.blocks[block as usize].slc {
+            self.planes[plane].free_slc.retain(|&b| b != block);
+        } else {
+            self.planes[plane].free.retain(|&b| b != block);
+        }
         self.blocks[block as usize].state = BlockState::Open;
+        if self.zone_owned.is_empty() {
+            self.zone_owned = vec![false; self.blocks.len()];
+        }
+        self.zone_owned[block as usize] = true;
+    }
+
+    /// Puts the erased, still free normal `block` in SLC mode for an SLC-mode zone
+    /// (before `reserve_zone_block`): its pages leave the normal pages' free counts.
+    pub fn set_zone_block_slc(&mut self, block: u32) {
+        debug_assert_eq!(self.blocks[block as usize].state, BlockState::Free);
+        debug_assert!(!self.blocks[block as usize].slc);
+        for t in 0..self.layout.types.len() {
+            self.free_pages_by_type[self.layout.types[t] as usize] -= 1;
+        }
+        if self.gc_counts_pages {
+            let plane = self.addr.plane_of_block(block) as usize;
+            self.planes[plane].free_pages -= self.layout.pages() as u64;
+        }
+        let plane = self.addr.plane_of_block(block) as usize;
+        self.planes[plane].free.retain(|&b| b != block);
+        self.planes[plane].free_slc.push_back(block);
+        self.blocks[block as usize].slc = true;
+    }
+
+    /// Whether a zone owns `block` (recovery leaves such blocks to their zone).
+    pub fn is_zone_block(&self, block: u32) -> bool {
+        self.zone_owned.get(block as usize).copied().unwrap_or(false)
     }
 
     /// The next page of a zone's `block`, in program order; `None` when it is full (a

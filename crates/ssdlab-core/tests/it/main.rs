@@ -35,6 +35,7 @@ mod timing;
 mod wom;
 mod zns;
 mod zns_host;
+mod zns_slc;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

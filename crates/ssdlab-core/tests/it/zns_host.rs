@@ -32,6 +32,9 @@ fn layer(zones: u32, capacity: u32, spare: f64, free: u32) -> Arc<Mutex<LogLayer
         zones,
         page_bytes: PAGE,
         blocks_per_plane: zones + 2,
+        slc_zones: 0,
+        slc_capacity_pages: 0,
+        slc_block_pages: 0,
     };
     Arc::new(Mutex::new(LogLayer::new(&Config::default(), &z, &layout).expect("a log layer")))
 }
@@ -195,16 +198,23 @@ fn a_spare_too_small_for_the_gc_threshold_is_refused() {
 }
 
 /// The swarm draws zoned drives of both kinds (block records through the host layer, and
-/// zone-native workloads) and never with power losses, which a zoned drive refuses; a few
-/// of each run clean with the swarm's checks and `--verify`.
+/// zone-native workloads), the host layer never with power losses (which it does not
+/// survive), some with SLC-mode zones; a few of each run clean with the swarm's checks and
+/// `--verify`, power losses included.
 #[test]
 fn the_swarm_draws_zoned_drives_of_both_kinds_and_they_run_clean() {
-    let (mut layered, mut native) = (Vec::new(), Vec::new());
+    let (mut layered, mut native, mut lossy, mut slc) = (Vec::new(), Vec::new(), Vec::new(), 0);
     for seed in 0..900 {
         let case = ssdlab_core::swarm::case(seed);
         let Some(z) = case.config.designs.get("zns") else { continue };
-        assert!(case.config.power.loss_at_ns.is_empty(), "seed {seed}: a zoned drive with power losses");
-        if z.get("host_layer").and_then(|v| v.as_str()) == Some("log") {
+        slc += usize::from(z.get("slc_zones").and_then(|v| v.as_integer()).unwrap_or(0) > 0);
+        let log = z.get("host_layer").and_then(|v| v.as_str()) == Some("log");
+        if !case.config.power.loss_at_ns.is_empty() {
+            assert!(!log, "seed {seed}: the host layer with power losses");
+            lossy.push(case);
+            continue;
+        }
+        if log {
             layered.push(case);
         } else {
             assert!(case.records.iter().any(|r| r.op != Op::Read), "seed {seed}: a zone-native workload writes");
@@ -212,7 +222,8 @@ fn the_swarm_draws_zoned_drives_of_both_kinds_and_they_run_clean() {
         }
     }
     assert!(layered.len() >= 5 && native.len() >= 5, "{} layered, {} native of 900", layered.len(), native.len());
-    for case in layered.iter().take(3).chain(native.iter().take(3)) {
+    assert!(lossy.len() >= 3 && slc >= 3, "{} with power losses, {slc} with SLC zones of 900", lossy.len());
+    for case in layered.iter().take(3).chain(native.iter().take(3)).chain(lossy.iter().take(3)) {
         let report = ssdlab_core::swarm::run_case(case).unwrap_or_else(|e| panic!("seed {}: {e}", case.seed));
         let zns = report.get_section("zns").expect("a zns section");
         assert_eq!(zns["host_layer"].is_object(), layered.iter().any(|c| c.seed == case.seed), "seed {}", case.seed);

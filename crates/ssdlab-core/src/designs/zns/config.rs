@@ -27,6 +27,12 @@ pub struct ZnsConfig {
     pub read_only_zones: Vec<u32>,
     /// Zones the device holds offline from the start (ZSO).
     pub offline_zones: Vec<u32>,
+    /// The last this many zones are in SLC mode: their blocks are programmed one bit per
+    /// cell, so their capacity is the blocks' SLC pages (`flash.slc_pages_per_block`, or
+    /// pages per block / bits per cell when that is 0), below the zone size. A write
+    /// cache the host manages; the host layer and the zone-native workload use the
+    /// other zones.
+    pub slc_zones: u32,
     /// `"log"`: block requests (any trace, synthetic or fio job) reach the drive through
     /// the host-side log-structured layer (`host_layer.rs`); `"none"`: the workload speaks
     /// zones itself.
@@ -60,6 +66,7 @@ impl Default for ZnsConfig {
             max_active_zones: 0,
             read_only_zones: Vec::new(),
             offline_zones: Vec::new(),
+            slc_zones: 0,
             host_layer: HostLayer::None,
             host_spare_fraction: 0.1,
             host_gc_free_zones: 2,
@@ -81,6 +88,11 @@ pub struct Layout {
     pub zones: u32,
     pub page_bytes: u64,
     pub blocks_per_plane: u32,
+    /// SLC-mode zones (the last ones) and their capacity: their blocks' SLC pages.
+    pub slc_zones: u32,
+    pub slc_capacity_pages: u32,
+    /// Pages of a block in SLC mode.
+    pub slc_block_pages: u32,
 }
 
 impl Layout {
@@ -133,7 +145,15 @@ impl Layout {
                 format!("a zone of {size} bytes does not fit in the logical capacity (ftl.over_provisioning)"),
             )]);
         }
+        if z.slc_zones > zones {
+            return Err(vec![err("designs.zns.slc_zones", format!("at most the drive's {zones} zones"))]);
+        }
+        let slc_block_pages = slc_block_pages(c);
+        let slc_capacity = (z.zone_dies * g.planes_per_die * slc_block_pages).min((capacity / page_bytes) as u32);
         Ok(Layout {
+            slc_zones: z.slc_zones,
+            slc_capacity_pages: slc_capacity,
+            slc_block_pages,
             zone_dies: z.zone_dies,
             planes_per_die: g.planes_per_die,
             groups,
@@ -143,6 +163,26 @@ impl Layout {
             page_bytes,
             blocks_per_plane: g.blocks_per_plane,
         })
+    }
+
+    /// Whether `zone` is in SLC mode (the last `slc_zones` zones).
+    pub fn is_slc(&self, zone: u32) -> bool {
+        zone + self.slc_zones >= self.zones
+    }
+
+    /// Writable pages of `zone`: the configured capacity, or an SLC zone's.
+    pub fn capacity_of(&self, zone: u32) -> u32 {
+        if self.is_slc(zone) {
+            self.slc_capacity_pages
+        } else {
+            self.capacity_pages
+        }
+    }
+
+    /// Zones in normal mode (the first ones): the host layer's and the zone-native
+    /// workload's.
+    pub fn normal_zones(&self) -> u32 {
+        self.zones - self.slc_zones
     }
 
     /// Planes a zone spans.
@@ -161,6 +201,15 @@ impl Layout {
     pub fn member_plane(&self, zone: u32, m: u32) -> u32 {
         let die = zone % self.groups + (m % self.zone_dies) * self.groups;
         die * self.planes_per_die + m / self.zone_dies
+    }
+}
+
+/// Pages of a block in SLC mode on `c`'s flash: `flash.slc_pages_per_block`, or with
+/// that 0, one page per wordline (pages per block / bits per cell).
+pub fn slc_block_pages(c: &Config) -> u32 {
+    match c.flash.slc_pages_per_block {
+        0 => (c.geometry.pages_per_block / c.bits_per_cell() as u32).max(1),
+        n => n,
     }
 }
 
@@ -206,8 +255,7 @@ impl ZnsConfig {
             errors.push(err("power.block_summary", "a zone's blocks hold only its data (no summary pages)"));
         }
         if z.host_layer == HostLayer::Log {
-            let unusable = z.read_only_zones.len() + z.offline_zones.len();
-            let usable = layout.zones.saturating_sub(unusable as u32);
+            let usable = crate::designs::zns::host_layer::usable_zones(&z, &layout).len() as u32;
             let keep = z.host_gc_free_zones as u64 + 2;
             let host = crate::designs::zns::host_layer::host_pages(&z, &layout, usable);
             if z.host_gc_free_zones == 0 {
@@ -233,8 +281,11 @@ impl ZnsConfig {
                 errors.push(err("designs.zns.host_layer", "runs the single workload, not [[flows]]"));
             }
         }
-        if !c.power.loss_at_ns.is_empty() {
-            errors.push(err("power.loss_at_ns", "power loss on a zoned drive is not modelled yet"));
+        if !c.power.loss_at_ns.is_empty() && z.host_layer == HostLayer::Log {
+            // The layer keeps its page table across the loss without reading the zones'
+            // write pointers back, so its map would name pages that did not survive.
+            errors
+                .push(err("power.loss_at_ns", "power loss with the host layer (host_layer = \"log\") is not modelled"));
         }
         errors
     }

@@ -101,8 +101,7 @@ impl LogLayer {
         if z.host_layer != super::config::HostLayer::Log {
             return None;
         }
-        let usable: VecDeque<u32> =
-            (0..layout.zones).filter(|n| !z.read_only_zones.contains(n) && !z.offline_zones.contains(n)).collect();
+        let usable: VecDeque<u32> = usable_zones(z, layout).into();
         let n = layout.zones as usize;
         Some(LogLayer {
             page_bytes: layout.page_bytes,
@@ -388,8 +387,13 @@ pub fn application_bytes(config: &Config) -> Option<u64> {
         return None;
     }
     let layout = Layout::new(config, &z).ok()?;
-    let unusable = (0..layout.zones).filter(|n| z.read_only_zones.contains(n) || z.offline_zones.contains(n)).count();
-    Some(host_pages(&z, &layout, layout.zones - unusable as u32) * layout.page_bytes)
+    Some(host_pages(&z, &layout, usable_zones(&z, &layout).len() as u32) * layout.page_bytes)
+}
+
+/// The zones the layer writes: those in normal mode the device holds neither read-only
+/// nor offline (SLC-mode zones are left to the host's own use).
+pub fn usable_zones(z: &ZnsConfig, layout: &Layout) -> Vec<u32> {
+    (0..layout.normal_zones()).filter(|n| !z.read_only_zones.contains(n) && !z.offline_zones.contains(n)).collect()
 }
 
 /// One run's workload seen through the layer: the application's records in, the drive's
@@ -461,6 +465,9 @@ mod tests {
             zones,
             page_bytes: 4096,
             blocks_per_plane: zones + 2,
+            slc_zones: 0,
+            slc_capacity_pages: 0,
+            slc_block_pages: 0,
         };
         LogLayer::new(&c, &z, &layout).expect("a log layer")
     }

@@ -63,6 +63,12 @@ pub struct Zns {
     resuming: Option<u32>,
     statuses: BTreeMap<Status, u64>,
     counts: Counts,
+    /// Pages programmed into normal-mode [0] and SLC-mode [1] zones, by page type.
+    class_pages: [[u64; 4]; 2],
+    /// Zones whose Finish Zone completed (they stay full through a power loss).
+    finished: Vec<bool>,
+    /// Pages accepted into each zone and not yet programmed at the last power loss.
+    power: PowerCounts,
     /// The host-side log-structured layer, shared with the workload's sources.
     host: Option<Arc<Mutex<LogLayer>>>,
 }
@@ -79,6 +85,36 @@ struct Counts {
     reset_erases: u64,
     reset_latency_sum_ns: u64,
     parked: u64,
+}
+
+/// What power losses did to the zones (`designs.zns.power_loss`).
+#[derive(Clone, Debug, Default, Serialize)]
+struct PowerCounts {
+    losses: u64,
+    /// Zones whose write pointer moved back to the end of their surviving data.
+    write_pointers_moved_back: u64,
+    /// Accepted pages past the new write pointers (lost, never acknowledged).
+    pages_lost: u64,
+    /// Open zones closed by the loss (ZSIO / ZSEO → ZSC, or ZSE when nothing survived).
+    zones_closed: u64,
+    /// Zones the device finished (ZSF, "Zone Finished by Controller") because a torn
+    /// program past the surviving data left too few pages in a block for the rest.
+    zones_finished_by_controller: u64,
+    /// Blocks of zones whose reset was under way, erased during recovery.
+    reset_erases_completed: u64,
+}
+
+/// One zone class (`designs.zns.classes`): normal or SLC mode.
+#[derive(Serialize)]
+struct ClassSummary {
+    mode: &'static str,
+    zones: u32,
+    zone_size_bytes: u64,
+    zone_capacity_bytes: u64,
+    /// Pages programmed into the class's zones, by page type (LSB first; an SLC-mode
+    /// page is type 0, counted in `slc_pages` instead).
+    page_types: Vec<u64>,
+    slc_pages: u64,
 }
 
 /// The report's `zns` section (docs/json-schema.md).
@@ -110,6 +146,12 @@ struct ZnsSummary {
     /// Commands that failed, by NVMe status.
     rejected: u64,
     statuses: Vec<StatusCount>,
+    /// Normal-mode and SLC-mode zones apart (with `slc_zones`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    classes: Option<Vec<ClassSummary>>,
+    /// What power losses did to the zones (with `power.loss_at_ns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    power_loss: Option<PowerCounts>,
     /// The host-side log-structured layer's counters and WAFs (with `host_layer = "log"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     host_layer: Option<HostLayerSummary>,
@@ -187,6 +229,7 @@ impl Design for Zns {
         Hook::EraseDone,
         Hook::DieWork,
         Hook::Timer,
+        Hook::PowerRecovered,
         Hook::Report,
     ];
     // A zone's pages are its blocks' pages in their conventional program order: designs
@@ -224,8 +267,9 @@ impl Design for Zns {
         let l = &sim.designs.state::<Zns>().layout;
         let block = sim.ftl.addr.first_block_of_plane(plane) + lpn / l.zone_pages / l.groups;
         let page = sim.ftl.take_zone_page(block, sim.now);
-        if page.is_none() {
-            sim.fail_design(Self::NAME, format!("zone block {block} is full for logical page {lpn}"));
+        match page {
+            Some(a) => sim.designs.state_mut::<Zns>().class_pages[a.slc as usize][a.page_type as usize] += 1,
+            None => sim.fail_design(Self::NAME, format!("zone block {block} is full for logical page {lpn}")),
         }
         page
     }
@@ -329,6 +373,10 @@ impl Design for Zns {
         Ok(())
     }
 
+    fn power_recovered(sim: &mut Simulator<'_>) {
+        sim.zns_power_recovered();
+    }
+
     fn report(sim: &Simulator<'_>, report: &mut Report) {
         let z = sim.designs.state::<Zns>();
         let c = Zns::section(sim.config());
@@ -363,6 +411,26 @@ impl Design for Zns {
             parked: c2.parked,
             rejected: z.statuses.values().sum(),
             statuses,
+            classes: (l.slc_zones > 0).then(|| {
+                let bits = sim.ftl.bits_per_cell;
+                [false, true]
+                    .into_iter()
+                    .map(|slc| {
+                        let zones = if slc { l.slc_zones } else { l.normal_zones() };
+                        let capacity = if slc { l.slc_capacity_pages } else { l.capacity_pages };
+                        let counts = &z.class_pages[slc as usize];
+                        ClassSummary {
+                            mode: if slc { "slc" } else { "normal" },
+                            zones,
+                            zone_size_bytes: l.zone_pages as u64 * l.page_bytes,
+                            zone_capacity_bytes: capacity as u64 * l.page_bytes,
+                            page_types: if slc { vec![0; bits] } else { counts[..bits].to_vec() },
+                            slc_pages: if slc { counts[0] } else { 0 },
+                        }
+                    })
+                    .collect()
+            }),
+            power_loss: (!sim.config().power.loss_at_ns.is_empty()).then(|| z.power.clone()),
             host_layer: z.host.as_ref().map(|h| {
                 let h = h.lock().unwrap_or_else(|e| e.into_inner());
                 let host_waf = ratio(h.stats.drive_pages_written, h.stats.app_pages_written);
@@ -423,10 +491,18 @@ impl BuiltIn for Zns {
 
     fn prepare_ftl(config: &crate::config::Config, ftl: &mut Ftl) {
         let Ok(l) = Layout::new(config, &Zns::section(config)) else { return };
+        if l.slc_zones > 0 {
+            // (No block-level SLC cache runs beside zones: this layout is the zones'.)
+            ftl.slc_layout = crate::flash::PageLayout::slc(l.slc_block_pages);
+        }
         for zone in 0..l.zones {
             for m in 0..l.members() {
                 let plane = l.member_plane(zone, m);
-                ftl.reserve_zone_block(ftl.addr.first_block_of_plane(plane) + zone / l.groups);
+                let block = ftl.addr.first_block_of_plane(plane) + zone / l.groups;
+                if l.is_slc(zone) {
+                    ftl.set_zone_block_slc(block);
+                }
+                ftl.reserve_zone_block(block);
             }
         }
         // No GC: every plane keeps two free blocks that no zone takes.
@@ -438,6 +514,7 @@ impl BuiltIn for Zns {
         let c = Zns::section(config);
         let layout = Layout::new(config, &c).expect("a validated config");
         let mut zones = Zones::new(layout.zones, layout.capacity_pages, c.max_open_zones, c.max_active_zones);
+        zones.set_slc(layout.normal_zones(), layout.slc_capacity_pages);
         for &zone in &c.read_only_zones {
             zones.set_device_state(zone, ZoneState::ReadOnly);
         }
@@ -456,6 +533,9 @@ impl BuiltIn for Zns {
             resuming: None,
             statuses: BTreeMap::new(),
             counts: Counts::default(),
+            class_pages: [[0; 4]; 2],
+            finished: vec![false; n],
+            power: PowerCounts::default(),
             host: LogLayer::new(config, &c, &layout).map(|l| Arc::new(Mutex::new(l))),
             layout,
         }
@@ -463,6 +543,85 @@ impl BuiltIn for Zns {
 }
 
 impl Simulator<'_> {
+    /// After a power loss and the FTL's recovery: commands waiting in the design are gone
+    /// with their requests; each zone that had accepted pages not yet programmed gets its
+    /// write pointer back at the end of its data that survived (ZSE when none did), and
+    /// every open zone is closed, as QEMU's controller does on a restart
+    /// (`nvme_zoned_ns_shutdown`, `nvme_clear_zone`: open and closed zones holding data
+    /// become ZSC, those without become ZSE). A zone whose blocks lost pages to programs
+    /// torn past that end has too few pages left for the rest of its capacity: the device
+    /// finishes it (ZSF, Zone Finished by Controller). A reset under way completes: its
+    /// blocks still written are erased during recovery.
+    fn zns_power_recovered(&mut self) {
+        let z = self.designs.state_mut::<Zns>();
+        z.parked.clear();
+        z.erases.iter_mut().for_each(VecDeque::clear);
+        (z.to_apply, z.to_resume, z.resuming) = (Vec::new(), Vec::new(), None);
+        z.reset.fill(Reset::None);
+        let in_flight = std::mem::replace(&mut z.in_flight, vec![0; z.layout.zones as usize]);
+        z.power.losses += 1;
+        let l = z.layout.clone();
+        for zone in 0..l.zones {
+            let z = self.designs.state::<Zns>();
+            let before = z.zones.zones[zone as usize];
+            let blocks: Vec<u32> = (0..l.members())
+                .map(|m| self.ftl.addr.first_block_of_plane(l.member_plane(zone, m)) + zone / l.groups)
+                .collect();
+            let (mut wp, mut state) = (before.write_pointer, before.state);
+            match state {
+                ZoneState::ReadOnly | ZoneState::Offline => continue,
+                ZoneState::Empty => {
+                    for &b in &blocks {
+                        if self.ftl.blocks[b as usize].write_ptr == 0 {
+                            continue;
+                        }
+                        self.ftl.erase_zone_block(b);
+                        self.designs.state_mut::<Zns>().power.reset_erases_completed += 1;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let mut short = false;
+            if in_flight[zone as usize] > 0 && !(state == ZoneState::Full && z.finished[zone as usize]) {
+                let start = zone * l.zone_pages;
+                let end = (0..wp).rev().find(|&o| self.ftl.lookup(start + o).is_some()).map_or(0, |o| o + 1);
+                let p = &mut self.designs.state_mut::<Zns>().power;
+                p.pages_lost += (wp - end) as u64;
+                p.write_pointers_moved_back += u64::from(end < wp);
+                wp = end;
+                state = ZoneState::Closed;
+                // Pages the rest of the zone needs in each block, against those left.
+                let members = l.members();
+                let capacity = self.designs.state::<Zns>().zones.capacity_of(zone);
+                short = blocks.iter().enumerate().any(|(m, &b)| {
+                    let needed = (wp..capacity).filter(|o| o % members == m as u32).count() as u32;
+                    self.ftl.pages_in_block(b) - self.ftl.blocks[b as usize].write_ptr < needed
+                });
+            }
+            let p = &mut self.designs.state_mut::<Zns>().power;
+            if matches!(before.state, ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen) {
+                p.zones_closed += 1;
+                state = ZoneState::Closed;
+            }
+            if state == ZoneState::Closed && wp == 0 && !short {
+                state = ZoneState::Empty;
+            }
+            // A full zone that lost its tail would be active again: past the active
+            // limit the device finishes it instead.
+            let zs = &self.designs.state::<Zns>().zones;
+            let limit = zs.max_active > 0 && zs.active_count() >= zs.max_active;
+            let reactivated = before.state == ZoneState::Full && state == ZoneState::Closed && limit;
+            if short || reactivated {
+                self.designs.state_mut::<Zns>().power.zones_finished_by_controller += 1;
+                state = ZoneState::Full;
+            }
+            if (wp, state) != (before.write_pointer, before.state) {
+                self.designs.state_mut::<Zns>().zones.recovered(zone, wp, state);
+            }
+        }
+    }
+
     /// Checks zoned command `slot` against its zone and runs it: true if it completed
     /// here (a failure, a zone action) or waits for its zone's reset; false if it goes on
     /// to flash (a read, an accepted write or append).
@@ -522,7 +681,11 @@ impl Simulator<'_> {
             Op::ZoneManagement(action) => match action {
                 ZoneAction::Open => Self::zns_counted(z.zones.open_zone(zone), &mut z.counts.opens),
                 ZoneAction::Close => Self::zns_counted(z.zones.close_zone(zone), &mut z.counts.closes),
-                ZoneAction::Finish => Self::zns_counted(z.zones.finish_zone(zone), &mut z.counts.finishes),
+                ZoneAction::Finish => {
+                    let s = Self::zns_counted(z.zones.finish_zone(zone), &mut z.counts.finishes);
+                    z.finished[zone as usize] |= s == Status::SUCCESS;
+                    s
+                }
                 ZoneAction::Reset => {
                     let s = z.zones.reset_allowed(zone);
                     if s != Status::SUCCESS {
@@ -563,6 +726,7 @@ impl Simulator<'_> {
     fn zns_apply_reset(&mut self, zone: u32, slot: u32) -> Result<(), SimError> {
         let z = self.designs.state_mut::<Zns>();
         let written = z.zones.reset_zone(zone);
+        z.finished[zone as usize] = false;
         z.counts.resets += 1;
         let l = z.layout.clone();
         let start = zone * l.zone_pages;

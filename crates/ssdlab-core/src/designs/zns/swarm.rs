@@ -5,8 +5,10 @@
 //! writers or Zone Append, resets at a random utilisation). The swarm's checks and
 //! `--verify` then hold every acknowledged write readable at the LBA the device returned.
 //!
-//! Cases with power losses stay block drives: power loss on a zoned drive is not modelled
-//! (validation refuses it), so the draw leaves those cases as they are.
+//! Cases with power losses keep their losses (acknowledged on program, without block
+//! summaries) and draw the zone-native workload only: the host layer keeps no state
+//! across a loss (validation refuses it). A quarter of the zoned drives put some zones in
+//! SLC mode (their own stream, so the earlier draws stay as they were).
 
 use super::config::{Layout, ZnsConfig};
 use crate::config::{Config, WhatIfUnwritten};
@@ -17,9 +19,10 @@ use ssdlab_trace::{Op, Record, SyntheticSource, SyntheticSpec};
 
 pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-zns"));
-    if !rng.random_bool(0.1) || !c.power.loss_at_ns.is_empty() || !c.flows.is_empty() {
+    if !rng.random_bool(0.1) || !c.flows.is_empty() {
         return;
     }
+    let losses = c.power.loss_at_ns.clone();
     let mut d = crate::swarm::plain_page_map(c);
     d.ftl.slc_gc_destination = Config::default().ftl.slc_gc_destination;
     d.ftl.super_page_channels = 1;
@@ -27,7 +30,7 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     d.flash.program_scheme = crate::config::ProgramScheme::PageByPage;
     d.cmt = Default::default();
     d.cache = Default::default();
-    d.power = Default::default();
+    d.power = crate::config::Power { loss_at_ns: losses.clone(), off_ns: c.power.off_ns, ..Default::default() };
     d.precondition = Default::default();
     d.host.unwritten_reads = WhatIfUnwritten::Controller;
     // The other built-in designs decide placement too: a zoned drive runs alone.
@@ -55,7 +58,13 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     let limit = if rng.random_bool(0.5) { 0 } else { rng.random_range(2..=8u32).min(layout.zones) };
     z.max_open_zones = limit;
     z.max_active_zones = if limit > 0 && rng.random_bool(0.5) { limit + rng.random_range(0..3) } else { limit };
-    let log = rng.random_bool(0.6);
+    let log = rng.random_bool(0.6) && losses.is_empty();
+    let slc = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-zns-slc"));
+    if slc.random_bool(0.25) && layout.zones > 4 {
+        z.slc_zones = slc.random_range(1..=(layout.zones / 4).max(1));
+    }
+    // (The zone-native workload writes the normal-mode zones.)
+    let normal_zones = layout.zones - z.slc_zones;
     let new_records = if log {
         z.host_layer = super::config::HostLayer::Log;
         z.host_gc_free_zones = rng.random_range(1..=3);
@@ -88,7 +97,7 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
                 utilisation: rng.random_range(0.3..1.0),
                 zone_size_bytes: layout.zone_pages as u64 * layout.page_bytes,
                 zone_capacity_bytes: capacity * layout.page_bytes,
-                zones: layout.zones,
+                zones: normal_zones,
             }),
             ..SyntheticSpec::default()
         };

@@ -102,8 +102,11 @@ pub struct Zone {
 #[derive(Clone, Debug)]
 pub struct Zones {
     pub zones: Vec<Zone>,
-    /// Writable pages of each zone (its capacity).
+    /// Writable pages of each zone (its capacity), and of the SLC-mode zones from
+    /// `slc_from` on.
     pub capacity: u32,
+    pub slc_capacity: u32,
+    pub slc_from: u32,
     pub max_open: u32,
     pub max_active: u32,
     open: u32,
@@ -119,6 +122,8 @@ impl Zones {
         Zones {
             zones: vec![Zone { state: ZoneState::Empty, write_pointer: 0 }; count as usize],
             capacity,
+            slc_capacity: capacity,
+            slc_from: count,
             max_open,
             max_active,
             open: 0,
@@ -126,6 +131,27 @@ impl Zones {
             implicit: VecDeque::new(),
             implicit_closes: 0,
         }
+    }
+
+    /// Zones from `from` on are in SLC mode, `capacity` pages each.
+    pub fn set_slc(&mut self, from: u32, capacity: u32) {
+        (self.slc_from, self.slc_capacity) = (from, capacity);
+    }
+
+    /// Writable pages of `zone`.
+    pub fn capacity_of(&self, zone: u32) -> u32 {
+        if zone >= self.slc_from {
+            self.slc_capacity
+        } else {
+            self.capacity
+        }
+    }
+
+    /// After a power loss, `zone` holds `write_pointer` pages and is in `state` (the
+    /// recovery's decision; docs/zns-fdp.md, power loss).
+    pub fn recovered(&mut self, zone: u32, write_pointer: u32, state: ZoneState) {
+        self.assign(zone, state);
+        self.zones[zone as usize].write_pointer = write_pointer;
     }
 
     pub fn open_count(&self) -> u32 {
@@ -201,7 +227,8 @@ impl Zones {
         if offset.is_some_and(|o| o != z.write_pointer) {
             return Err(Status::ZONE_INVALID_WRITE);
         }
-        if z.write_pointer as u64 + pages as u64 > self.capacity as u64 {
+        let capacity = self.capacity_of(zone);
+        if z.write_pointer as u64 + pages as u64 > capacity as u64 {
             return Err(Status::ZONE_BOUNDARY_ERROR);
         }
         let status = self.open(zone, false);
@@ -210,7 +237,7 @@ impl Zones {
         }
         let at = z.write_pointer;
         self.zones[zone as usize].write_pointer += pages;
-        if at + pages == self.capacity {
+        if at + pages == capacity {
             self.assign(zone, ZoneState::Full);
         }
         Ok(at)
