@@ -11,7 +11,31 @@ impl Ftl {
     /// Normal-mode free blocks at or below the emergency threshold → emergency; at or
     /// below the background threshold → background. An SLC pool with no free block left
     /// but closed SLC blocks to clean also asks for background cleaning.
+    // (Inlined, with the general rules out of line: the common case is two comparisons,
+    // and the scheduler asks it once or more per die it schedules; as one function the
+    // call cost 56 instructions, issue 48.)
+    #[inline]
     pub fn gc_need(&self, plane: u32) -> GcNeed {
+        // Without SLC-mode blocks and counting free blocks (most drives), the rules of
+        // `gc_need_general` come down to these.
+        if !self.has_slc && !self.gc_counts_pages {
+            let p = &self.planes[plane as usize];
+            let free = p.free.len() as u32;
+            if free <= self.emergency_free_blocks {
+                return GcNeed::Emergency;
+            }
+            let below = free <= self.background_free_blocks
+                && match self.background_gc {
+                    crate::config::BackgroundGc::UntilAboveThreshold => true,
+                    crate::config::BackgroundGc::OneVictimPerBlock => p.gc_owed > 0,
+                };
+            return if below || p.victim != NO_PAGE { GcNeed::Background } else { GcNeed::None };
+        }
+        self.gc_need_general(plane)
+    }
+
+    #[inline(never)]
+    fn gc_need_general(&self, plane: u32) -> GcNeed {
         let p = &self.planes[plane as usize];
         if self.has_normal(plane) && self.below_emergency(plane) {
             return GcNeed::Emergency;
