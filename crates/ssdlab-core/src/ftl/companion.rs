@@ -19,6 +19,14 @@ pub struct Companions {
     slc_below: Vec<u32>,
 }
 
+impl Companions {
+    /// Companion pages below page `page` of an SLC-mode (`slc`) or normal-mode block.
+    pub fn below(&self, slc: bool, page: u32) -> u32 {
+        let counts = if slc { &self.slc_below } else { &self.normal_below };
+        counts[(page as usize).min(counts.len() - 1)]
+    }
+}
+
 fn below(mask: &[bool]) -> Vec<u32> {
     let mut counts = Vec::with_capacity(mask.len() + 1);
     let mut n = 0;
@@ -50,8 +58,7 @@ impl Ftl {
     /// Companion pages of `block` below page `page` (programmed ones, for its write pointer).
     pub fn companions_below(&self, block: u32, page: u32) -> u32 {
         let Some(c) = self.companions.as_ref() else { return 0 };
-        let counts = if self.blocks[block as usize].slc { &c.slc_below } else { &c.normal_below };
-        counts[(page as usize).min(counts.len() - 1)]
+        c.below(self.blocks[block as usize].slc, page)
     }
 
     /// Companion pages of a whole normal-mode block.
