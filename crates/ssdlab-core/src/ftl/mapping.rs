@@ -256,7 +256,7 @@ impl Ftl {
 
     /// Physical unit `pu` no longer holds valid data; its page is invalid once no slot does.
     #[inline]
-    fn invalidate_unit(&mut self, pu: u32) {
+    pub(super) fn invalidate_unit(&mut self, pu: u32) {
         debug_assert_ne!(self.rev_at(pu), NO_PAGE);
         self.set_rev(pu, NO_PAGE);
         let ppn = pu >> self.unit_shift;
