@@ -400,7 +400,8 @@ impl Ftl {
                 } else {
                     plane_of_residue[(lpn % plane_count) as usize]
                 };
-                if !(plain && self.place_plain(lpn, plane)) && !self.place_in(lpn, plane, limit) {
+                let placed = (plain && self.place_plain(lpn, plane)) || self.place_in(lpn, plane, limit);
+                if !placed {
                     self.place(lpn, planes, limit).map_err(|_| does_not_fit(report.valid_pages))?;
                 }
                 report.valid_pages += 1;
