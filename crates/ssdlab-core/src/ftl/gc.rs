@@ -295,11 +295,9 @@ impl Ftl {
             return;
         }
         let first = (self.addr.ppn(block, 0) << self.unit_shift) as usize;
-        let units = &self.dense_reverse[first..first + (self.pages_in_block(block) << self.unit_shift) as usize];
-        let touched = units
-            .iter()
-            .filter(|&&lu| lu != NO_PAGE)
-            .fold(0u32, |acc, &lu| acc ^ self.dense_map.get(lu as usize).copied().unwrap_or(0));
+        let units = self.dense_reverse.range(first..first + (self.pages_in_block(block) << self.unit_shift) as usize);
+        let touched =
+            units.filter(|&lu| lu != NO_PAGE).fold(0u32, |acc, lu| acc ^ self.dense_map.get(lu as usize).unwrap_or(0));
         std::hint::black_box(touched);
     }
 

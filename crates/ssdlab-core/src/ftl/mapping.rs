@@ -296,7 +296,7 @@ impl Ftl {
             Mapping::HalfPages => 2 * pages * e,
             Mapping::Subpages => {
                 let u = self.units_per_page() as usize;
-                let split = self.dense_map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64;
+                let split = self.dense_map.count_groups(u, |units| !stored_whole(units));
                 pages * e + split * u as u64 * e
             }
         }
@@ -309,7 +309,7 @@ impl Ftl {
             return 0;
         }
         let u = self.units_per_page() as usize;
-        self.dense_map.chunks_exact(u).filter(|units| !stored_whole(units)).count() as u64
+        self.dense_map.count_groups(u, |units| !stored_whole(units))
     }
 
     /// The map half of the invariants: map ↔ reverse map per unit, every mapped page

@@ -6,6 +6,7 @@
 
 pub mod allocation;
 pub mod companion;
+pub mod dense;
 mod fill_rule;
 pub mod gc;
 mod invariants;
@@ -198,9 +199,9 @@ pub struct Ftl {
     /// Logical unit → physical unit (NO_PAGE = unmapped); see `mapping.rs`. With the
     /// default page map a unit is a page: logical page → physical page.
     /// Dense only (empty with `sparse`: use `map_at`/`set_map`, `sparse.rs`).
-    pub dense_map: Vec<u32>,
+    pub dense_map: dense::DenseTable,
     /// Physical unit → logical unit (NO_PAGE = free or invalid); dense only.
-    pub dense_reverse: Vec<u32>,
+    pub dense_reverse: dense::DenseTable,
     pub sparse: Option<Box<sparse::Sparse>>,
     /// The map's granularity (`ftl.mapping`) and log2 of its units per page.
     pub mapping: Mapping,
@@ -413,7 +414,7 @@ impl Ftl {
         let (map_len, rev_len) =
             ((logical_pages + translation_pages) as usize * units as usize, pages_total * units as usize);
         let sparse = sparse::Sparse::for_config(config, &addr, map_len, rev_len);
-        let dense = |n: usize| if sparse.is_some() { Vec::new() } else { vec![NO_PAGE; n] };
+        let dense = |n: usize| if sparse.is_some() { dense::DenseTable::default() } else { dense::DenseTable::new(n) };
         Ftl {
             dense_map: dense(map_len),
             translation_pages,

@@ -306,13 +306,13 @@ impl Ftl {
                     let key = (seq, self.program_seq[ppn as usize]);
                     if seq > oob.trim_seq[(lu >> shift) as usize] && key > best[lu as usize] {
                         best[lu as usize] = key;
-                        self.dense_map[lu as usize] = pu as u32;
+                        self.dense_map.set(lu as usize, pu as u32);
                     }
                 }
             }
         }
         for lu in 0..self.dense_map.len() {
-            let pu = self.dense_map[lu];
+            let pu = self.map_at(lu as u32);
             if pu != NO_PAGE {
                 let block = self.addr.block_of(pu >> shift) as usize;
                 if self.page_valid_units(pu >> shift) == 0 {
@@ -320,7 +320,7 @@ impl Ftl {
                 }
                 self.blocks[block].valid_units += 1;
                 self.plane_valid_units[self.addr.plane_of_block(block as u32) as usize] += 1;
-                self.dense_reverse[pu as usize] = lu as u32;
+                self.dense_reverse.set(pu as usize, lu as u32);
             }
         }
         scan.mapped_pages = (0..self.logical_pages).filter(|&lpn| self.is_mapped(lpn)).count() as u64;

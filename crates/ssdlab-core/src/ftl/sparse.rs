@@ -15,6 +15,7 @@
 //! hold a page map only (one unit per page) and are not used with power-loss recovery,
 //! whose OOB areas are per page anyway; `densify` converts where a feature needs dense.
 
+use super::dense::DenseTable;
 use super::Ftl;
 use crate::config::{Config, PageTable};
 use crate::engine::lpn_hash::LpnMap;
@@ -286,16 +287,15 @@ impl Ftl {
     #[inline(always)]
     pub fn map_at(&self, lu: u32) -> u32 {
         match self.dense_map.get(lu as usize) {
-            Some(&pu) => pu,
+            Some(pu) => pu,
             None => self.sparse_map_at(lu),
         }
     }
 
     #[inline(always)]
     pub fn set_map(&mut self, lu: u32, pu: u32) {
-        match self.dense_map.get_mut(lu as usize) {
-            Some(e) => *e = pu,
-            None => self.sparse_set_map(lu, pu),
+        if !self.dense_map.set(lu as usize, pu) {
+            self.sparse_set_map(lu, pu)
         }
     }
 
@@ -303,16 +303,15 @@ impl Ftl {
     #[inline(always)]
     pub fn rev_at(&self, pu: u32) -> u32 {
         match self.dense_reverse.get(pu as usize) {
-            Some(&lu) => lu,
+            Some(lu) => lu,
             None => self.sparse_rev_at(pu),
         }
     }
 
     #[inline(always)]
     pub fn set_rev(&mut self, pu: u32, lu: u32) {
-        match self.dense_reverse.get_mut(pu as usize) {
-            Some(e) => *e = lu,
-            None => self.sparse_set_rev(pu, lu),
+        if !self.dense_reverse.set(pu as usize, lu) {
+            self.sparse_set_rev(pu, lu)
         }
     }
 
@@ -360,20 +359,20 @@ impl Ftl {
     /// map's inverse, an invariant `check_mapping` holds).
     pub fn densify(&mut self) {
         let Some(s) = self.sparse.take() else { return };
-        let mut map = vec![NO_PAGE; s.map_len];
+        let mut map = DenseTable::new(s.map_len);
         if let Some(rule) = &s.rule {
             for lpn in 0..rule.lpns {
-                map[lpn as usize] = rule.ppn_of(lpn, &self.addr);
+                map.set(lpn as usize, rule.ppn_of(lpn, &self.addr));
             }
         }
         // (Distinct keys: the order of the hash map's iteration cannot matter.)
         for (&lpn, &pu) in &s.overrides {
-            map[lpn as usize] = pu;
+            map.set(lpn as usize, pu);
         }
-        let mut reverse = vec![NO_PAGE; s.rev_len];
-        for (lu, &pu) in map.iter().enumerate() {
+        let mut reverse = DenseTable::new(s.rev_len);
+        for (lu, pu) in map.iter().enumerate() {
             if pu != NO_PAGE {
-                reverse[pu as usize] = lu as u32;
+                reverse.set(pu as usize, lu as u32);
             }
         }
         self.dense_map = map;

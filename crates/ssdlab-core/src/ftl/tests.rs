@@ -35,7 +35,7 @@ fn verify_catches_a_mapping_that_points_at_stale_data() {
     ftl.acknowledge(3, 0, 1, v2);
     ftl.verify_data("test", &[]).unwrap();
     // Corrupt the map: logical page 3 back to its first copy.
-    ftl.dense_map[3] = old;
+    ftl.set_map(3, old);
     let e = ftl.verify_data("after corruption", &[]).unwrap_err();
     assert!(e.contains("logical page 3") && e.contains("expected version 2") && e.contains("found version 1"), "{e}");
 }
@@ -54,7 +54,7 @@ fn verify_catches_lost_data_and_respects_trims() {
     ftl.verify_data("late completion", &[]).unwrap();
     let (_, v2) = write(&mut ftl, 6);
     ftl.acknowledge(6, 0, 1, v2);
-    ftl.dense_map[6] = NO_PAGE;
+    ftl.set_map(6, NO_PAGE);
     let e = ftl.verify_data("lost", &[]).unwrap_err();
     assert!(e.contains("logical page 6") && e.contains("no mapping"), "{e}");
 }
@@ -64,7 +64,7 @@ fn invariant_checker_catches_a_broken_reverse_map() {
     let mut ftl = small();
     let (ppn, _) = write(&mut ftl, 1);
     ftl.check_invariants().unwrap();
-    ftl.dense_reverse[ppn as usize] = 2;
+    ftl.set_rev(ppn, 2);
     assert!(ftl.check_invariants().is_err());
 }
 
@@ -103,7 +103,7 @@ fn recovery_rebuilds_the_mapping_table_exactly() {
     let scan = ftl.power_loss_recover(&[], &[]);
     assert_eq!(ftl.dense_map, map, "the rebuilt map differs");
     assert_eq!(ftl.blocks.iter().map(|b| b.valid_pages).collect::<Vec<_>>(), valid);
-    assert_eq!(scan.mapped_pages, map.iter().filter(|&&p| p != NO_PAGE).count() as u64);
+    assert_eq!(scan.mapped_pages, map.iter().filter(|&p| p != NO_PAGE).count() as u64);
     // Trimmed pages stay trimmed even though their old copies are still in flash.
     assert_eq!(ftl.lookup(2), None);
     assert_eq!(ftl.lookup(11), None);

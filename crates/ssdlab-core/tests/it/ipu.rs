@@ -241,10 +241,10 @@ fn gc_of_the_page_map_schemes_never_puts_two_logical_pages_in_one_page() {
         let units = f.units_per_page() as usize;
         let shared = (0..f.addr.pages() as usize)
             .filter(|&ppn| {
-                let lpns: std::collections::BTreeSet<u32> = f.dense_reverse[ppn * units..(ppn + 1) * units]
-                    .iter()
-                    .filter(|&&lu| lu != ssdlab_core::flash::NO_PAGE)
-                    .map(|&lu| lu >> f.unit_shift)
+                let lpns: std::collections::BTreeSet<u32> = (ppn * units..(ppn + 1) * units)
+                    .map(|pu| f.rev_at(pu as u32))
+                    .filter(|&lu| lu != ssdlab_core::flash::NO_PAGE)
+                    .map(|lu| lu >> f.unit_shift)
                     .collect();
                 lpns.len() > 1
             })

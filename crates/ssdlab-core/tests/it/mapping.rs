@@ -140,7 +140,7 @@ fn small_writes_of_different_requests_are_packed_into_one_page() {
     let f = &sim.ftl;
     let page = f.unit_page(0, 0).unwrap();
     assert_eq!((f.unit_page(1, 1), f.unit_page(2, 3)), (Some(page), Some(page)));
-    assert_eq!([f.dense_map[0], f.dense_map[4 + 1], f.dense_map[8 + 3]], [page * 4, page * 4 + 1, page * 4 + 2]);
+    assert_eq!([f.map_at(0), f.map_at(4 + 1), f.map_at(8 + 3)], [page * 4, page * 4 + 1, page * 4 + 2]);
     // The map is two-level: three logical pages need their subpage entries (4 × 4 bytes).
     let mut paged = c.clone();
     paged.ftl.mapping = Mapping::Page;

@@ -403,18 +403,18 @@ fn the_data_checker_reports_lost_and_misdirected_mappings() {
     // Trimmed and acknowledged: no mapping is expected.
     ftl.trim(6);
     ftl.acknowledge_trim(6);
-    assert_eq!(ftl.dense_map[6], NO_PAGE);
+    assert_eq!(ftl.map_at(6), NO_PAGE);
     assert_eq!(ftl.verify_data("trimmed", &[]), Ok(()));
     // Logical page 5 (version 1 issued) mapped to logical page 7's version 2.
-    let saved = ftl.dense_map[5];
-    ftl.dense_map[5] = newer;
+    let saved = ftl.map_at(5);
+    ftl.set_map(5, newer);
     let err = ftl.verify_data("misdirected", &[]).expect_err("the misdirected page is reported");
     assert!(err.contains("logical page 5") && err.contains("found version 2"), "{err}");
     // A mapping lost without a trim is a data loss.
-    ftl.dense_map[5] = NO_PAGE;
+    ftl.set_map(5, NO_PAGE);
     let err = ftl.verify_data("lost", &[]).expect_err("the lost page is reported");
     assert!(err.contains("logical page 5") && err.contains("found no mapping"), "{err}");
-    ftl.dense_map[5] = saved;
+    ftl.set_map(5, saved);
     assert_eq!(ftl.verify_data("restored", &[]), Ok(()));
 }
 
