@@ -447,12 +447,12 @@ impl Ftl {
         self.free_pages_by_type[t] -= 1;
         // `commit_units` of a page map.
         let ppn = self.addr.ppn(block, page);
-        let old = self.dense_map[lpn as usize];
+        let old = self.dense_map.get(lpn as usize).unwrap_or(crate::flash::NO_PAGE);
         if old != crate::flash::NO_PAGE {
             self.invalidate_unit(old);
         }
-        self.dense_map[lpn as usize] = ppn;
-        self.dense_reverse[ppn as usize] = lpn;
+        let placed = self.dense_map.set(lpn as usize, ppn) & self.dense_reverse.set(ppn as usize, lpn);
+        debug_assert!(placed, "logical page {lpn} and page {ppn} are within the dense tables");
         let info = &mut self.blocks[block as usize];
         info.valid_pages += 1;
         info.valid_units += 1;
