@@ -12,6 +12,7 @@ impl Simulator<'_> {
         let plane = self.txns[t as usize].plane;
         match self.txns[t as usize].mode {
             WriteMode::UserPoint(k) => self.ftl.peek_user_point(plane, k.into()),
+            WriteMode::SlcLevel(l) => self.ftl.peek_slc_level(plane, l.into()),
             _ => self.ftl.peek_user(plane),
         }
     }

@@ -141,8 +141,7 @@ impl Simulator<'_> {
         to
     }
 
-    /// Whether the queued write `t` could get a page in its plane now (a write meant for
-    /// TLC pages needs normal blocks).
+    /// Whether the queued write `t` could get a page in its plane now (TLC writes need normal blocks).
     pub(crate) fn write_has_room(&self, t: u32) -> bool {
         self.write_has_room_in(t, self.txns[t as usize].plane)
     }
@@ -153,6 +152,7 @@ impl Simulator<'_> {
             WriteMode::Tlc => self.ftl.can_allocate_normal(plane),
             WriteMode::Mapping => self.ftl.can_allocate_map(plane),
             WriteMode::UserPoint(k) => self.ftl.user_point_next_page(plane, k.into(), 1).is_some(),
+            WriteMode::SlcLevel(l) => self.ftl.peek_slc_level(plane, l.into()).is_some(),
             WriteMode::Auto | WriteMode::Slc => self.ftl.can_allocate_user(plane),
         }
     }
@@ -681,6 +681,7 @@ impl Simulator<'_> {
             None => match self.txns[t as usize].mode {
                 WriteMode::Tlc => self.ftl.allocate_normal(plane, self.now),
                 WriteMode::UserPoint(k) => self.ftl.allocate_user_point(plane, k.into(), self.now),
+                WriteMode::SlcLevel(l) => self.ftl.allocate_slc_level(plane, l.into(), self.now),
                 _ => self.ftl.allocate_user(plane, self.now),
             },
         };

@@ -17,6 +17,7 @@ pub mod relaxed;
 mod skip;
 pub mod sparse;
 pub mod steady;
+mod streams;
 pub mod verify;
 pub mod wear;
 pub mod zoned;
@@ -45,6 +46,9 @@ pub enum WriteMode {
     /// that write point, so the write waits for room there (GC frees blocks) rather than
     /// landing in another write point's block.
     UserPoint(u8),
+    /// SLC level `l`'s write point of the plane (`ftl.slc_levels`): a design's SLC-mode
+    /// stream (an FDP handle in SLC mode). As `UserPoint`, the write waits for room there.
+    SlcLevel(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +81,9 @@ pub struct BlockInfo {
     pub slc: bool,
     /// The SLC level (write stream) that last opened it (`ftl.slc_levels`; 0 otherwise).
     pub slc_level: u8,
+    /// The write stream that last opened it (`Stream::index`): with `recover_own_streams`
+    /// recovery makes a partly written block that stream's write point again.
+    pub stream: u16,
     /// Order in which blocks were closed (FIFO victim policy).
     pub closed_seq: u64,
     /// Time of the last program into this block (cost-benefit age).
@@ -299,6 +306,9 @@ pub struct Ftl {
     /// point but the one it fills through: for the write points a design opens later
     /// (`prepare_ftl`), or that `precondition.write_points_random_start` opens at once.
     pub fill_reserves_write_points: bool,
+    /// Recovery returns each partly written block to the stream that opened it (or
+    /// closes it): a design whose streams keep data apart (FDP's handles) sets it.
+    pub recover_own_streams: bool,
     pub counters: FtlCounters,
 }
 
@@ -375,6 +385,7 @@ impl Ftl {
                     state: BlockState::Free,
                     slc,
                     slc_level: 0,
+                    stream: 0,
                     closed_seq: 0,
                     last_write_ns: 0,
                     age_at_start_ns: 0,
@@ -457,6 +468,7 @@ impl Ftl {
             free_pages_by_type,
             // Write points opened at warm-up start above the GC threshold too.
             fill_reserves_write_points: config.precondition.write_points_random_start,
+            recover_own_streams: false,
             counters: FtlCounters::default(),
             subpages_programmed: if partial { vec![0; pages_total] } else { Vec::new() },
             page_programs: if partial { vec![0; pages_total] } else { Vec::new() },
@@ -704,57 +716,12 @@ impl Ftl {
         self.allocate_user_stream(plane, now_ns, 1)
     }
 
-    /// The (block-in-plane, page) a user write in `plane` would get next, without taking
-    /// it: multi-plane commands need equal addresses in every plane (DIR §2.3).
-    pub fn peek_user(&self, plane: u32) -> Option<(u32, u32)> {
-        let p = &self.planes[plane as usize];
-        let user = self.user_stream(plane, 1);
-        let both = [(Stream::SLC, 0), (user, 1)];
-        let streams: &[(Stream, usize)] = if self.slc_blocks[plane as usize] > 0 { &both } else { &both[1..] };
-        for &(stream, reserve) in streams {
-            if self.active_room(plane, stream) > 0 {
-                let b = p.active[stream.index()];
-                return Some((self.addr.block_in_plane(b), self.blocks[b as usize].write_ptr));
-            }
-            let pool = if stream == Stream::SLC { &p.free_slc } else { &p.free };
-            if pool.len() > reserve {
-                return Some((self.addr.block_in_plane(pool[0]), 0));
-            }
-        }
-        None
-    }
-
-    /// The (block-in-plane, page) user write point `k` of `plane` would program next, as
-    /// `peek_user` for the FTL's own choice of write point.
-    pub fn peek_user_point(&self, plane: u32, k: u32) -> Option<(u32, u32)> {
-        let p = &self.planes[plane as usize];
-        let stream = Stream::user(k);
-        if self.active_room(plane, stream) > 0 {
-            let b = p.active[stream.index()];
-            return Some((self.addr.block_in_plane(b), self.blocks[b as usize].write_ptr));
-        }
-        (p.free.len() > 1).then(|| (self.addr.block_in_plane(p.free[0]), 0))
-    }
-
     /// Takes the next page of user write point `k` of `plane` (a design's own choice of
     /// stream: per priority, per page type, per hot/cold class), never opening the
     /// plane's last free block.
     pub fn allocate_user_point(&mut self, plane: u32, k: u32, now_ns: u64) -> Option<Allocated> {
         debug_assert!(k < self.user_write_points);
         self.allocate_in(plane, Stream::user(k), now_ns, 1)
-    }
-
-    /// The page user write point `k` of `plane` programs next (0: the first page of a
-    /// block it would open), or `None` if it cannot take one: its block is full and no
-    /// more than `reserve` free blocks remain. A design choosing write points by the type
-    /// of their next page asks (Harey Tortoise, thesis §7.3.1).
-    pub fn user_point_next_page(&self, plane: u32, k: u32, reserve: usize) -> Option<u32> {
-        let stream = Stream::user(k);
-        if self.active_room(plane, stream) > 0 {
-            let block = self.planes[plane as usize].active[stream.index()];
-            return Some(self.blocks[block as usize].write_ptr);
-        }
-        (self.planes[plane as usize].free.len() > reserve).then_some(0)
     }
 
     /// Takes the next page of user write point `k` for a GC move (which may open the
@@ -836,6 +803,7 @@ impl Ftl {
         p.active[stream.index()] = block;
         self.blocks[block as usize].state = BlockState::Open;
         self.blocks[block as usize].slc_level = level as u8;
+        self.blocks[block as usize].stream = stream.0;
         if !slc {
             self.note_block_opened(plane);
         }

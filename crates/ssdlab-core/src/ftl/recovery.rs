@@ -354,7 +354,10 @@ impl Ftl {
             // volatile: lowest block number first, GC's stream before the user's, since
             // GC must always find room to finish a victim); any beyond the plane's write
             // points are closed. Abandoning them would take from GC the pages it had left
-            // in its open block and can leave it without a destination.
+            // in its open block and can leave it without a destination. With
+            // `recover_own_streams` each goes back to the stream that opened it (the block
+            // records it, as its summary would), else it is closed: streams that keep
+            // data apart (FDP's reclaim unit handles) stay apart after the loss.
             let (user_write_points, slc_levels) = (self.user_write_points, self.slc_levels);
             let mut slots: Vec<Stream> = vec![Stream::SLC, Stream::GC, Stream::USER];
             slots.extend((1..self.user_write_points).map(Stream::user));
@@ -389,7 +392,8 @@ impl Ftl {
                 // An SLC block goes back to its own level's stream (its level is kept with
                 // the block, as a block summary would record it).
                 let level = info.slc.then_some(info.slc_level as u32);
-                let wanted = |s: &Stream| s.level_of(user_write_points, slc_levels) == level;
+                let own = self.recover_own_streams.then_some(Stream(info.stream));
+                let wanted = |s: &Stream| own.map_or(s.level_of(user_write_points, slc_levels) == level, |o| *s == o);
                 if let Some(i) = slots.iter().position(wanted) {
                     info.state = BlockState::Open;
                     self.planes[plane as usize].active[slots.remove(i).index()] = block;
