@@ -285,7 +285,8 @@ impl Config {
     }
 
     /// The config as the engine runs it: `dir.scheme` (when not `off`) decides
-    /// `flash.multi_plane`, `flash.multi_plane_any_address` and `ftl.mapping`.
+    /// `flash.multi_plane`, `flash.multi_plane_any_address` and `ftl.mapping`; FDP the
+    /// write points its handles take (`FdpConfig::resolve`).
     pub fn resolved(&self) -> Config {
         let mut c = self.clone();
         if self.ipu.enabled() {
@@ -296,6 +297,7 @@ impl Config {
             c.ftl.slc_levels = if self.ipu.scheme == IpuScheme::Ipu { self.ipu.levels } else { 1 };
             c.ftl.slc_gc_destination = SlcGcDestination::OutOfCache;
         }
+        crate::designs::fdp::FdpConfig::resolve(&mut c);
         let (multi_plane, any_address, mapping) = match self.dir.scheme {
             DirScheme::Off => return c,
             DirScheme::Noac => (false, false, Mapping::Page),
@@ -315,7 +317,7 @@ impl Config {
         // (Compared by the fields `resolved` sets: a NaN elsewhere makes the configs unequal.)
         let switched = |c: &Config| {
             (
-                (c.flash.multi_plane, c.flash.multi_plane_any_address, c.ftl.mapping),
+                (c.flash.multi_plane, c.flash.multi_plane_any_address, c.ftl.mapping, c.ftl.user_write_points),
                 (c.ftl.partial_program_updates, c.ftl.slc_levels, c.ftl.slc_gc_destination),
             )
         };

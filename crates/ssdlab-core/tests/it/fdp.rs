@@ -1,8 +1,9 @@
 //! NVMe Flexible Data Placement (issue 44, `designs/fdp`, docs/zns-fdp.md "FDP"): two
 //! handles keep a sequential log and random overwrites apart (the log reclaimed without
 //! copying, the random handle at Desnoyers' greedy model for its share of the spare
-//! space, the device below the conventional drive), the statistics log adds up, and
-//! unknown placement identifiers go to the default handle.
+//! space, the device below the conventional drive), the statistics log adds up,
+//! unknown placement identifiers go to the default handle, SLC-mode handles, derived
+//! write points, host RUH Updates and power losses.
 
 use super::*;
 use ssdlab_core::theory;
@@ -229,9 +230,9 @@ fn fio_fdp_job_parses_and_runs() {
     assert_eq!(r.get_section("fdp").unwrap()["events"]["invalid_placement_identifier"].as_u64(), Some(0));
 }
 
-/// The swarm draws FDP drives (`designs/fdp/swarm.rs`), with both handle types and every
-/// source of placement identifiers, and never with power losses (which FDP refuses): the
-/// FDP cases of `ssdlab swarm` run with the checks and `--verify` on.
+/// The swarm draws FDP drives (`designs/fdp/swarm.rs`), with both handle types, every
+/// source of placement identifiers, SLC-mode handles and host RUH Updates, and with power
+/// losses: the FDP cases of `ssdlab swarm` run with the checks and `--verify` on.
 #[test]
 fn swarm_draws_fdp_drives() {
     use ssdlab_core::swarm::{case, case_with, PowerLosses};
@@ -241,14 +242,165 @@ fn swarm_draws_fdp_drives() {
         let c = case(seed).config;
         let Some(f) = c.designs.get("fdp") else { continue };
         drawn += 1;
-        assert!(c.power.loss_at_ns.is_empty(), "seed {seed}");
         kinds.insert(f["pid_from"].as_str().unwrap().to_string());
         for h in f["handles"].as_array().unwrap() {
             kinds.insert(h.as_str().unwrap().to_string());
         }
+        if f["slc_handles"].as_array().is_some_and(|a| !a.is_empty()) {
+            kinds.insert("slc".into());
+        }
+        if f["ruh_updates"].as_array().is_some_and(|a| !a.is_empty()) {
+            kinds.insert("ruh-update".into());
+        }
     }
     eprintln!("FDP drawn on {drawn} of seeds 900000..901500: {kinds:?}");
     assert!(drawn >= 40, "{drawn}");
-    assert_eq!(kinds.len(), 5, "both handle types and three PID sources: {kinds:?}");
-    assert!((905_000..905_100).all(|s| !case_with(s, PowerLosses::Always).config.designs.contains_key("fdp")));
+    assert_eq!(kinds.len(), 7, "both handle types, three PID sources, SLC handles, RUH Updates: {kinds:?}");
+    let lossy = (905_000..905_300)
+        .map(|s| case_with(s, PowerLosses::Always).config)
+        .filter(|c| c.designs.contains_key("fdp") && !c.power.loss_at_ns.is_empty())
+        .count();
+    assert!(lossy >= 10, "FDP drawn with power losses on {lossy} of 300 seeds");
+}
+
+/// Two handles on a drive with 8 SLC-mode blocks of 16 pages per plane: handle 0's
+/// reclaim units are SLC-mode blocks (`slc_handles`), and it carries a log that drops
+/// each 32-page segment (one SLC block in each of the two planes) before writing it
+/// again; handle 1 overwrites the rest at random in normal mode. The log, rewritten ten
+/// times over, fills the SLC pool again and again: its reclaim units are reclaimed
+/// without a GC move (WAF exactly 1.0), every page it programmed is an SLC page and none
+/// is of a normal page type, and handle 1 programmed no SLC page. `ftl.user_write_points`
+/// and `ftl.slc_levels` are left unset: FDP derives them.
+#[test]
+fn slc_handle_log_is_reclaimed_without_copying_in_slc_pages_only() {
+    let mut c = tiny(1, 1, 1, 2);
+    c.ftl.slc_blocks_per_plane = 8;
+    c.flash.slc_pages_per_block = 16;
+    let section = "enabled = true\nhandles = [\"persistently\", \"initially\"]\nslc_handles = [0]\n";
+    c.designs.insert("fdp".into(), toml::from_str(section).unwrap());
+    assert_eq!(c.resolved().ftl.user_write_points, 3);
+    let logical = c.logical_pages();
+    let (log, segment) = (128u64, 32u64);
+    let mut rng = Pcg64Mcg::seed_from_u64(11);
+    let mut records: Vec<Record> = (log..logical).map(|p| dev(1, Op::Write, p, 1)).collect();
+    for round in 0..10 {
+        for at in 0..log {
+            if round > 0 && at % segment == 0 {
+                records.push(dev(0, Op::Trim, at, segment));
+            }
+            records.push(dev(0, Op::Write, at, 1));
+            records.push(dev(1, Op::Write, rng.random_range(log..logical), 1));
+        }
+    }
+    let (r, _) = run_keep(&c, records);
+    let host = handle(&r, 0, "host_pages");
+    assert_eq!(host, 10 * log);
+    assert_eq!(handle(&r, 0, "gc_pages_out"), 0, "SLC log pages moved by GC");
+    assert_eq!(handle(&r, 0, "media_bytes_written"), host * PAGE, "SLC log WAF is not 1");
+    assert_eq!(handle(&r, 0, "slc_pages"), host);
+    let fdp = r.get_section("fdp").unwrap();
+    let types =
+        |k: usize| fdp["handles"][k]["page_types"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>();
+    assert_eq!(types(0), 0, "an SLC handle programmed pages of normal types");
+    assert_eq!(fdp["handles"][0]["mode"].as_str(), Some("slc"));
+    assert_eq!(fdp["handles"][1]["mode"].as_str(), Some("normal"));
+    assert!(handle(&r, 0, "blocks_erased") >= 2 * 30, "the log's SLC blocks must be reclaimed many times");
+    assert_eq!(handle(&r, 1, "slc_pages"), 0);
+    assert_eq!(types(1) * PAGE, handle(&r, 1, "media_bytes_written"));
+    assert_eq!(total(&r, "slc_reclaim_unit_bytes"), 2 * 16 * PAGE);
+    assert_eq!(total(&r, "reclaim_unit_bytes"), 2 * 48 * PAGE);
+    assert!(r.flash.gc_page_programs > 0, "the random handle's GC must run too");
+}
+
+/// FDP derives `ftl.user_write_points` from its handles (one each, one more per
+/// persistently isolated handle) when the config leaves it at its default; a value that
+/// differs is refused, naming the key and the number needed.
+#[test]
+fn write_points_are_derived_and_a_conflict_is_named() {
+    let mut c = tiny(1, 1, 1, 1);
+    let section = "enabled = true\nhandles = [\"persistently\", \"initially\", \"persistently\"]\n";
+    c.designs.insert("fdp".into(), toml::from_str(section).unwrap());
+    assert!(c.validate().is_ok(), "{:?}", c.validate());
+    assert_eq!(c.resolved().ftl.user_write_points, 5);
+    let records: Vec<Record> = (0..300u64).map(|i| dev((i % 3) as u32, Op::Write, i, 1)).collect();
+    let (r, _) = run_keep(&c, records);
+    assert_eq!((0..3).map(|k| handle(&r, k, "host_pages")).collect::<Vec<_>>(), vec![100, 100, 100]);
+    c.ftl.user_write_points = 4;
+    let errors = c.validate().expect_err("a conflicting value");
+    let e = errors.iter().find(|e| e.to_string().contains("ftl.user_write_points")).expect("names the key");
+    assert!(e.to_string().contains("needs 5"), "{e}");
+}
+
+/// A host Reclaim Unit Handle Update on a half-written reclaim unit: the handle's open
+/// block (24 of its 48 pages written) is closed, exactly one Reclaim Unit Not Fully
+/// Written event is logged (and no time-limit event), its 24 unwritten pages are given up,
+/// and the next write lands on the first page of a new block. A second update before
+/// any further write finds nothing written and logs nothing.
+#[test]
+fn ruh_update_on_a_half_written_unit_logs_one_event_and_moves_the_handle() {
+    let mut c = tiny(1, 1, 1, 1);
+    // (0.5 ms programs: each write is programmed before the next arrives.)
+    slc_like(&mut c);
+    let section = "enabled = true\nruh_updates = [{ at_ms = 23.8, pids = [0] }, { at_ms = 23.9, pids = [0] }]\n";
+    c.designs.insert("fdp".into(), toml::from_str(section).unwrap());
+    let records: Vec<Record> =
+        (0..34u64).map(|i| Record { arrival_ns: i * 1_000_000, ..dev(0, Op::Write, i, 1) }).collect();
+    let (r, sim) = run_keep(&c, records);
+    let fdp = r.get_section("fdp").unwrap();
+    assert_eq!(fdp["ruh_updates"].as_u64(), Some(2));
+    assert_eq!(fdp["events"]["ru_not_fully_written"].as_u64(), Some(1));
+    assert_eq!(fdp["events"]["ru_time_limit_exceeded"].as_u64(), Some(0));
+    assert_eq!(r.flash.wasted_pages, 24);
+    let a = &sim.ftl.addr;
+    let (last, next) = (sim.ftl.lookup(23).unwrap(), sim.ftl.lookup(24).unwrap());
+    assert_eq!(a.page_in_block(last), 23);
+    assert_ne!(a.block_of(last), a.block_of(next), "the write after the update is in a new reclaim unit");
+    assert_eq!(a.page_in_block(next), 0);
+    assert_eq!(a.block_of(sim.ftl.lookup(33).unwrap()), a.block_of(next));
+}
+
+/// Power losses on an FDP drive: recovery returns each handle's partly written blocks to
+/// that handle (`Ftl::recover_own_streams`), so after three losses under GC every block
+/// still holds the data of one handle only (the address halves are the two persistently
+/// isolated handles), and `--verify` finds every acknowledged write.
+#[test]
+fn power_losses_keep_each_handle_in_its_own_reclaim_units() {
+    let mut c = tiny(1, 1, 1, 2);
+    let logical = c.logical_pages();
+    let half = logical / 2;
+    let section = format!(
+        "enabled = true\nhandles = [\"persistently\", \"persistently\"]\npid_from = \"lba\"\n\
+         lba_pids = [{{ start_bytes = 0, end_bytes = {}, pid = 0 }}, {{ start_bytes = {}, end_bytes = {}, pid = 1 }}]\n",
+        half * PAGE,
+        half * PAGE,
+        logical * PAGE
+    );
+    c.designs.insert("fdp".into(), toml::from_str(&section).unwrap());
+    // A write every 2 ms (about what the two planes program), the last loss 0.4 s before
+    // the end: the blocks recovery reopened still take writes when the run ends.
+    let writes = 5 * logical;
+    let end = writes * 2_000_000;
+    c.power.loss_at_ns = vec![end / 3, 2 * end / 3, end - 400_000_000];
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    let records: Vec<Record> = (0..writes)
+        .map(|i| {
+            let page = if i < logical { i } else { rng.random_range(0..logical) };
+            Record { arrival_ns: i * 2_000_000, ..dev(0, Op::Write, page, 1) }
+        })
+        .collect();
+    let (r, sim) = run_keep(&c, records);
+    let losses = r.power.as_ref().map_or(0, |p| p.losses);
+    assert_eq!(losses, 3);
+    assert!(r.gc.erases > 0);
+    assert_eq!(total(&r, "isolation_fallbacks"), 0);
+    let ftl = &sim.ftl;
+    let pages = ftl.addr.pages_per_block;
+    for block in 0..ftl.addr.blocks() {
+        let halves: std::collections::BTreeSet<bool> = (0..pages)
+            .map(|p| ftl.dense_reverse[(block * pages + p) as usize])
+            .filter(|&lpn| lpn != ssdlab_core::flash::NO_PAGE)
+            .map(|lpn| u64::from(lpn) < half)
+            .collect();
+        assert!(halves.len() <= 1, "block {block} holds both handles' data");
+    }
 }

@@ -13,15 +13,22 @@
 //! open block in every plane of the group's dies: the FTL's per-plane allocation opens
 //! them as the handle's writes, striped over the planes, reach each one. The FTL cleans
 //! one block at a time (its GC is per plane), so a reclaim unit is reclaimed block by block.
+//!
+//! A handle in SLC mode (`slc_handles`) writes SLC level `l` of every plane instead
+//! (`WriteMode::SlcLevel`): its reclaim units are SLC-mode blocks. GC cleans them ahead
+//! of the normal pool's background GC when a plane is down to its last free SLC block,
+//! and moves their valid data out of SLC mode, to where the handle's type puts GC data.
+//! Host Reclaim Unit Handle Updates (`ruh_updates`) are timers: `ruh.rs`.
 
 pub mod config;
+mod ruh;
 
 use super::{BuiltIn, Design, Hook, Need};
 use crate::engine::{SimError, Simulator, TxnKind, NO_REQUEST, NO_TYPE};
 use crate::flash::{Ppn, NO_PAGE};
 use crate::ftl::{Allocated, Ftl, Stream, WriteMode};
 use crate::stats::Report;
-pub use config::{FdpConfig, HandleType, PidSource};
+pub use config::{FdpConfig, HandleType, PidSource, RuhUpdate};
 use serde::Serialize;
 use ssdlab_trace::{Op, Record};
 use std::collections::BTreeMap;
@@ -35,7 +42,7 @@ const UNOWNED: u8 = 255;
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Events {
     /// 0x00, Reclaim Unit Not Fully Written: a handle was moved to a new reclaim unit
-    /// before its reclaim unit was full (here: by the time limit).
+    /// before its reclaim unit was full (by the time limit or a host RUH Update).
     pub ru_not_fully_written: u64,
     /// 0x01, Reclaim Unit Active Time Limit Exceeded.
     pub ru_time_limit_exceeded: u64,
@@ -54,6 +61,9 @@ pub struct HandleStats {
     /// `persistently` / `initially` isolated (empty for the other two).
     #[serde(rename = "type")]
     pub kind: String,
+    /// `slc` or `normal`: the mode of the blocks its host writes go to (empty for the
+    /// shared GC reclaim units and unowned data).
+    pub mode: String,
     /// Host Bytes with Metadata Written (HBMW): bytes of host writes placed through it.
     pub host_bytes_written: u64,
     /// Media Bytes with Metadata Written (MBMW): pages programmed into its reclaim units
@@ -69,8 +79,8 @@ pub struct HandleStats {
     pub blocks_erased: u64,
     /// MBMW / HBMW (0 without host writes).
     pub waf: f64,
-    /// Pages programmed into its reclaim units by page type (LSB first; SLC-mode pages
-    /// count as type 0 and in `slc_pages` as well).
+    /// Pages programmed into its reclaim units in normal mode by page type (LSB first),
+    /// and in SLC mode: together they are its MBMW in pages.
     pub page_types: Vec<u64>,
     pub slc_pages: u64,
 }
@@ -78,21 +88,35 @@ pub struct HandleStats {
 #[derive(Clone, Debug, Serialize)]
 struct Summary<'a> {
     reclaim_groups: u32,
-    /// Bytes of a reclaim unit: one block in every plane of a group.
+    /// Bytes of a reclaim unit: one block in every plane of a group, in normal mode and
+    /// in SLC mode (0 without SLC handles).
     reclaim_unit_bytes: u64,
+    slc_reclaim_unit_bytes: u64,
     host_bytes_written: u64,
     media_bytes_written: u64,
     media_bytes_erased: u64,
     waf: f64,
     events: &'a Events,
+    /// Reclaim Unit Handle Updates received (each names one or more handles).
+    ruh_updates: u64,
     /// GC moves of a persistently isolated handle's data that found no room in its own
     /// GC reclaim unit and went to the shared one (isolation given up to avoid a stall).
     isolation_fallbacks: u64,
+    /// Host writes placed outside the reclaim group their identifier names, every plane
+    /// of it holding its share of the logical pages (`Fdp::plane_with_room`).
+    reclaim_group_spills: u64,
     handles: Vec<HandleStats>,
 }
 
 pub struct Fdp {
     cfg: FdpConfig,
+    /// Per handle: its SLC level (SLC-mode handles); per SLC level: its handle.
+    slc_level: Vec<Option<u8>>,
+    handle_of_level: Vec<u8>,
+    /// The host's RUH Updates by time (ns), and the next one to run.
+    updates: Vec<(u64, Vec<u32>)>,
+    next_update: usize,
+    ruh_updates: u64,
     /// Per handle: its GC user write point (persistently isolated handles only).
     gc_point: Vec<Option<u32>>,
     /// Per reclaim group: its planes; per plane: its group; per group: the next plane of a
@@ -113,6 +137,10 @@ pub struct Fdp {
     stats: Vec<HandleStats>,
     events: Events,
     isolation_fallbacks: u64,
+    /// A plane's share of the logical pages (in map units), and writes spilled past a
+    /// full reclaim group.
+    plane_share: u64,
+    group_spills: u64,
     page_bytes: u64,
     limit_ns: u64,
 }
@@ -127,6 +155,44 @@ impl Fdp {
             SHARED_GC => self.cfg.handles.len(),
             UNOWNED => self.cfg.handles.len() + 1,
             h => h as usize,
+        }
+    }
+
+    /// The write stream of `handle`'s host writes in `ftl`'s planes.
+    fn stream(&self, ftl: &Ftl, handle: u32) -> Stream {
+        match self.slc_level[handle as usize] {
+            Some(l) => ftl.slc_stream(l.into()),
+            None => Stream::user(handle),
+        }
+    }
+
+    /// `plane` of `group` for a host write, or if it holds its share of the logical pages
+    /// already, the group's plane holding the fewest; if every plane of the group holds
+    /// its share, the allocator's `static_plane` in another group (a spill, counted). A
+    /// group is only its planes' flash: a host writing more than a group's share of the
+    /// logical space through it would fill those planes with valid data until GC could
+    /// free nothing (swarm seed 1025299 stalled so). Capping each plane at its share is
+    /// the guarantee the conventional drive's placement gives.
+    fn plane_with_room(&mut self, ftl: &Ftl, group: u32, plane: u32, static_plane: u32) -> u32 {
+        let valid = |p: u32| ftl.plane_valid_units[p as usize];
+        if valid(plane) < self.plane_share {
+            return plane;
+        }
+        let emptiest = self.group_planes[group as usize].iter().copied().min_by_key(|&p| (valid(p), p));
+        match emptiest {
+            Some(p) if valid(p) < self.plane_share => p,
+            _ => {
+                self.group_spills += 1;
+                static_plane
+            }
+        }
+    }
+
+    /// The write mode of `handle`'s host writes.
+    fn mode(&self, handle: u32) -> WriteMode {
+        match self.slc_level[handle as usize] {
+            Some(l) => WriteMode::SlcLevel(l),
+            None => WriteMode::UserPoint(handle as u8),
         }
     }
 
@@ -157,14 +223,19 @@ impl Fdp {
         let i = self.index(owner);
         let s = &mut self.stats[i];
         s.media_bytes_written += self.page_bytes;
-        s.page_types[a.page_type as usize] += 1;
-        s.slc_pages += u64::from(a.slc);
+        if a.slc {
+            s.slc_pages += 1;
+        } else {
+            s.page_types[a.page_type as usize] += 1;
+        }
     }
 }
 
 impl Design for Fdp {
     const NAME: &'static str = "fdp";
     const HOOKS: &'static [Hook] = &[
+        Hook::RunStarting,
+        Hook::Timer,
         Hook::RequestReceived,
         Hook::WriteRequestType,
         Hook::PlaceWrite,
@@ -173,8 +244,22 @@ impl Design for Fdp {
         Hook::BlockErased,
         Hook::Report,
     ];
-    const NEEDS: &'static [Need] =
-        &[Need::PagesProgrammedWhole, Need::WholeMapInDram, Need::NoSlcBlocks, Need::NoDataCache];
+    const NEEDS: &'static [Need] = &[
+        Need::PagesProgrammedWhole,
+        Need::WholeMapInDram,
+        Need::PlaneHybridLayout,
+        Need::PfHybridAllocation,
+        Need::NoDataCache,
+    ];
+
+    fn run_starting(sim: &mut Simulator<'_>) {
+        sim.fdp_schedule_update();
+    }
+
+    fn timer(sim: &mut Simulator<'_>, _tag: u8) -> Result<(), SimError> {
+        sim.fdp_run_updates();
+        Ok(())
+    }
 
     fn write_request_type(sim: &mut Simulator<'_>, _pages: u32, record: &Record) -> u8 {
         let id = sim.next_request_id - 1;
@@ -226,19 +311,31 @@ impl Design for Fdp {
             *c = (*c + 1) % planes.len();
             planes[*c]
         };
+        let plane =
+            if f.cfg.reclaim_groups > 1 { f.plane_with_room(&sim.ftl, group, plane, static_plane) } else { plane };
+        let mode = f.mode(handle);
         if f.limit_ns > 0 {
-            let block = sim.ftl.planes[plane as usize].active[Stream::user(handle).index()];
+            let block = sim.ftl.planes[plane as usize].active[f.stream(&sim.ftl, handle).index()];
             let f = sim.designs.state::<Fdp>();
-            if block != NO_PAGE && now.saturating_sub(f.opened_ns[block as usize]) > f.limit_ns {
-                sim.switch_reclaim_unit(group, handle);
+            if block != NO_PAGE
+                && now.saturating_sub(f.opened_ns[block as usize]) > f.limit_ns
+                && sim.switch_reclaim_unit(group, handle)
+            {
+                let e = &mut sim.designs.state_mut::<Fdp>().events;
+                e.ru_time_limit_exceeded += 1;
+                e.ru_not_fully_written += 1;
             }
         }
-        (plane, WriteMode::UserPoint(handle as u8))
+        (plane, mode)
     }
 
     fn write_bound(sim: &mut Simulator<'_>, txn: u32, _slc: bool) {
         let t = &sim.txns[txn as usize];
-        let WriteMode::UserPoint(k) = t.mode else { return };
+        let k = match t.mode {
+            WriteMode::UserPoint(k) => k,
+            WriteMode::SlcLevel(l) => sim.designs.state::<Fdp>().handle_of_level[l as usize],
+            _ => return,
+        };
         if t.kind != TxnKind::Write {
             return;
         }
@@ -298,15 +395,19 @@ impl Design for Fdp {
         let sum = |g: fn(&HandleStats) -> u64| handles.iter().map(g).sum::<u64>();
         let (hbmw, mbmw) = (sum(|h| h.host_bytes_written), sum(|h| h.media_bytes_written));
         let group_planes = f.group_planes.first().map_or(0, Vec::len) as u64;
+        let slc_pages = if f.cfg.slc_handles.is_empty() { 0 } else { sim.ftl.slc_layout.pages() as u64 };
         let summary = Summary {
             reclaim_groups: f.cfg.reclaim_groups,
             reclaim_unit_bytes: group_planes * sim.ftl.layout.pages() as u64 * f.page_bytes,
+            slc_reclaim_unit_bytes: group_planes * slc_pages * f.page_bytes,
+            ruh_updates: f.ruh_updates,
             host_bytes_written: hbmw,
             media_bytes_written: mbmw,
             media_bytes_erased: sum(|h| h.media_bytes_erased),
             waf: if hbmw > 0 { mbmw as f64 / hbmw as f64 } else { 0.0 },
             events: &f.events,
             isolation_fallbacks: f.isolation_fallbacks,
+            reclaim_group_spills: f.group_spills,
             handles,
         };
         report.set_section(Self::NAME, &summary);
@@ -316,9 +417,10 @@ impl Design for Fdp {
 impl Simulator<'_> {
     /// Moves `handle` of `group` to a new reclaim unit: its open blocks in the group's
     /// planes are closed where they are (their unwritten pages given up until the erase),
-    /// so its next writes open new ones.
-    fn switch_reclaim_unit(&mut self, group: u32, handle: u32) {
-        let stream = Stream::user(handle).index();
+    /// so its next writes open new ones. True if it had written part of one (the caller
+    /// logs Reclaim Unit Not Fully Written).
+    fn switch_reclaim_unit(&mut self, group: u32, handle: u32) -> bool {
+        let stream = self.designs.state::<Fdp>().stream(&self.ftl, handle).index();
         let planes = self.designs.state::<Fdp>().group_planes[group as usize].clone();
         let mut closed = false;
         for plane in planes {
@@ -328,11 +430,7 @@ impl Simulator<'_> {
                 closed = true;
             }
         }
-        if closed {
-            let e = &mut self.designs.state_mut::<Fdp>().events;
-            e.ru_time_limit_exceeded += 1;
-            e.ru_not_fully_written += 1;
-        }
+        closed
     }
 }
 
@@ -351,9 +449,18 @@ impl BuiltIn for Fdp {
         FdpConfig::validate(config)
     }
 
-    /// The handles' write points open as their first writes come (above the GC threshold).
-    fn prepare_ftl(_config: &crate::config::Config, ftl: &mut Ftl) {
+    /// The handles' write points open as their first writes come (above the GC threshold);
+    /// after a power loss each partly written block goes back to its handle's stream. SLC
+    /// handles' reclaim units are cleaned once a plane is down to its last free SLC block,
+    /// ahead of the normal pool's background GC, whatever their valid data (it leaves SLC
+    /// mode): an SLC handle never waits on blocks full of valid data.
+    fn prepare_ftl(config: &crate::config::Config, ftl: &mut Ftl) {
         ftl.fill_reserves_write_points = true;
+        ftl.recover_own_streams = true;
+        if !Fdp::section(config).slc_handles.is_empty() {
+            ftl.slc_gc_auto = true;
+            ftl.slc_gc_urgent = true;
+        }
     }
 
     fn build(config: &crate::config::Config, ftl: &Ftl) -> Self {
@@ -376,12 +483,14 @@ impl BuiltIn for Fdp {
         let group_planes =
             (0..groups).map(|g| (0..a.planes()).filter(|&p| group_of_plane[p as usize] == g).collect()).collect();
         let bits = config.bits_per_cell().max(1);
-        let named = |name: String, kind: &str| HandleStats {
+        let named = |name: String, kind: &str, mode: &str| HandleStats {
             name,
             kind: kind.to_string(),
+            mode: mode.to_string(),
             page_types: vec![0; bits],
             ..HandleStats::default()
         };
+        let slc_level: Vec<Option<u8>> = (0..handles as u32).map(|k| cfg.slc_level(k)).collect();
         let mut stats: Vec<HandleStats> = cfg
             .handles
             .iter()
@@ -393,13 +502,23 @@ impl BuiltIn for Fdp {
                         HandleType::Persistently => "persistently",
                         HandleType::Initially => "initially",
                     },
+                    if slc_level[k].is_some() { "slc" } else { "normal" },
                 )
             })
             .collect();
-        stats.push(named("shared-gc".into(), ""));
-        stats.push(named("unowned".into(), ""));
+        stats.push(named("shared-gc".into(), "", ""));
+        stats.push(named("unowned".into(), "", ""));
+        let mut updates: Vec<(u64, Vec<u32>)> =
+            cfg.ruh_updates.iter().map(|u| ((u.at_ms * 1e6) as u64, u.pids.clone())).collect();
+        // (Stable: updates at one time run in the order given.)
+        updates.sort_by_key(|u| u.0);
         let blocks = a.blocks() as usize;
         Fdp {
+            handle_of_level: cfg.slc_handles.iter().map(|&h| h as u8).collect(),
+            slc_level,
+            updates,
+            next_update: 0,
+            ruh_updates: 0,
             gc_point,
             cursor: vec![0; groups as usize],
             group_planes,
@@ -412,6 +531,8 @@ impl BuiltIn for Fdp {
             stats,
             events: Events::default(),
             isolation_fallbacks: 0,
+            plane_share: ftl.logical_pages as u64 * ftl.units_per_page() as u64 / a.planes() as u64,
+            group_spills: 0,
             page_bytes: a.page_size_bytes as u64,
             limit_ns: (cfg.ru_time_limit_ms * 1e6) as u64,
             cfg,

@@ -2,10 +2,11 @@
 //! from a stream of its own, one to four handles of either type, one to three reclaim
 //! groups, placement identifiers from the device column (records' devices redrawn, some
 //! of them naming no handle), the address or the host flow, and sometimes a reclaim unit
-//! time limit; the DRAM cache and block summaries off. Drives with power losses or a
-//! cached map keep their config (FDP refuses or lacks them).
+//! time limit, some host Reclaim Unit Handle Updates, on some drives one handle in SLC
+//! mode; the DRAM cache and block summaries off. Drives with power losses are drawn too;
+//! drives with a cached map keep their config (FDP lacks it).
 
-use super::config::{FdpConfig, HandleType, LbaPid, PidSource};
+use super::config::{FdpConfig, HandleType, LbaPid, PidSource, RuhUpdate};
 use super::Fdp;
 use crate::config::{Config, GcDestination};
 use crate::designs::Design;
@@ -17,7 +18,6 @@ pub(super) fn draw(seed: u64, c: &mut Config, records: &mut [ssdlab_trace::Recor
     let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-fdp"));
     if !rng.random_bool(0.35)
         || !crate::designs::composes_with(c, Fdp::NAME)
-        || !c.power.loss_at_ns.is_empty()
         || c.cmt.enabled()
         || c.flash.program_scheme == crate::config::ProgramScheme::OneShot
         || c.super_page_pages() > 1
@@ -77,10 +77,34 @@ pub(super) fn draw(seed: u64, c: &mut Config, records: &mut [ssdlab_trace::Recor
     drawn.ftl.user_write_points = f.write_points();
     drawn.ftl.gc_through_user_write_points = false;
     drawn.ftl.gc_destination = GcDestination::SamePlane;
-    let Ok(section) = toml::Value::try_from(&f) else { return };
-    let Some(table) = section.as_table() else { return };
-    drawn.designs.insert("fdp".into(), table.clone());
-    if drawn.validate().is_ok() {
+    // (Drawn after the rest, so the cases drawn before these existed keep their draws.)
+    if rng.random_bool(0.25) {
+        let last_ms = records.iter().map(|r| r.arrival_ns).max().unwrap_or(0) as f64 / 1e6;
+        f.ruh_updates = (0..rng.random_range(1..=4))
+            .map(|_| RuhUpdate {
+                at_ms: rng.random_range(0.0..=last_ms.max(0.01)),
+                pids: (0..rng.random_range(1..=n))
+                    .map(|_| (rng.random_range(0..f.reclaim_groups) << bits) | rng.random_range(0..n as u32))
+                    .collect(),
+            })
+            .collect();
+    }
+    let slc = rng.random_bool(0.3).then(|| (rng.random_range(0..n as u32), rng.random_range(4..=8u32)));
+    let with = |drawn: &Config, f: &FdpConfig| {
+        let mut d = drawn.clone();
+        let section = toml::Value::try_from(f).ok()?;
+        d.designs.insert("fdp".into(), section.as_table()?.clone());
+        d.validate().is_ok().then_some(d)
+    };
+    let slc_drawn = slc.and_then(|(handle, blocks)| {
+        let mut d = drawn.clone();
+        d.ftl.slc_blocks_per_plane = blocks;
+        d.flash.slc_pages_per_block = (d.geometry.pages_per_block / d.bits_per_cell() as u32).max(2);
+        let f = FdpConfig { slc_handles: vec![handle], ..f.clone() };
+        d.ftl.slc_levels = f.slc_levels();
+        with(&d, &f)
+    });
+    if let Some(drawn) = slc_drawn.or_else(|| with(&drawn, &f)) {
         *c = drawn;
         for (r, d) in records.iter_mut().zip(redrawn) {
             r.device = d;
