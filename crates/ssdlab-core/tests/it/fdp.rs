@@ -397,7 +397,7 @@ fn power_losses_keep_each_handle_in_its_own_reclaim_units() {
     let pages = ftl.addr.pages_per_block;
     for block in 0..ftl.addr.blocks() {
         let halves: std::collections::BTreeSet<bool> = (0..pages)
-            .map(|p| ftl.dense_reverse[(block * pages + p) as usize])
+            .map(|p| ftl.dense_reverse.get((block * pages + p) as usize).unwrap())
             .filter(|&lpn| lpn != ssdlab_core::flash::NO_PAGE)
             .map(|lpn| u64::from(lpn) < half)
             .collect();
