@@ -249,7 +249,7 @@ fn ssdsim_file_imports_runs_with_a_trace_and_lists_every_key() {
         "transfer_ns_per_byte = 25.0",
         "over_provisioning = 0.1",
         "gc_background_free_fraction = 0.3",
-        "plane_allocation = \"round-robin\"",
+        "plane_allocation = \"at-service\"",
     ] {
         assert!(text.lines().any(|l| l.starts_with(line)), "{line} missing in:\n{text}");
     }

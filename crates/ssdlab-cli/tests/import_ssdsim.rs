@@ -66,12 +66,21 @@ fn ssdsims_buffer_on_its_own_files_matches_ssdsims_counters() {
     within("read mean", r["read"]["latency_ns"]["mean"].as_f64().unwrap() / 1000.0, 135.174, 0.15);
     // Half of SSDSim's writes (50.1%) are answered from DRAM in 1 us: so is the median here.
     assert!(r["write"]["latency_ns"]["p50"].as_f64().unwrap() <= 1000.0, "{}", r["write"]);
-    // The write mean is 66.2 us in SSDSim; ssdlab places each evicted page on a plane as it
-    // leaves, where SSDSim gives queued pages to whichever chip is idle, several at once
-    // (interleaved two-plane programs; docs/validation/ssdsim.md), which leaves it above
-    // SSDSim's but far below the 563 us of every write on flash.
+    // SSDSim's dynamic allocation is imported as allocation at service time: an evicted
+    // page waits unbound until a chip on an idle channel takes it, with up to one page per
+    // plane of the chip at once (placed as they left DRAM, 8,497 multi-plane programs).
+    assert_eq!(r["config"]["ftl"]["plane_allocation"], "at-service");
+    let allocation = r["import"]["parameters"].as_array().unwrap().iter().find(|p| p["source"] == "allocation");
+    let allocation = allocation.expect("allocation listed");
+    assert_eq!(allocation["fate"], "mapped");
+    assert!(allocation["note"].as_str().unwrap().contains("at-service"), "{allocation}");
+    assert!(r["flash"]["multi_plane_commands"].as_u64().unwrap() > 40_000, "{}", r["flash"]);
+    // The write mean is 66.2 us in SSDSim, whose interleaved two-plane programs move all
+    // their pages over the channel at once; with those transfers one after another SSDSim
+    // gives 86.8 us (docs/validation/ssdsim.md). ssdlab's is between, far below the 563 us
+    // of every write on flash.
     let write = r["write"]["latency_ns"]["mean"].as_f64().unwrap() / 1000.0;
-    assert!((66.2..2.0 * 66.2).contains(&write), "write mean {write} us");
+    assert!((66.2..1.5 * 66.2).contains(&write), "write mean {write} us");
 }
 
 fn with_lines(extra: &[(&str, &str)], dir: &std::path::Path) -> String {
@@ -113,7 +122,7 @@ fn a_forks_value_runs_with_the_nearest_meaning_and_strict_refuses_it() {
     };
     assert_eq!(fate("allocation").unwrap(), "approximated");
     assert_eq!(fate("t_PROGO").unwrap(), "not-modelled");
-    assert_eq!(r["config"]["ftl"]["plane_allocation"], "round-robin");
+    assert_eq!(r["config"]["ftl"]["plane_allocation"], "at-service");
     for args in [
         vec!["run", "--strict", "--config", &f, "--synthetic", "count=200"],
         vec!["check-config", "--strict", &f],

@@ -11,6 +11,7 @@
 //! completion for every observer that must wait for the die anyway.
 
 mod accounting;
+mod at_service;
 mod bypass;
 mod cache;
 mod channel_gate;
@@ -41,10 +42,10 @@ pub(crate) use queue::Scheduled;
 pub(crate) use report::kebab;
 
 use crate::config::{
-    AddressOverflow, Config, DieScheduling, Mapping, PartialPageWrites, QueueKind, ReplayMode, WhatIfUnwritten,
-    WriteAcknowledge,
+    AddressOverflow, Config, DieScheduling, Mapping, PartialPageWrites, PlaneAllocation, QueueKind, ReplayMode,
+    WhatIfUnwritten, WriteAcknowledge,
 };
-use crate::designs::{Designs, MoveTarget};
+use crate::designs::{Designs, Hook, MoveTarget};
 use crate::flash::{Ppn, Timing, NO_PAGE};
 use crate::ftl::allocation::PlaneAllocator;
 use crate::ftl::precondition::{PageOp, PreconditionReport, WorkloadFootprint};
@@ -398,6 +399,8 @@ pub struct Simulator<'a> {
     /// Dies that received sub-requests of the request being submitted; they are started
     /// only after the whole request is queued so its pages can share multi-plane commands.
     pub(crate) kick_list: Vec<u32>,
+    /// `ftl.plane_allocation = "at-service"`: user writes waiting unbound (at_service.rs).
+    pub(crate) at_service: Option<at_service::AtService>,
     /// DRAM-buffer acknowledgement: buffered writes not yet acknowledged because the
     /// buffer was full when they arrived, oldest first.
     pub(crate) ack_waiting: VecDeque<u32>,
@@ -617,6 +620,13 @@ impl<'a> Simulator<'a> {
         drop(footprint);
         let start_state = ftl.start_state(&config, &precondition_report);
         let designs = Designs::new(&config, &ftl)?;
+        let at_service = (config.ftl.plane_allocation == PlaneAllocation::AtService)
+            .then(|| at_service::AtService::new(ftl.addr.channels, ftl.addr.chips(), ftl.addr.dies()));
+        if at_service.is_some() && (designs.implemented(Hook::PlaceWrite) || designs.implemented(Hook::SplitWrite)) {
+            return Err(SimError::Setup(
+                "ftl.plane_allocation = \"at-service\" is not modelled with a design that places writes itself".into(),
+            ));
+        }
         // A zoned drive's host layer turns the application's records into zone commands.
         let mut factory = crate::designs::zns::through_host_layer(&designs, factory);
         let cmt = config.cmt.enabled().then(|| Box::new(cmt::Cmt::new(&config, &ftl)));
@@ -692,6 +702,7 @@ impl<'a> Simulator<'a> {
             priority,
             logical_bytes,
             kick_list: Vec::with_capacity(64),
+            at_service,
             burst: BurstState::default(),
             verify: false,
             buffered_write_pages: 0,

@@ -80,6 +80,7 @@ pub fn case_with(seed: u64, power: PowerLosses) -> SwarmCase {
             draw_flows(seed, &mut config);
             crate::designs::swarm_draws(SwarmPhase::AfterHost, seed, &mut config, &mut records);
             draw_mongo(seed, &mut config);
+            draw_at_service(seed, &mut config);
             fit_precondition(&mut config, &records);
             let description = describe(&config, records.len());
             return SwarmCase { seed, config, records, description };
@@ -342,6 +343,21 @@ fn draw_mongo(seed: u64, c: &mut Config) {
     drawn.precondition.write_points_random_start = rng.random_bool(0.3);
     if drawn.validate().is_ok() {
         *c = drawn;
+    }
+}
+
+/// SSDSim's allocation at service time, from a stream of its own: on a fifth of the
+/// drives it can run on (no design placing writes, no SLC cache, whose hybrid design
+/// places them, no confined flows) and that Mongo's balanced placement left alone.
+fn draw_at_service(seed: u64, c: &mut Config) {
+    let rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-at-service"));
+    let mut drawn = c.clone();
+    let free = c.ftl.slc_blocks_per_plane == 0 && c.ftl.plane_allocation != PlaneAllocation::Balanced;
+    if rng.random_bool(0.2) && free {
+        drawn.ftl.plane_allocation = PlaneAllocation::AtService;
+        if drawn.validate().is_ok() {
+            *c = drawn;
+        }
     }
 }
 

@@ -592,8 +592,7 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
             // 3Dsim: 2 load-aware, 3 superblock (a write striped over every plane): both
             // spread writes over the planes as they come, as SSDSim's dynamic allocation.
             _ => {
-                let nearest =
-                    "SSDSim's dynamic allocation (0): round-robin over every plane, channel first".to_string();
+                let nearest = "SSDSim's dynamic allocation (0): each write waits for a die to take it".to_string();
                 fork_value(m, item, &["ftl.plane_allocation"], nearest);
                 false
             }
@@ -640,10 +639,15 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
         }
     } else {
         let mode = dynamic_mode.as_ref().map(whole).transpose()?.unwrap_or(0);
-        m.set("ftl.plane_allocation", "round-robin", &format!("allocation = 0, dynamic_allocation = {mode} ({name})"));
+        m.set("ftl.plane_allocation", "at-service", &format!("allocation = 0, dynamic_allocation = {mode} ({name})"));
         m.set("ftl.allocation_order", "cwdp", "SSDSim's tokens: channel fastest, then chip, die, plane");
         if let Some(item) = &allocation {
-            m.param(item, Fate::Mapped, &["ftl.plane_allocation"], "dynamic: round-robin tokens");
+            m.param(
+                item,
+                Fate::Mapped,
+                &["ftl.plane_allocation"],
+                "dynamic: a write is bound to a plane when a chip on an idle channel takes it (at-service)",
+            );
         }
         if let Some(item) = &dynamic_mode {
             if mode == 0 {
@@ -651,7 +655,8 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
                     item,
                     Fate::Mapped,
                     &["ftl.plane_allocation", "ftl.allocation_order"],
-                    "all dynamic: round-robin, channel fastest",
+                    "all dynamic: one queue of waiting writes; an idle chip on an idle channel takes up to one \
+                     per plane, dies first (interleaved, then multi-plane programs), the chips in turn",
                 );
             } else {
                 m.param(
@@ -659,7 +664,8 @@ fn map(items: &mut Items, m: &mut Mapping) -> Result<()> {
                     Fate::Approximated,
                     &["ftl.plane_allocation"],
                     format!(
-                        "mode {mode} fixes the channel (or more) by the logical page; ssdlab rotates over every plane"
+                        "mode {mode} fixes the channel (or more) by the logical page; ssdlab's waiting writes go to \
+                         any idle chip"
                     ),
                 );
             }

@@ -172,11 +172,11 @@ impl Arbitration {
 
 pub(crate) fn validate(
     flows: &[Flow],
-    arbitration: &Arbitration,
-    geometry: &super::Geometry,
+    config: &super::Config,
     logical_bytes: Option<u64>,
     errors: &mut Vec<ConfigError>,
 ) {
+    let (arbitration, geometry) = (&config.arbitration, &config.geometry);
     if flows.len() > 64 {
         errors.push(err("flows", "at most 64 flows"));
     }
@@ -244,6 +244,13 @@ pub(crate) fn validate(
             }
         }
         if f.is_partitioned() {
+            if config.ftl.plane_allocation == super::PlaneAllocation::AtService {
+                errors.push(err(
+                    &key("channels"),
+                    "a confined flow is not modelled with ftl.plane_allocation = \"at-service\" (a waiting write \
+                     goes to whichever die takes it)",
+                ));
+            }
             let page = u64::from(geometry.page_size_bytes.max(1));
             if f.size_bytes == 0 {
                 errors.push(err(&key("size_bytes"), "a flow confined to part of the drive needs its logical range"));

@@ -611,7 +611,7 @@ impl Config {
         self.cmt.validate(physical_pages, mapped_page, &mut errors);
         // (The capacity only of a valid device: an invalid geometry may not compute.)
         let logical = (errors.is_empty() && self.flows.iter().any(|f| f.size_bytes > 0)).then(|| self.logical_bytes());
-        flows::validate(&self.flows, &self.arbitration, &self.geometry, logical, &mut errors);
+        flows::validate(&self.flows, self, logical, &mut errors);
         let logical = (errors.is_empty() && self.mix.enabled()).then(|| self.logical_bytes());
         errors.extend(self.mix.validate(logical, !self.flows.is_empty()));
         if self.super_page_pages() > 1 {

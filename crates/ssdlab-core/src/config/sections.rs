@@ -259,6 +259,12 @@ pub enum PlaneAllocation {
     /// within that, the first idle one in turn; when all are busy, the least busy (ties
     /// in turn).
     Balanced,
+    /// SSDSim's dynamic allocation (`services_2_write`, `dynamic_advanced_process`): a
+    /// user write is bound to no plane while it waits; a die on an idle channel able to
+    /// start a command with no write queued of its own takes the oldest waiting writes for itself and the other
+    /// idle dies of its chip, one per plane in turn (dies first, then planes), up to the
+    /// chip's planes (engine/at_service.rs).
+    AtService,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

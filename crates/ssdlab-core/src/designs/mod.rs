@@ -184,6 +184,11 @@ pub(crate) fn validate(config: &Config) -> Vec<crate::config::ConfigError> {
     let chosen: Vec<Registration> = all.into_iter().filter(|r| (r.selected)(config)).collect();
     for r in &chosen {
         errors.extend(needs::unmet(r.name, r.needs, config).into_iter().map(|m| crate::config::err(&r.key, m)));
+        let places = (r.table)().has(Hook::PlaceWrite) || (r.table)().has(Hook::SplitWrite);
+        if places && config.ftl.plane_allocation == crate::config::PlaneAllocation::AtService {
+            let m = format!("{} places writes itself: not with ftl.plane_allocation = \"at-service\"", r.name);
+            errors.push(crate::config::err(&r.key, m));
+        }
     }
     for (i, r) in chosen.iter().enumerate() {
         let earlier: Vec<Declared> = chosen[..=i].iter().map(|r| (r.name, (r.table)(), r.claims)).collect();

@@ -183,6 +183,9 @@ impl Simulator<'_> {
         if self.config.flash.issue_on_idle_channel {
             self.channel_went_idle(channel)?;
         }
+        if self.at_service.is_some() {
+            self.offer_idle_channel(channel)?;
+        }
         Ok(())
     }
 

@@ -473,7 +473,8 @@ impl Simulator<'_> {
         unit: u32,
         units: u32,
     ) -> Result<u32, SimError> {
-        let plane = self.allocator_plane(lpn);
+        // (At service time the plane is chosen when a die takes the write.)
+        let plane = if self.at_service.is_some() { 0 } else { self.allocator_plane(lpn) };
         self.enqueue_write_units_in(slot, lpn, subpages, unit, units, plane)
     }
 
@@ -502,9 +503,14 @@ impl Simulator<'_> {
             self.bypass_write_queued(txn, lpn);
         }
         self.buffered_write_pages += 1;
-        let die = self.ftl.addr.die_of_plane(plane);
-        self.dies[die as usize].writes.push_back(txn);
-        self.dies[die as usize].last_user_ns = self.now;
+        let die = if self.at_service.is_some() {
+            self.queue_unbound(txn)
+        } else {
+            let die = self.ftl.addr.die_of_plane(plane);
+            self.dies[die as usize].writes.push_back(txn);
+            self.dies[die as usize].last_user_ns = self.now;
+            die
+        };
         if self.config.power.write_acknowledge == WriteAcknowledge::Buffer {
             // Buffered pages are the queued writes not waiting for a slot.
             if self.ack_waiting.is_empty() && self.buffered_write_pages <= self.config.power.write_buffer_pages as u64 {

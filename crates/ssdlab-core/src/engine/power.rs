@@ -31,6 +31,7 @@ impl Simulator<'_> {
         self.fail_outstanding_requests(&mut record.counts);
         let mut wreck = Wreck::default();
         let mut die_flush_ns = vec![0u64; self.dies.len()];
+        self.bind_unbound_for_power_loss();
         for (die, flush_ns) in die_flush_ns.iter_mut().enumerate() {
             *flush_ns = self.cut_die(die, &mut record, &mut wreck);
         }

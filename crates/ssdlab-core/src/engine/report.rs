@@ -473,7 +473,10 @@ impl Simulator<'_> {
             .filter(|&p| waiting[p as usize] > 0 && !self.ftl.can_allocate_user(p))
             .map(|p| format!("plane {p}: {} writes waiting, {}", waiting[p as usize], self.plane_summary(p)))
             .collect();
-        if planes.is_empty() {
+        let unbound = self.at_service.as_ref().map_or(0, |s| s.waiting.len());
+        if unbound > 0 {
+            format!("{unbound} writes waiting for a die to take them (at-service); {}", planes.join("; "))
+        } else if planes.is_empty() {
             "no plane has writes it cannot take".to_string()
         } else {
             format!("full planes where GC finds nothing to clean: {}", planes.join("; "))

@@ -557,7 +557,7 @@ impl Simulator<'_> {
     /// the same block and page address) or, for one-shot flash, a page set per plane.
     pub(crate) fn start_write(&mut self, die: u32) -> Result<bool, SimError> {
         if self.dies[die as usize].writes.is_empty() {
-            return Ok(false);
+            return if self.at_service.is_some() { self.start_write_at_service(die) } else { Ok(false) };
         }
         if self.flows.is_some() {
             self.arbitrate(die, true);

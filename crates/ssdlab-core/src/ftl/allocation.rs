@@ -1,6 +1,8 @@
 //! PLAlloc (PA §2.1): the choice of channel, chip, die and plane for a written page.
 //! Static striping by logical page in a configurable order (CWDP and the other
 //! permutations), round-robin by write count in the same order, or dynamic least-busy.
+//! At service time (`at-service`) the engine binds writes itself (engine/at_service.rs);
+//! `choose` then answers as least-busy, for the writes a power loss finds unbound.
 //! Zones confine a range of logical pages (a host flow's) to part of the drive: the same
 //! policies, over the zone's planes only (MQSim's flows pinned to channels, chips, dies
 //! and planes).

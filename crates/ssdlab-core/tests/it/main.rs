@@ -2,6 +2,7 @@
 //! determinism and invariants. One test binary (nexosim/rust-analyzer style).
 
 mod analytic;
+mod at_service;
 mod cmt;
 mod controller;
 mod core;

@@ -307,6 +307,22 @@ fn the_swarm_draws_balanced_placement_and_random_write_point_starts() {
     assert!(balanced >= 20 && scattered >= 30 && scattered_many >= 2, "{balanced} {scattered} {scattered_many}");
 }
 
+/// The swarm draws allocation at service time, also with chip-serial dies, the DRAM
+/// cache and power losses.
+#[test]
+fn the_swarm_draws_allocation_at_service_time() {
+    use ssdlab_core::config::{DieScheduling, PlaneAllocation};
+    let cases: Vec<_> = (0..300).map(case).collect();
+    let count = |f: &dyn Fn(&ssdlab_core::swarm::SwarmCase) -> bool| {
+        cases.iter().filter(|c| c.config.ftl.plane_allocation == PlaneAllocation::AtService && f(c)).count()
+    };
+    let all = count(&|_| true);
+    let serial = count(&|c| c.config.flash.die_scheduling == DieScheduling::ChipSerial);
+    let cached = count(&|c| c.config.cache.capacity_bytes > 0);
+    let lost = count(&|c| !c.config.power.loss_at_ns.is_empty());
+    assert!(all >= 20 && serial >= 3 && cached >= 3 && lost >= 3, "{all} {serial} {cached} {lost}");
+}
+
 /// Issue 42: the swarm draws pairs of designs that compose (Gordon's write points with the
 /// designs that claim the program order of a block's pages), through the registry.
 #[test]
