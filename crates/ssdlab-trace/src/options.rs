@@ -11,10 +11,12 @@ use crate::{Record, RecordSource, TraceError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A wrapper that drops nothing itself: the format and the skips are its source's.
+/// A wrapper that drops nothing itself: the format and the skips are its source's (its
+/// field `inner`). Exported for wrappers in other crates (the ZNS host layer's).
+#[macro_export]
 macro_rules! passes_through {
     ($t:ty) => {
-        impl RecordSource for $t {
+        impl $crate::RecordSource for $t {
             fn format_name(&self) -> &'static str {
                 self.inner.format_name()
             }

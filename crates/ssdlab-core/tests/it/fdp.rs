@@ -14,16 +14,7 @@ const PAGE: u64 = 4096;
 /// smallest reserve (two free blocks), closed loop at queue depth 1: the theory checks'
 /// drive (`theory.rs`), here with two persistently isolated handles when `fdp`.
 fn plane(fdp: bool) -> Config {
-    let mut c = tiny(1, 1, 1, 1);
-    slc_like(&mut c);
-    c.geometry.blocks_per_plane = 512;
-    c.geometry.pages_per_block = 64;
-    c.ftl.over_provisioning = 0.2;
-    c.ftl.gc_victim = VictimPolicy::Greedy;
-    c.ftl.gc_background_free_fraction = 0.0;
-    c.ftl.gc_emergency_free_fraction = 0.0;
-    c.host.replay = ReplayMode::ClosedLoop;
-    c.host.queue_depth = 1;
+    let mut c = super::theory::gc_plane(512, 64, 0.2, VictimPolicy::Greedy);
     c.output.check_every = 5_000;
     if fdp {
         c.ftl.user_write_points = 4;

@@ -11,7 +11,7 @@ const PAGE_BYTES: u64 = 4096;
 /// One plane (one cleaning pool, as the models assume) of `blocks` × `pages` SLC pages,
 /// a fast channel, closed loop at queue depth 1 and emergency-only GC at the smallest
 /// reserve the FTL keeps (two free blocks).
-fn gc_plane(blocks: u32, pages: u32, over_provisioning: f64, victim: VictimPolicy) -> Config {
+pub(super) fn gc_plane(blocks: u32, pages: u32, over_provisioning: f64, victim: VictimPolicy) -> Config {
     let mut c = tiny(1, 1, 1, 1);
     slc_like(&mut c);
     c.geometry.blocks_per_plane = blocks;

@@ -429,17 +429,7 @@ impl Iterator for LogSource {
     }
 }
 
-impl RecordSource for LogSource {
-    fn format_name(&self) -> &'static str {
-        self.inner.format_name()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn skip_reasons(&self) -> Vec<(&'static str, u64)> {
-        self.inner.skip_reasons()
-    }
-}
+ssdlab_trace::passes_through!(LogSource);
 
 #[cfg(test)]
 mod tests {
