@@ -24,6 +24,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
     ("mqsim-compat", include_str!("../presets/mqsim-compat.toml")),
     ("zns-zn540", include_str!("../presets/zns-zn540.toml")),
+    ("fdp-pm9d3a", include_str!("../presets/fdp-pm9d3a.toml")),
 ];
 
 /// Loads a preset by name; the error lists the valid names.

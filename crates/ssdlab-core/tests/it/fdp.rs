@@ -395,3 +395,28 @@ fn power_losses_keep_each_handle_in_its_own_reclaim_units() {
         assert!(halves.len() <= 1, "block {block} holds both handles' data");
     }
 }
+
+/// The `fdp-pm9d3a` preset (docs/presets.md) reports the FDP configuration its source,
+/// `nvme fdp configs` on a Samsung PM9D3a 3.84 TB, gives: one reclaim group, eight
+/// initially isolated handles and a Reclaim Unit Nominal Size of 13,079,937,024 bytes
+/// (the 3,193,344 4-KiB blocks `nvme fdp status` gives as an empty unit's available
+/// media writes). Writes through PIDs 0 and 7 land on those handles alone.
+#[test]
+fn pm9d3a_preset_reports_the_drives_fdp_configuration() {
+    let c = ssdlab_core::presets::preset("fdp-pm9d3a").expect("preset");
+    assert_eq!(c.resolved().ftl.user_write_points, 8);
+    const PAGE16: u64 = 16384;
+    let records = vec![
+        Record { device: 0, ..rec(0, Op::Write, 0, 3, PAGE16) },
+        Record { device: 7, ..rec(1_000, Op::Write, 1_000, 5, PAGE16) },
+    ];
+    let (r, _) = run_keep(&c, records);
+    assert_eq!(total(&r, "reclaim_groups"), 1);
+    assert_eq!(total(&r, "reclaim_unit_bytes"), 13_079_937_024);
+    assert_eq!(total(&r, "reclaim_unit_bytes"), 3_193_344 * 4096);
+    let section = r.get_section("fdp").expect("an fdp section");
+    let types: Vec<&str> = (0..8).map(|k| section["handles"][k]["type"].as_str().expect("type")).collect();
+    assert_eq!(types, vec!["initially"; 8]);
+    let pages: Vec<u64> = (0..8).map(|k| handle(&r, k, "host_pages")).collect();
+    assert_eq!(pages, vec![3, 0, 0, 0, 0, 0, 0, 5]);
+}
