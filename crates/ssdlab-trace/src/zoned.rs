@@ -31,6 +31,10 @@ pub struct ZonedSpec {
     pub zone_size_bytes: u64,
     pub zone_capacity_bytes: u64,
     pub zones: u32,
+    /// Where the first of those zones starts, a zone boundary: the workload's zones are
+    /// the `zones` from there. 0 (the default) on a drive with conventional zones: the
+    /// host reads the first sequential zone's from `[designs.zns]`.
+    pub start_bytes: u64,
 }
 
 impl Default for ZonedSpec {
@@ -42,6 +46,7 @@ impl Default for ZonedSpec {
             zone_size_bytes: 0,
             zone_capacity_bytes: 0,
             zones: 0,
+            start_bytes: 0,
         }
     }
 }
@@ -53,6 +58,12 @@ impl ZonedSpec {
         if self.zone_size_bytes == 0 || self.zones == 0 {
             p.push(("zoned.zones", "the drive's zones are not known (a drive without [designs.zns]?)".to_string()));
             return p;
+        }
+        if !self.start_bytes.is_multiple_of(self.zone_size_bytes) {
+            p.push((
+                "zoned.start_bytes",
+                format!("must be a zone boundary (a multiple of {} bytes)", self.zone_size_bytes),
+            ));
         }
         if self.zone_capacity_bytes == 0 || self.zone_capacity_bytes > self.zone_size_bytes {
             p.push(("zoned.zone_capacity_bytes", "must be in (0, zone_size_bytes]".to_string()));
@@ -172,7 +183,7 @@ impl ZonedState {
     }
 
     fn zone_start(&self, zone: u32) -> u64 {
-        zone as u64 * self.spec.zone_size_bytes
+        self.spec.start_bytes + zone as u64 * self.spec.zone_size_bytes
     }
 }
 
@@ -194,6 +205,7 @@ mod tests {
                 zone_size_bytes: 16 * 4096,
                 zone_capacity_bytes: 12 * 4096,
                 zones: 10,
+                start_bytes: 0,
             }),
             ..SyntheticSpec::default()
         };

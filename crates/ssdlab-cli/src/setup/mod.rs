@@ -421,6 +421,8 @@ pub fn prepare(args: &SetupArgs) -> Result<Prepared> {
             if job.zbd.zone_size == 0 {
                 (job.zbd.zone_size, job.zbd.zone_capacity) = (zones.zone_size_bytes, zones.zone_capacity_bytes);
             }
+            // (The drive's conventional zones, which the zoned writers skip.)
+            job.zbd.conventional_bytes = zones.start_bytes;
         }
         if job.is_unbounded() {
             bail!(
@@ -669,9 +671,15 @@ fn resolve_zones(z: &mut ssdlab_trace::zoned::ZonedSpec, config: &Config) {
     if z.zone_capacity_bytes == 0 {
         z.zone_capacity_bytes = l.capacity_pages as u64 * l.page_bytes;
     }
+    let conventional = l.conventional_pages() as u64 * l.page_bytes;
+    if z.start_bytes == 0 {
+        // (Conventional zones, the first ones, are written at random, not by the writers.)
+        z.start_bytes = conventional;
+    }
     if z.zones == 0 {
         // (SLC-mode zones, the last ones, are the host's own write cache.)
-        z.zones = l.normal_zones();
+        let skipped = (z.start_bytes.saturating_sub(conventional) / z.zone_size_bytes.max(1)) as u32;
+        z.zones = l.normal_zones().saturating_sub(skipped);
     }
 }
 

@@ -154,6 +154,7 @@ impl Simulator<'_> {
             WriteMode::UserPoint(k) => self.ftl.user_point_next_page(plane, k.into(), 1).is_some(),
             WriteMode::SlcLevel(l) => self.ftl.peek_slc_level(plane, l.into()).is_some(),
             WriteMode::Auto | WriteMode::Slc => self.ftl.can_allocate_user(plane),
+            WriteMode::Zone => true,
         }
     }
 

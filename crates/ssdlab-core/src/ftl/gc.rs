@@ -391,6 +391,7 @@ impl Ftl {
             && !open_ok
             && self.companions.is_none()
             && self.gc_page_set == 1
+            && self.zone_owned.is_empty()
         {
             return if normal_need { self.pick_greedy_normal(first, room, must_fit) } else { None };
         }
@@ -403,10 +404,16 @@ impl Ftl {
         let mut pool: Vec<u32> = Vec::new();
         let mut pool_fitting: Vec<u32> = Vec::new();
         let plane_blocks = &self.blocks[first as usize..(first + self.addr.blocks_per_plane) as usize];
+        // A zone's blocks are its own (`zoned.rs`): GC of a conventional area beside the
+        // zones cleans only the area's blocks. (Empty without zones.)
+        let zone_owned = self.zone_owned.get(first as usize..).unwrap_or(&[]);
         for (b, info) in (first..).zip(plane_blocks) {
             let closed = info.state == BlockState::Closed;
             let state_ok = closed || (open_ok && info.state == BlockState::Open);
             if !(b != current && state_ok && if info.slc { slc_need } else { normal_need }) {
+                continue;
+            }
+            if zone_owned.get((b - first) as usize).copied().unwrap_or(false) {
                 continue;
             }
             if closed && info.valid_pages == 0 {

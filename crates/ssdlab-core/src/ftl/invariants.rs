@@ -90,6 +90,12 @@ impl Ftl {
                     return Err(format!("plane {plane}: active block {b} is not open"));
                 }
             }
+            // A zone's blocks are its own (`zoned.rs`): never a write point's, a free
+            // pool's or a GC victim (a conventional area's GC runs beside the zones).
+            let zone_block = p.active.iter().chain(&p.free).chain(&p.free_slc).chain([&p.victim, &p.next_victim]);
+            if let Some(b) = zone_block.filter(|&&b| b != NO_PAGE).find(|&&b| self.is_zone_block(b)) {
+                return Err(format!("plane {plane}: zone block {b} is a write point, free or a GC victim"));
+            }
         }
         Ok(())
     }

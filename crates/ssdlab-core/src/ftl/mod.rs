@@ -49,6 +49,11 @@ pub enum WriteMode {
     /// SLC level `l`'s write point of the plane (`ftl.slc_levels`): a design's SLC-mode
     /// stream (an FDP handle in SLC mode). As `UserPoint`, the write waits for room there.
     SlcLevel(u8),
+    /// A zone's own block (`designs/zns`): the zoned namespace accepted the write only
+    /// with room in the zone, so it never waits for the plane's free blocks (which a
+    /// conventional area beside the zones may have used up) and is never moved to
+    /// another plane.
+    Zone,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,6 +317,15 @@ pub struct Ftl {
     pub counters: FtlCounters,
 }
 
+/// The GC thresholds, (emergency, background), in free blocks of a plane of
+/// `normal_blocks_per_plane` normal blocks.
+pub fn gc_free_blocks(config: &Config, normal_blocks_per_plane: u32) -> (u32, u32) {
+    let blocks_f = normal_blocks_per_plane as f64;
+    let emergency = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
+    let background = ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency);
+    (emergency, background)
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct FtlCounters {
     pub erases: u64,
@@ -409,10 +423,7 @@ impl Ftl {
         // Subpage state per page: for partial programs, and for every IPU scheme's report.
         let partial = config.ftl.partial_program_updates || config.ipu.enabled();
         let pages_total = addr.pages() as usize;
-        let blocks_f = normal_blocks_per_plane as f64;
-        let emergency_free_blocks = ((blocks_f * config.ftl.gc_emergency_free_fraction).ceil() as u32).max(2);
-        let background_free_blocks =
-            ((blocks_f * config.ftl.gc_background_free_fraction).ceil() as u32).max(emergency_free_blocks);
+        let (emergency_free_blocks, background_free_blocks) = gc_free_blocks(config, normal_blocks_per_plane);
         let units = config.units_per_page();
         // With a cached mapping table the map's translation pages are logical pages too,
         // numbered after the host's (`[cmt]`).

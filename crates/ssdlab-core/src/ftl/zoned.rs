@@ -1,7 +1,8 @@
 //! Blocks a zoned namespace owns (`designs/zns`): each zone is mapped 1:1 onto fixed
 //! erase blocks, which never sit in a free pool, are never a write point's and never a
 //! GC victim (GC never runs on a zoned drive: its thresholds are zero and every plane
-//! keeps free blocks of its own). A zone's pages are taken in each block's program
+//! keeps free blocks of its own; with a conventional area beside the zones, GC runs on
+//! the area's blocks and its victim search skips these, `gc.rs`). A zone's pages are taken in each block's program
 //! order; a zone reset erases its blocks, which go straight back to the zone.
 
 use super::{Allocated, BlockState, Ftl};

@@ -35,6 +35,7 @@ mod theory;
 mod timing;
 mod wom;
 mod zns;
+mod zns_conv;
 mod zns_host;
 mod zns_slc;
 

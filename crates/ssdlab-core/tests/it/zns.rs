@@ -275,6 +275,7 @@ fn the_zone_native_workload_runs_without_violations_and_resets_at_its_utilisatio
                 zone_size_bytes: 32 * PAGE,
                 zone_capacity_bytes: 32 * PAGE,
                 zones: 12,
+                start_bytes: 0,
             }),
             ..SyntheticSpec::default()
         };

@@ -35,6 +35,9 @@ fn layer(zones: u32, capacity: u32, spare: f64, free: u32) -> Arc<Mutex<LogLayer
         slc_zones: 0,
         slc_capacity_pages: 0,
         slc_block_pages: 0,
+        conventional_zones: 0,
+        conventional_blocks: 2,
+        dies: 1,
     };
     Arc::new(Mutex::new(LogLayer::new(&Config::default(), &z, &layout).expect("a log layer")))
 }

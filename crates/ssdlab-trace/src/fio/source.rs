@@ -107,7 +107,7 @@ impl Iterator for FioSource {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(write) = self.zoned.as_mut().and_then(|z| z.take_pending()) {
-            return Some(Ok(Record { offset_bytes: self.base + write.offset_bytes, ..write }));
+            return Some(Ok(write));
         }
         let job = &self.job;
         let spent = job.number_ios.is_some_and(|n| self.issued >= n) || self.budget.is_some_and(|b| self.bytes >= b);
@@ -121,8 +121,8 @@ impl Iterator for FioSource {
             // Fixed write sizes: the zone capacity is a whole number of them.
             let size = job.block_sizes[op_index(Op::Write)].max();
             let reads = if job.ops().len() > 1 { job.read_percent / 100.0 } else { 0.0 };
-            let r = z.next(&mut self.rng, reads, size, self.clock_ns);
-            let record = Record { offset_bytes: self.base + r.offset_bytes, ..r };
+            // (The zones' addresses start at the region's first zone: `ZonedSpec::start_bytes`.)
+            let record = z.next(&mut self.rng, reads, size, self.clock_ns);
             return Some(Ok(self.advance(record)));
         }
         let op = match job.ops() {

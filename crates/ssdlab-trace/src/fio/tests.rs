@@ -239,7 +239,14 @@ fn zbd_jobs_write_zones_at_their_write_pointers() {
     let j = job(text);
     assert_eq!(
         j.zbd,
-        ZbdOptions { enabled: true, zone_size: 65536, zone_capacity: 0, max_open_zones: 2, reset_threshold: Some(0.5) }
+        ZbdOptions {
+            enabled: true,
+            zone_size: 65536,
+            zone_capacity: 0,
+            max_open_zones: 2,
+            reset_threshold: Some(0.5),
+            conventional_bytes: 0
+        }
     );
     let rs = records(text, 1 << 20);
     let mut wp = std::collections::BTreeMap::new();
@@ -269,6 +276,38 @@ fn zbd_jobs_write_zones_at_their_write_pointers() {
     assert_eq!(err("[z]\nzonmode=zbd\n").message, "unknown key; did you mean 'zonemode'?");
     let unknown = job("[z]\nzonemode=zbd\nrw=write\n").source(1 << 20).unwrap_err();
     assert_eq!(unknown.key, "zonesize", "{unknown}");
+}
+
+/// A zbd job's region (`offset`) and the drive's conventional zones (issue 44): writes,
+/// resets and reads of a job with offset = 2 zones stay in zones 2 and up, at their write
+/// pointers; with 3 conventional zones and offset 2 zones, in zones 3 and up; with
+/// offset 4 zones past them, in zones 4 and up.
+#[test]
+fn zbd_jobs_start_at_their_region_and_past_conventional_zones() {
+    let text = "[z]\nzonemode=zbd\nzonesize=64k\nmax_open_zones=2\nzone_reset_threshold=0.5\n\
+                rw=randrw\nrwmixread=30\nbs=16k\nnumber_ios=300\noffset=128k\n";
+    for (conventional, offset, first) in [(0u64, "128k", 2u64), (3 * 65536, "128k", 3), (3 * 65536, "256k", 4)] {
+        let mut j = job(&text.replace("128k", offset));
+        j.zbd.conventional_bytes = conventional;
+        let rs: Vec<Record> = j.source(1 << 20).unwrap().map(Result::unwrap).collect();
+        let mut wp = std::collections::BTreeMap::new();
+        let zones: std::collections::BTreeSet<u64> = rs.iter().map(|r| r.offset_bytes / 65536).collect();
+        assert_eq!(zones.first(), Some(&first), "{conventional} {offset}: {zones:?}");
+        assert!(zones.len() > 5, "{zones:?}");
+        for r in &rs {
+            let zone = r.offset_bytes / 65536;
+            match r.op {
+                Op::Write => {
+                    let at = wp.entry(zone).or_insert(0u64);
+                    assert_eq!(r.offset_bytes % 65536, *at, "{r:?}");
+                    *at += r.size_bytes;
+                }
+                Op::Read => assert!(r.offset_bytes % 65536 + r.size_bytes <= wp[&zone], "{r:?}"),
+                Op::ZoneManagement(crate::ZoneAction::Reset) => assert_eq!(wp.insert(zone, 0), Some(65536)),
+                op => panic!("{op:?}"),
+            }
+        }
+    }
 }
 
 /// `fdp=1` (issue 44): each write's placement identifier from `fdp_pli`, round-robin by

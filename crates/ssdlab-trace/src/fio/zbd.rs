@@ -20,6 +20,10 @@ pub struct ZbdOptions {
     pub max_open_zones: u32,
     /// `zone_reset_threshold` (`None`: 1, reset only once every zone holds data).
     pub reset_threshold: Option<f64>,
+    /// Bytes of conventional zones at the drive's start (the CLI fills them in from
+    /// `[designs.zns]`): fio keeps write pointers for sequential zones only, so the zoned
+    /// writers start past them when the region begins inside them.
+    pub conventional_bytes: u64,
 }
 
 pub(super) const ZBD_KEYS: &[&str] =
@@ -49,16 +53,19 @@ impl ZbdOptions {
         Ok(())
     }
 
-    /// The zoned workload for a region of `len` bytes starting at `base`.
+    /// The zoned workload for a region of `len` bytes starting at `base`: its zones are
+    /// the region's sequential zones, from the first at or past `base`.
     pub(super) fn spec(&self, file: &str, base: u64, len: u64) -> Result<ZonedSpec, FioError> {
         let err = |key: &str, message: String| FioError { file: file.to_string(), line: 0, key: key.into(), message };
         if self.zone_size == 0 {
             return Err(err("zonesize", "unknown: set it, or run on a drive with [designs.zns]".to_string()));
         }
+        let start = base.max(self.conventional_bytes);
+        let len = len.saturating_sub(start - base);
         if !base.is_multiple_of(self.zone_size) || len < self.zone_size {
             return Err(err(
                 "offset",
-                format!("the region must start at a zone ({} bytes) and hold one", self.zone_size),
+                format!("the region must start at a zone ({} bytes) and hold a sequential one", self.zone_size),
             ));
         }
         Ok(ZonedSpec {
@@ -68,6 +75,7 @@ impl ZbdOptions {
             zone_size_bytes: self.zone_size,
             zone_capacity_bytes: if self.zone_capacity == 0 { self.zone_size } else { self.zone_capacity },
             zones: (len / self.zone_size) as u32,
+            start_bytes: start,
         })
     }
 }

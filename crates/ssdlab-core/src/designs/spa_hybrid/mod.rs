@@ -300,7 +300,11 @@ impl Simulator<'_> {
         match mode {
             WriteMode::Slc => h.pending_slc[p] += 1,
             WriteMode::Tlc => h.pending_tlc[p] += 1,
-            WriteMode::Auto | WriteMode::Mapping | WriteMode::UserPoint(_) | WriteMode::SlcLevel(_) => {}
+            WriteMode::Auto
+            | WriteMode::Mapping
+            | WriteMode::UserPoint(_)
+            | WriteMode::SlcLevel(_)
+            | WriteMode::Zone => {}
         }
         if h.migration == SlcMigration::Qpc {
             self.qpc_enforce();
@@ -350,7 +354,11 @@ impl Simulator<'_> {
         match mode {
             WriteMode::Slc => h.pending_slc[plane] = h.pending_slc[plane].saturating_sub(1),
             WriteMode::Tlc => h.pending_tlc[plane] = h.pending_tlc[plane].saturating_sub(1),
-            WriteMode::Auto | WriteMode::Mapping | WriteMode::UserPoint(_) | WriteMode::SlcLevel(_) => {}
+            WriteMode::Auto
+            | WriteMode::Mapping
+            | WriteMode::UserPoint(_)
+            | WriteMode::SlcLevel(_)
+            | WriteMode::Zone => {}
         }
         if slc {
             h.slc_user_pages += 1;

@@ -33,6 +33,13 @@ pub struct ZnsConfig {
     /// cache the host manages; the host layer and the zone-native workload use the
     /// other zones.
     pub slc_zones: u32,
+    /// Bytes of conventional (randomly writable) zones at the start of the LBA space, as
+    /// ZBC / ZAC drives and Linux's zoned block devices have them: a multiple of the zone
+    /// size; 0: none. They are written anywhere through the page-mapped FTL, whose GC
+    /// runs on their own blocks (their data, the drive's `ftl.over_provisioning` of it,
+    /// and the GC thresholds' free blocks, taken from the zones); the sequential zones
+    /// follow them.
+    pub conventional_bytes: u64,
     /// `"log"`: block requests (any trace, synthetic or fio job) reach the drive through
     /// the host-side log-structured layer (`host_layer.rs`); `"none"`: the workload speaks
     /// zones itself.
@@ -67,6 +74,7 @@ impl Default for ZnsConfig {
             read_only_zones: Vec::new(),
             offline_zones: Vec::new(),
             slc_zones: 0,
+            conventional_bytes: 0,
             host_layer: HostLayer::None,
             host_spare_fraction: 0.1,
             host_gc_free_zones: 2,
@@ -93,6 +101,11 @@ pub struct Layout {
     pub slc_capacity_pages: u32,
     /// Pages of a block in SLC mode.
     pub slc_block_pages: u32,
+    /// Conventional zones at the LBA start (before the `zones` sequential ones), and the
+    /// blocks of every plane kept out of the zones for them (2 without).
+    pub conventional_zones: u32,
+    pub conventional_blocks: u32,
+    pub dies: u32,
 }
 
 impl Layout {
@@ -133,12 +146,39 @@ impl Layout {
         if g.blocks_per_plane < 3 {
             errors.push(err("designs.zns.enabled", "needs at least 3 blocks per plane (2 stay spare)"));
         }
+        if !z.conventional_bytes.is_multiple_of(size) {
+            errors.push(err(
+                "designs.zns.conventional_bytes",
+                format!(
+                    "must be a multiple of the zone size, {size} bytes (the area is reported as conventional zones)"
+                ),
+            ));
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
         let groups = dies / z.zone_dies;
-        let by_blocks = groups as u64 * (g.blocks_per_plane - 2) as u64;
-        let zones = by_blocks.min(c.logical_pages() / zone_pages) as u32;
+        let conventional_zones = (z.conventional_bytes / size) as u32;
+        let conventional_blocks = conventional_blocks(c, conventional_zones as u64 * zone_pages, dies);
+        if conventional_blocks + 1 > g.blocks_per_plane {
+            return Err(vec![err(
+                "designs.zns.conventional_bytes",
+                format!(
+                    "the area needs {conventional_blocks} blocks of each plane (its data, its over-provisioning and \
+                     GC's free blocks), leaving no zone in the {} blocks per plane",
+                    g.blocks_per_plane
+                ),
+            )]);
+        }
+        let conventional_pages = conventional_zones as u64 * zone_pages;
+        let by_blocks = groups as u64 * (g.blocks_per_plane - conventional_blocks) as u64;
+        let zones = by_blocks.min(c.logical_pages().saturating_sub(conventional_pages) / zone_pages) as u32;
+        if zones == 0 && conventional_zones > 0 {
+            return Err(vec![err(
+                "designs.zns.conventional_bytes",
+                "leaves no sequential zone in the logical capacity (ftl.over_provisioning)".to_string(),
+            )]);
+        }
         if zones == 0 {
             return Err(vec![err(
                 "designs.zns.zone_dies",
@@ -162,7 +202,42 @@ impl Layout {
             zones,
             page_bytes,
             blocks_per_plane: g.blocks_per_plane,
+            conventional_zones,
+            conventional_blocks,
+            dies,
         })
+    }
+
+    /// A zone's size in bytes.
+    pub fn zone_size(&self) -> u64 {
+        self.zone_pages as u64 * self.page_bytes
+    }
+
+    /// Logical pages of the conventional area (the first ones).
+    pub fn conventional_pages(&self) -> u32 {
+        self.conventional_zones * self.zone_pages
+    }
+
+    /// The first logical page of sequential zone `zone` (zones are numbered from the first
+    /// sequential one; its LBA zone number is `conventional_zones + zone`).
+    pub fn zone_start(&self, zone: u32) -> u32 {
+        self.conventional_pages() + zone * self.zone_pages
+    }
+
+    /// The sequential zone holding logical page `lpn`, and the page's offset in it;
+    /// `None` in the conventional area or past the zones.
+    pub fn zone_of(&self, lpn: u32) -> Option<(u32, u32)> {
+        let rel = lpn.checked_sub(self.conventional_pages())?;
+        let zone = rel / self.zone_pages;
+        (zone < self.zones).then_some((zone, rel % self.zone_pages))
+    }
+
+    /// The plane of conventional page `lpn`: fixed by the address (dies first, then the
+    /// plane in the die), so that each plane holds an equal share of the area, which its
+    /// blocks were sized for (a dynamic allocation could pile the area onto a plane).
+    pub fn conventional_plane(&self, lpn: u32) -> u32 {
+        let die = lpn % self.dies;
+        die * self.planes_per_die + (lpn / self.dies) % self.planes_per_die
     }
 
     /// Whether `zone` is in SLC mode (the last `slc_zones` zones).
@@ -204,6 +279,24 @@ impl Layout {
     }
 }
 
+/// Blocks of each plane a conventional area of `pages` logical pages over `dies` dies
+/// keeps out of the zones: its share of the data (whole blocks), the drive's
+/// over-provisioning of that (`ftl.over_provisioning`: data × op / (1 − op), at least one
+/// block), the GC thresholds' free blocks (`ftl.gc_background_free_fraction`) and two
+/// write points (user and GC). Without an area: the 2 free blocks every zoned plane keeps.
+pub fn conventional_blocks(c: &Config, pages: u64, dies: u32) -> u32 {
+    if pages == 0 {
+        return 2;
+    }
+    let g = &c.geometry;
+    let planes = dies as u64 * g.planes_per_die as u64;
+    let data = pages.div_ceil(planes).div_ceil(g.pages_per_block as u64) as f64;
+    let op = c.ftl.over_provisioning;
+    let spare = ((data * op / (1.0 - op)).ceil() as u64).max(1);
+    let (_, background) = crate::ftl::gc_free_blocks(c, g.blocks_per_plane);
+    (data as u64 + spare + background as u64 + 2).min(u32::MAX as u64) as u32
+}
+
 /// Pages of a block in SLC mode on `c`'s flash: `flash.slc_pages_per_block`, or with
 /// that 0, one page per wordline (pages per block / bits per cell).
 pub fn slc_block_pages(c: &Config) -> u32 {
@@ -229,11 +322,17 @@ impl ZnsConfig {
             Err(errors) => return errors,
         };
         let mut errors = Vec::new();
+        let (first, end) = (layout.conventional_zones, layout.conventional_zones + layout.zones);
         for (key, zones) in [("read_only_zones", &z.read_only_zones), ("offline_zones", &z.offline_zones)] {
-            if let Some(bad) = zones.iter().find(|&&n| n >= layout.zones) {
+            if let Some(bad) = zones.iter().find(|&&n| n >= end) {
                 errors.push(err(
                     &format!("designs.zns.{key}"),
-                    format!("zone {bad} does not exist (the drive has {} zones)", layout.zones),
+                    format!("zone {bad} does not exist (the drive has {end} zones)"),
+                ));
+            } else if let Some(bad) = zones.iter().find(|&&n| n < first) {
+                errors.push(err(
+                    &format!("designs.zns.{key}"),
+                    format!("zone {bad} is conventional (zones 0..{first}): only sequential zones change state"),
                 ));
             }
         }
@@ -280,6 +379,12 @@ impl ZnsConfig {
             if !c.flows.is_empty() {
                 errors.push(err("designs.zns.host_layer", "runs the single workload, not [[flows]]"));
             }
+        }
+        if z.host_layer == HostLayer::Log && layout.conventional_zones > 0 {
+            errors.push(err(
+                "designs.zns.conventional_bytes",
+                "the host layer (host_layer = \"log\") keeps its log in sequential zones: no conventional area beside it",
+            ));
         }
         if !c.power.loss_at_ns.is_empty() && z.host_layer == HostLayer::Log {
             // The layer keeps its page table across the loss without reading the zones'

@@ -458,6 +458,9 @@ mod tests {
             slc_zones: 0,
             slc_capacity_pages: 0,
             slc_block_pages: 0,
+            conventional_zones: 0,
+            conventional_blocks: 2,
+            dies: 1,
         };
         LogLayer::new(&c, &z, &layout).expect("a log layer")
     }

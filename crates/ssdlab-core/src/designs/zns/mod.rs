@@ -7,7 +7,9 @@
 //! report section `zns`), never reaching flash.
 //!
 //! Data never moves: the zone's pages are its blocks' pages in program order, GC never
-//! runs (the FTL's thresholds are zero and every plane keeps two free blocks of its own),
+//! runs on them (the FTL's thresholds are zero and every plane keeps two free blocks of
+//! its own; with a conventional area at the LBA start, `conventional_bytes`, GC runs on
+//! the area's blocks only),
 //! and a reset trims the zone's pages and erases its blocks, timed as one erase command per
 //! die it spans (multi-plane where the drive allows). A reset waits for the zone's writes
 //! still being programmed, and commands to a zone whose reset has not completed wait for
@@ -71,6 +73,38 @@ pub struct Zns {
     power: PowerCounts,
     /// The host-side log-structured layer, shared with the workload's sources.
     host: Option<Arc<Mutex<LogLayer>>>,
+    /// Host writes and user page programs of the conventional area.
+    conventional: AreaCounts,
+}
+
+/// One area's writes (`designs.zns.areas`): what the host asked and what flash took.
+#[derive(Clone, Debug, Default)]
+struct AreaCounts {
+    writes: u64,
+    host_bytes: u64,
+    user_programs: u64,
+}
+
+/// One area of a drive with a conventional area (`designs.zns.areas`).
+#[derive(Serialize)]
+struct AreaSummary {
+    zones: u32,
+    /// Accepted writes (and appends) and their bytes.
+    writes: u64,
+    host_bytes: u64,
+    /// Pages programmed for the area: the host's data and GC's copies.
+    flash_programs: u64,
+    gc_copies: u64,
+    /// Bytes programmed / bytes the host wrote.
+    device_waf: f64,
+}
+
+#[derive(Serialize)]
+struct Areas {
+    conventional: AreaSummary,
+    zoned: AreaSummary,
+    /// Blocks of every plane kept out of the zones for the conventional area.
+    conventional_blocks_per_plane: u32,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -85,6 +119,8 @@ struct Counts {
     reset_erases: u64,
     reset_latency_sum_ns: u64,
     parked: u64,
+    /// Bytes of the accepted writes and appends.
+    host_bytes: u64,
 }
 
 /// What power losses did to the zones (`designs.zns.power_loss`).
@@ -121,6 +157,10 @@ struct ClassSummary {
 #[derive(Serialize)]
 struct ZnsSummary {
     zones: u32,
+    /// Conventional zones (zone type 1h) before the sequential ones, with
+    /// `conventional_bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conventional_zones: Option<u32>,
     zone_size_bytes: u64,
     zone_capacity_bytes: u64,
     zone_dies: u32,
@@ -155,6 +195,9 @@ struct ZnsSummary {
     /// The host-side log-structured layer's counters and WAFs (with `host_layer = "log"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     host_layer: Option<HostLayerSummary>,
+    /// The conventional area and the sequential zones apart (with `conventional_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    areas: Option<Areas>,
 }
 
 #[derive(Serialize)]
@@ -182,9 +225,20 @@ struct StatusCount {
 }
 
 impl Zns {
-    /// Zone `zone`'s state and write pointer (pages written from its start).
+    /// Sequential zone `zone`'s state and write pointer (pages written from its start);
+    /// `zone` is its number in the LBA space (past the conventional zones).
     pub fn zone(&self, zone: u32) -> zone::Zone {
-        self.zones.zones[zone as usize]
+        self.zones.zones[(zone - self.layout.conventional_zones) as usize]
+    }
+
+    /// Zone `zone`'s type as a zone report gives it: 1h conventional (ZBC / Linux's
+    /// `BLK_ZONE_TYPE_CONVENTIONAL`), 2h sequential write required.
+    pub fn zone_type(&self, zone: u32) -> u8 {
+        if zone < self.layout.conventional_zones {
+            1
+        } else {
+            2
+        }
     }
 
     /// The zone layout on this drive.
@@ -256,16 +310,22 @@ impl Design for Zns {
 
     fn place_write(sim: &mut Simulator<'_>, static_plane: u32, _request: u32, lpn: u32) -> (u32, WriteMode) {
         let l = &sim.designs.state::<Zns>().layout;
-        if lpn >= l.zones * l.zone_pages {
-            return (static_plane, WriteMode::Auto);
+        match l.zone_of(lpn) {
+            Some((zone, offset)) => (l.plane_of(zone, offset), WriteMode::Zone),
+            None if lpn < l.conventional_pages() => (l.conventional_plane(lpn), WriteMode::Auto),
+            None => (static_plane, WriteMode::Auto),
         }
-        (l.plane_of(lpn / l.zone_pages, lpn % l.zone_pages), WriteMode::Auto)
     }
 
     fn user_page(sim: &mut Simulator<'_>, txn: u32) -> Option<Allocated> {
         let (lpn, plane) = (sim.txns[txn as usize].lpn, sim.txns[txn as usize].plane);
         let l = &sim.designs.state::<Zns>().layout;
-        let block = sim.ftl.addr.first_block_of_plane(plane) + lpn / l.zone_pages / l.groups;
+        let Some((zone, _)) = l.zone_of(lpn) else {
+            // The conventional area: the FTL's write point (`WriteMode::Auto`).
+            sim.designs.state_mut::<Zns>().conventional.user_programs += 1;
+            return None;
+        };
+        let block = sim.ftl.addr.first_block_of_plane(plane) + zone / l.groups;
         let page = sim.ftl.take_zone_page(block, sim.now);
         match page {
             Some(a) => sim.designs.state_mut::<Zns>().class_pages[a.slc as usize][a.page_type as usize] += 1,
@@ -287,10 +347,7 @@ impl Design for Zns {
                 continue;
             }
             let z = sim.designs.state_mut::<Zns>();
-            let zone = t.lpn / z.layout.zone_pages;
-            if zone >= z.layout.zones {
-                continue;
-            }
+            let Some((zone, _)) = z.layout.zone_of(t.lpn) else { continue };
             let n = &mut z.in_flight[zone as usize];
             debug_assert!(*n > 0, "zone {zone}: a write programmed that was never accepted");
             *n = n.saturating_sub(1);
@@ -321,6 +378,10 @@ impl Design for Zns {
     }
 
     fn erase_done(sim: &mut Simulator<'_>, block: u32) -> Result<(), SimError> {
+        if !sim.ftl.is_zone_block(block) {
+            // GC's erase in the conventional area.
+            return Ok(());
+        }
         let (plane, index) = (sim.ftl.addr.plane_of_block(block), sim.ftl.addr.block_in_plane(block));
         let die = sim.ftl.addr.die_of_plane(plane);
         let z = sim.designs.state_mut::<Zns>();
@@ -390,8 +451,36 @@ impl Design for Zns {
             .map(|(s, &n)| StatusCount { status: format!("{:#05x}", s.0), name: s.name(), requests: n })
             .collect();
         let c2 = &z.counts;
+        let areas = (l.conventional_zones > 0).then(|| {
+            let page = l.page_bytes;
+            let gc = sim.ftl.counters.gc_moved_pages;
+            let conv = &z.conventional;
+            let zoned_programs: u64 = z.class_pages.iter().flatten().sum();
+            let waf = |programs: u64, bytes: u64| ratio(programs * page, bytes);
+            Areas {
+                conventional: AreaSummary {
+                    zones: l.conventional_zones,
+                    writes: conv.writes,
+                    host_bytes: conv.host_bytes,
+                    flash_programs: conv.user_programs + gc,
+                    gc_copies: gc,
+                    device_waf: waf(conv.user_programs + gc, conv.host_bytes),
+                },
+                zoned: AreaSummary {
+                    zones: l.zones,
+                    writes: c2.writes + c2.appends,
+                    host_bytes: c2.host_bytes,
+                    flash_programs: zoned_programs,
+                    gc_copies: 0,
+                    device_waf: waf(zoned_programs, c2.host_bytes),
+                },
+                conventional_blocks_per_plane: l.conventional_blocks,
+            }
+        });
         let summary = ZnsSummary {
             zones: l.zones,
+            conventional_zones: (l.conventional_zones > 0).then_some(l.conventional_zones),
+            areas,
             zone_size_bytes: l.zone_pages as u64 * l.page_bytes,
             zone_capacity_bytes: l.capacity_pages as u64 * l.page_bytes,
             zone_dies: l.zone_dies,
@@ -505,9 +594,13 @@ impl BuiltIn for Zns {
                 ftl.reserve_zone_block(block);
             }
         }
-        // No GC: every plane keeps two free blocks that no zone takes.
-        ftl.background_free_blocks = 0;
-        ftl.emergency_free_blocks = 0;
+        if l.conventional_zones == 0 {
+            // No GC: every plane keeps two free blocks that no zone takes.
+            ftl.background_free_blocks = 0;
+            ftl.emergency_free_blocks = 0;
+        }
+        // (With a conventional area GC keeps its thresholds: it runs on the area's blocks,
+        // the only ones in the free pools, and never picks a zone's, `Ftl::pick_victim_from`.)
     }
 
     fn build(config: &crate::config::Config, ftl: &Ftl) -> Self {
@@ -515,11 +608,12 @@ impl BuiltIn for Zns {
         let layout = Layout::new(config, &c).expect("a validated config");
         let mut zones = Zones::new(layout.zones, layout.capacity_pages, c.max_open_zones, c.max_active_zones);
         zones.set_slc(layout.normal_zones(), layout.slc_capacity_pages);
+        // (Configured by LBA zone number; validation keeps them past the conventional ones.)
         for &zone in &c.read_only_zones {
-            zones.set_device_state(zone, ZoneState::ReadOnly);
+            zones.set_device_state(zone - layout.conventional_zones, ZoneState::ReadOnly);
         }
         for &zone in &c.offline_zones {
-            zones.set_device_state(zone, ZoneState::Offline);
+            zones.set_device_state(zone - layout.conventional_zones, ZoneState::Offline);
         }
         let n = layout.zones as usize;
         Zns {
@@ -537,6 +631,7 @@ impl BuiltIn for Zns {
             finished: vec![false; n],
             power: PowerCounts::default(),
             host: LogLayer::new(config, &c, &layout).map(|l| Arc::new(Mutex::new(l))),
+            conventional: AreaCounts::default(),
             layout,
         }
     }
@@ -584,7 +679,7 @@ impl Simulator<'_> {
             }
             let mut short = false;
             if in_flight[zone as usize] > 0 && !(state == ZoneState::Full && z.finished[zone as usize]) {
-                let start = zone * l.zone_pages;
+                let start = l.zone_start(zone);
                 let end = (0..wp).rev().find(|&o| self.ftl.lookup(start + o).is_some()).map_or(0, |o| o + 1);
                 let p = &mut self.designs.state_mut::<Zns>().power;
                 p.pages_lost += (wp - end) as u64;
@@ -631,16 +726,44 @@ impl Simulator<'_> {
         let l = &z.layout;
         let page = l.page_bytes;
         let lpn = r.offset_bytes / page;
-        let zone = (lpn / l.zone_pages as u64) as u32;
         let end = lpn + r.pages as u64;
-        if end > (l.zones * l.zone_pages) as u64 {
+        let conventional = l.conventional_pages() as u64;
+        if end > conventional + (l.zones * l.zone_pages) as u64 {
             return self.zns_complete(slot, Status::LBA_OUT_OF_RANGE);
         }
-        let at_zone_start = r.offset_bytes.is_multiple_of(l.zone_pages as u64 * page);
-        let offset = (lpn % l.zone_pages as u64) as u32;
+        if lpn < conventional {
+            let status = match r.op {
+                // Reads into the zones past the area: those zones must be readable.
+                Op::Read if end > conventional => {
+                    let last = ((end - 1 - conventional) / l.zone_pages as u64) as u32;
+                    (0..=last).map(|z2| z.zones.read(z2)).find(|&s| s != Status::SUCCESS).unwrap_or(Status::SUCCESS)
+                }
+                Op::Read | Op::Trim | Op::Sanitize => Status::SUCCESS,
+                // ZBC: a write from a conventional zone into a sequential write required
+                // one fails (WRITE BOUNDARY VIOLATION): NVMe's Zone Boundary Error.
+                Op::Write if end > conventional => Status::ZONE_BOUNDARY_ERROR,
+                Op::Write => {
+                    z.conventional.writes += 1;
+                    z.conventional.host_bytes += r.size_bytes;
+                    Status::SUCCESS
+                }
+                // A conventional zone has no write pointer: zone commands to it fail as
+                // ZBC's do (ILLEGAL REQUEST, INVALID FIELD IN CDB): Invalid Field in
+                // Command.
+                Op::ZoneAppend | Op::ZoneManagement(_) => Status::INVALID_FIELD,
+            };
+            if status == Status::SUCCESS {
+                return Ok(false);
+            }
+            return self.zns_complete(slot, status);
+        }
+        let zone = ((lpn - conventional) / l.zone_pages as u64) as u32;
+        let at_zone_start =
+            r.offset_bytes.is_multiple_of(page) && (lpn - conventional).is_multiple_of(l.zone_pages as u64);
+        let offset = ((lpn - conventional) % l.zone_pages as u64) as u32;
         let status = match r.op {
             Op::Read => {
-                let last = ((end - 1) / l.zone_pages as u64) as u32;
+                let last = ((end - 1 - conventional) / l.zone_pages as u64) as u32;
                 match (zone..=last).map(|z2| z.zones.read(z2)).find(|&s| s != Status::SUCCESS) {
                     Some(s) => s,
                     None => return Ok(false),
@@ -664,10 +787,11 @@ impl Simulator<'_> {
                         Ok(at) => {
                             z.in_flight[zone as usize] += r.pages;
                             z.counts.pages_written += r.pages as u64;
+                            z.counts.host_bytes += r.size_bytes;
                             if append {
                                 z.counts.appends += 1;
                                 // The device's choice, returned to the host.
-                                let lba = zone as u64 * z.layout.zone_pages as u64 + at as u64;
+                                let lba = z.layout.zone_start(zone) as u64 + at as u64;
                                 self.requests[slot as usize].offset_bytes = lba * page;
                             } else {
                                 z.counts.writes += 1;
@@ -729,7 +853,7 @@ impl Simulator<'_> {
         z.finished[zone as usize] = false;
         z.counts.resets += 1;
         let l = z.layout.clone();
-        let start = zone * l.zone_pages;
+        let start = l.zone_start(zone);
         for lpn in start..start + written {
             if self.bypass.is_some() {
                 self.bypass_trimmed(lpn);

@@ -8,7 +8,10 @@
 //! Cases with power losses keep their losses (acknowledged on program, without block
 //! summaries) and draw the zone-native workload only: the host layer keeps no state
 //! across a loss (validation refuses it). A quarter of the zoned drives put some zones in
-//! SLC mode (their own stream, so the earlier draws stay as they were).
+//! SLC mode (their own stream, so the earlier draws stay as they were). A quarter of the
+//! zone-native drives (another stream) put a conventional area of 1-3 zones at the LBA
+//! start, written by random writes and reads of single pages merged into the zoned
+//! workload by arrival time: its GC runs among the zones' blocks.
 
 use super::config::{Layout, ZnsConfig};
 use crate::config::{Config, WhatIfUnwritten};
@@ -63,6 +66,16 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
     if slc.random_bool(0.25) && layout.zones > 4 {
         z.slc_zones = slc.random_range(1..=(layout.zones / 4).max(1));
     }
+    let conv_rng = &mut Pcg64Mcg::seed_from_u64(crate::rng::derive(seed, "swarm-zns-conventional"));
+    let mut layout = layout;
+    if !log && conv_rng.random_bool(0.25) {
+        let with = ZnsConfig { conventional_bytes: conv_rng.random_range(1..=3u64) * layout.zone_size(), ..z.clone() };
+        if let Ok(l) = Layout::new(&d, &with) {
+            if l.zones > z.slc_zones + 4 {
+                (z, layout) = (with, l);
+            }
+        }
+    }
     // (The zone-native workload writes the normal-mode zones.)
     let normal_zones = layout.zones - z.slc_zones;
     let new_records = if log {
@@ -98,14 +111,19 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
                 zone_size_bytes: layout.zone_pages as u64 * layout.page_bytes,
                 zone_capacity_bytes: capacity * layout.page_bytes,
                 zones: normal_zones,
+                start_bytes: layout.conventional_pages() as u64 * layout.page_bytes,
             }),
             ..SyntheticSpec::default()
         };
         let Ok(source) = SyntheticSource::new(spec) else { return };
-        match source.collect::<Result<Vec<Record>, _>>() {
-            Ok(r) => r,
-            Err(_) => return,
+        let Ok(mut zoned) = source.collect::<Result<Vec<Record>, _>>() else { return };
+        if layout.conventional_zones > 0 {
+            let Some(random) = conventional_records(conv_rng, &layout, &zoned) else { return };
+            // Merged by arrival (stable: a zone reset stays right before its write).
+            zoned.extend(random);
+            zoned.sort_by_key(|r| r.arrival_ns);
         }
+        zoned
     };
     let Some(table) = toml::Value::try_from(&z).ok().and_then(|v| v.as_table().cloned()) else { return };
     d.designs.insert("zns".into(), table);
@@ -113,4 +131,21 @@ pub(crate) fn draw(seed: u64, c: &mut Config, records: &mut Vec<Record>) {
         *c = d;
         *records = new_records;
     }
+}
+
+/// Random single-page writes (two thirds) and reads over the conventional area, one per
+/// zoned record, spread over the zoned records' arrivals: overwrites enough to run the
+/// area's GC while the zones are written.
+fn conventional_records(rng: &mut Pcg64Mcg, l: &Layout, zoned: &[Record]) -> Option<Vec<Record>> {
+    let last = zoned.last()?.arrival_ns;
+    let spec = SyntheticSpec {
+        read_fraction: 0.33,
+        block_size_bytes: l.page_bytes,
+        count: zoned.len() as u64,
+        address_space_bytes: l.conventional_pages() as u64 * l.page_bytes,
+        seed: rng.random(),
+        interarrival_ns: last / zoned.len().max(1) as u64,
+        ..SyntheticSpec::default()
+    };
+    SyntheticSource::new(spec).ok()?.collect::<Result<Vec<Record>, _>>().ok()
 }
