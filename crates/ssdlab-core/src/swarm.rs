@@ -297,7 +297,8 @@ fn draw_slc_levels(seed: u64, c: &mut Config) {
     drawn.ftl.slc_levels = rng.random_range(1..=(c.ftl.slc_blocks_per_plane - 2).min(3));
     drawn.ftl.slc_gc_destination =
         pick(rng, &[SlcGcDestination::OutOfCache, SlcGcDestination::SameLevel, SlcGcDestination::NextLevel]);
-    if drawn.validate().is_ok() {
+    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
+    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
         *c = drawn;
     }
 }
@@ -341,7 +342,8 @@ fn draw_mongo(seed: u64, c: &mut Config) {
         drawn.ftl.plane_allocation = PlaneAllocation::Balanced;
     }
     drawn.precondition.write_points_random_start = rng.random_bool(0.3);
-    if drawn.validate().is_ok() {
+    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
+    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
         *c = drawn;
     }
 }
@@ -382,7 +384,8 @@ fn draw_errors(seed: u64, c: &mut Config) {
     drawn.precondition.pe_spread = pick(rng, &[0.0, 0.2]);
     drawn.precondition.retention_age_days = pick(rng, &[0.0, 30.0, 365.0]);
     drawn.flash.ecc_decode_ns = pick(rng, &[0, 2_000]);
-    if drawn.validate().is_ok() {
+    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
+    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
         *c = drawn;
     }
 }
@@ -494,7 +497,8 @@ fn draw_flows(seed: u64, c: &mut Config) {
             f
         })
         .collect();
-    if drawn.validate().is_ok() {
+    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
+    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
         *c = drawn;
     }
 }

@@ -284,3 +284,74 @@ pub(crate) fn validate(
         }
     }
 }
+
+/// `ftl.over_provisioning`'s rule (spare blocks per plane must cover the free blocks
+/// emergency GC keeps, two write points and the cached map's translation pages) for each
+/// plane, with the logical data confined flows can put on it: flows pinned to shared
+/// planes can fill a plane the drive-wide average leaves room on, and if the workload
+/// writes most of their ranges GC there makes no headway (swarm seed 1100803: two of three
+/// flows on one of two planes, 88% of its pages valid, FIFO cleaning against
+/// translation-page write-backs until the event budget ran out). Not a validation error:
+/// a flow's range is an address window a trace may touch only a little of (MQSim's
+/// FAST'18 flows confine most of the drive to a few channels and write a small part of
+/// it); the swarm, whose workloads cover their ranges, draws only drives that pass. The
+/// logical pages no confined flow holds are counted spread over every plane, as
+/// preconditioning may write them. `None` when the rule holds on every plane.
+pub(crate) fn confined_room_shortfall(config: &super::Config) -> Option<String> {
+    let (flows, g) = (&config.flows, &config.geometry);
+    let confined: Vec<(usize, &Flow)> = flows.iter().enumerate().filter(|(_, f)| f.is_partitioned()).collect();
+    if confined.is_empty() || config.super_page_pages() > 1 || crate::designs::zns::selected(config) {
+        return None;
+    }
+    let page = u64::from(g.page_size_bytes.max(1));
+    let dims = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
+    let planes: Vec<[u32; 4]> = (0..dims.iter().product::<u32>())
+        .map(|mut i| {
+            let mut id = [0; 4];
+            for d in (0..4).rev() {
+                id[d] = i % dims[d];
+                i /= dims[d];
+            }
+            id
+        })
+        .collect();
+    let covers = |f: &Flow, id: &[u32; 4]| {
+        [&f.channels, &f.chips, &f.dies, &f.planes].iter().zip(id).all(|(list, v)| list.is_empty() || list.contains(v))
+    };
+    let confined_pages: u64 = confined.iter().map(|(_, f)| f.size_bytes / page).sum();
+    let spread = config.logical_pages().saturating_sub(confined_pages) as f64 / planes.len() as f64;
+    let t = &config.ftl;
+    let normal_blocks = g.blocks_per_plane.saturating_sub(t.slc_blocks_per_plane) as f64;
+    let data_pages = g.pages_per_block.saturating_sub(config.summary_pages_per_block()).max(1) as f64;
+    let reserve = (normal_blocks * t.gc_emergency_free_fraction).ceil().max(2.0);
+    for id in &planes {
+        let on: Vec<usize> = confined.iter().filter(|(_, f)| covers(f, id)).map(|&(k, _)| k).collect();
+        if on.is_empty() {
+            continue;
+        }
+        let load = spread
+            + on.iter()
+                .map(|&k| {
+                    let f = &flows[k];
+                    let width = planes.iter().filter(|p| covers(f, p)).count() as f64;
+                    (f.size_bytes / page) as f64 / width
+                })
+                .sum::<f64>();
+        let spare = normal_blocks - load / data_pages;
+        let needed = reserve + 2.0 + config.cmt.table_blocks_for(config, load);
+        if spare < needed {
+            let names: Vec<String> = on.iter().map(|k| format!("flows[{k}]")).collect();
+            return Some(format!(
+                "{} put {load:.0} logical pages on plane {} of channel {}, chip {}, die {} ({normal_blocks:.0} blocks \
+                 of {data_pages:.0} pages), leaving {spare:.1} spare blocks, fewer than the {needed:.1} GC needs there \
+                 (the ftl.over_provisioning rule, per plane)",
+                names.join(" and "),
+                id[3],
+                id[0],
+                id[1],
+                id[2]
+            ));
+        }
+    }
+    None
+}
