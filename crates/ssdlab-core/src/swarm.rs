@@ -297,8 +297,7 @@ fn draw_slc_levels(seed: u64, c: &mut Config) {
     drawn.ftl.slc_levels = rng.random_range(1..=(c.ftl.slc_blocks_per_plane - 2).min(3));
     drawn.ftl.slc_gc_destination =
         pick(rng, &[SlcGcDestination::OutOfCache, SlcGcDestination::SameLevel, SlcGcDestination::NextLevel]);
-    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
-    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
+    if drawn.validate().is_ok() {
         *c = drawn;
     }
 }
@@ -342,8 +341,7 @@ fn draw_mongo(seed: u64, c: &mut Config) {
         drawn.ftl.plane_allocation = PlaneAllocation::Balanced;
     }
     drawn.precondition.write_points_random_start = rng.random_bool(0.3);
-    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
-    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
+    if drawn.validate().is_ok() {
         *c = drawn;
     }
 }
@@ -384,8 +382,7 @@ fn draw_errors(seed: u64, c: &mut Config) {
     drawn.precondition.pe_spread = pick(rng, &[0.0, 0.2]);
     drawn.precondition.retention_age_days = pick(rng, &[0.0, 30.0, 365.0]);
     drawn.flash.ecc_decode_ns = pick(rng, &[0, 2_000]);
-    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
-    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
+    if drawn.validate().is_ok() {
         *c = drawn;
     }
 }
@@ -497,8 +494,7 @@ fn draw_flows(seed: u64, c: &mut Config) {
             f
         })
         .collect();
-    // (Flows sharing planes can overfill one: the swarm's workloads cover their ranges.)
-    if drawn.validate().is_ok() && crate::config::flows::confined_room_shortfall(&drawn).is_none() {
+    if drawn.validate().is_ok() {
         *c = drawn;
     }
 }

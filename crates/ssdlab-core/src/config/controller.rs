@@ -241,21 +241,12 @@ impl Cmt {
         if !self.enabled() {
             return 0.0;
         }
-        let data_pages = c.geometry.pages_per_block.saturating_sub(c.summary_pages_per_block()).max(1) as f64;
-        self.table_blocks_for(c, normal_blocks * data_pages * (1.0 - c.ftl.over_provisioning))
-    }
-
-    /// The same for a plane holding `logical_pages` logical pages (confined flows load
-    /// planes unevenly: `flows::check_confined_room`).
-    pub(crate) fn table_blocks_for(&self, c: &super::Config, logical_pages: f64) -> f64 {
-        if !self.enabled() {
-            return 0.0;
-        }
         let g = &c.geometry;
         let physical = u64::try_from(g.physical_pages()).unwrap_or(u64::MAX);
         let (_, per_page) = self.sizes(physical, g.page_size_bytes);
         let data_pages = g.pages_per_block.saturating_sub(c.summary_pages_per_block()).max(1) as f64;
-        (logical_pages / per_page as f64).ceil() / data_pages + 1.0
+        let logical_per_plane = normal_blocks * data_pages * (1.0 - c.ftl.over_provisioning);
+        (logical_per_plane / per_page as f64).ceil() / data_pages + 1.0
     }
 
     pub fn enabled(&self) -> bool {

@@ -11,7 +11,7 @@
 //! re-exported here; this file the `Config` itself and its validation.
 
 mod controller;
-pub(crate) mod flows;
+mod flows;
 mod parse;
 mod priority;
 mod sections;

@@ -132,34 +132,3 @@ fn design_sections_at_their_defaults_are_not_printed_and_designs_name_key_sets_a
     let outside = set(&["designs.hotcold.threshold=3"]).unwrap();
     assert_eq!(outside.designs["hotcold"]["threshold"].as_integer(), Some(3));
 }
-
-/// Two planes, three flows of a third of the logical space each: two pinned to plane 0
-/// put two thirds of the data on half the drive (the over-provisioning rule per plane
-/// fails there); one flow per plane and a third spread fits. Either is a valid config.
-#[test]
-fn confined_flows_that_overfill_a_plane_are_named() {
-    let mut c = Config::default();
-    c.geometry = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, ..c.geometry };
-    c.geometry.blocks_per_plane = 64;
-    c.ftl.over_provisioning = 0.3;
-    let page = u64::from(c.geometry.page_size_bytes);
-    let size = c.logical_bytes() / 3 / page * page;
-    let flow = |k: u64, planes: Vec<u32>| Flow {
-        trace: "t.csv".into(),
-        offset_bytes: k * size,
-        size_bytes: size,
-        planes,
-        ..Flow::default()
-    };
-    c.flows = vec![flow(0, vec![0]), flow(1, vec![1]), flow(2, vec![])];
-    c.validate().unwrap();
-    assert_eq!(flows::confined_room_shortfall(&c), None);
-    c.flows[2].planes = vec![0];
-    c.validate().unwrap();
-    let m = flows::confined_room_shortfall(&c).expect("plane 0 overfilled");
-    assert!(m.contains("flows[0] and flows[2]") && m.contains("plane 0 of channel 0"), "{m}");
-    assert!(m.contains("leaving 4.3 spare blocks, fewer than the 6.0"), "{m}");
-    // The same split fits when GC keeps fewer free blocks: the rule is room, not the split.
-    c.ftl.gc_emergency_free_fraction = 0.0;
-    assert_eq!(flows::confined_room_shortfall(&c), None);
-}
