@@ -578,7 +578,12 @@ impl Ftl {
     }
 
     /// Pages GC can still program in `plane` without an erase: what its write points
-    /// have left plus every free normal block's data pages.
+    /// have left plus every free normal block's data pages. Through the user write points
+    /// GC also fills the GC write point's open block (`allocate_gc`, short of free blocks;
+    /// recovery hands it a partly written block, the Harey Tortoise's RTF moves write
+    /// there): its pages are room too. Left out, they made the only victim that fitted
+    /// look too big at no free block; the policy then chose a fuller one, whose moves
+    /// found no page (swarm seed 1031273, `--power-loss always`).
     pub(crate) fn gc_room(&self, plane: u32) -> u32 {
         let p = &self.planes[plane as usize];
         let open: u32 = match self.relaxed.as_ref() {
@@ -586,7 +591,8 @@ impl Ftl {
                 r.open[plane as usize].iter().map(|&b| self.pages_in_block(b) - self.blocks[b as usize].write_ptr).sum()
             }
             None if self.gc_through_user => {
-                (0..self.user_write_points).map(|k| self.data_room(plane, super::Stream::user(k))).sum()
+                (0..self.user_write_points).map(|k| self.data_room(plane, super::Stream::user(k))).sum::<u32>()
+                    + self.data_room(plane, super::Stream::GC)
             }
             None => self.data_room(plane, super::Stream::GC),
         };
@@ -622,6 +628,7 @@ impl Ftl {
             Some(_) => 0,
             None if self.gc_through_user => (0..self.user_write_points)
                 .map(super::Stream::user)
+                .chain([super::Stream::GC])
                 .filter(|s| self.planes[plane as usize].active[s.index()] == block)
                 .map(|s| self.data_room(plane, s))
                 .sum(),

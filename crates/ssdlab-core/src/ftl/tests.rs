@@ -436,3 +436,48 @@ fn the_lean_greedy_scan_picks_the_victims_of_the_general_scan() {
     assert!(victims[0].len() > 100, "only {} victims", victims[0].len());
     assert_eq!(victims[0], victims[1]);
 }
+
+/// Swarm seed 1031273 (`--power-loss always`, GC through the user write points): GC
+/// also fills the GC write point's open block, but its room went uncounted. With no free
+/// block left and one page there, the one victim that fitted (a single valid page)
+/// looked too big; FIFO then took the oldest block, three valid pages, and its second
+/// move found no page: the plane stalled.
+#[test]
+fn gc_through_user_points_counts_the_gc_write_points_room() {
+    let mut c = small_config();
+    c.ftl.over_provisioning = 0.0;
+    c.ftl.gc_through_user_write_points = true;
+    c.ftl.gc_victim = crate::config::VictimPolicy::Fifo;
+    let mut ftl = Ftl::new(&c);
+    assert!(ftl.logical_pages >= 16 * 12, "every page its own logical page");
+    let mut lpn = 0;
+    // User writes fill blocks 0..15; a user write never opens the last free block.
+    while let Some(a) = ftl.allocate_user(0, 0) {
+        ftl.commit_write(lpn, a.ppn);
+        lpn += 1;
+    }
+    assert_eq!(lpn, 15 * 12);
+    // The GC write point opens it and keeps one page.
+    for _ in 0..11 {
+        let a = ftl.allocate_gc_point(0, 0).expect("the last free block");
+        ftl.commit_write(lpn, a.ppn);
+        lpn += 1;
+    }
+    assert!(ftl.planes[0].free.is_empty());
+    // Block 0 (the oldest) keeps 3 valid pages, block 1 one, blocks 2..15 eleven each.
+    for block in 0..15u32 {
+        let keep = match block {
+            0 => 3,
+            1 => 1,
+            _ => 11,
+        };
+        for page in keep..12 {
+            ftl.trim(block * 12 + page);
+        }
+    }
+    assert!(ftl.ensure_victim(0, 0));
+    assert_eq!(ftl.planes[0].victim, 1, "the victim that fits");
+    assert_eq!(ftl.gc_room(0), 1, "the GC write point's last page");
+    assert_eq!(clean_victim(&mut ftl, 1), 1);
+    ftl.check_invariants().unwrap();
+}
