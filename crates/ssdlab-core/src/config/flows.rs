@@ -274,6 +274,9 @@ pub(crate) fn validate(
             }
         }
     }
+    if let Some(logical_bytes) = logical_bytes.filter(|_| errors.is_empty()) {
+        confined_flows_fit(flows, geometry, logical_bytes, errors);
+    }
     for (weight, key) in [
         (arbitration.weight_high, "arbitration.weight_high"),
         (arbitration.weight_medium, "arbitration.weight_medium"),
@@ -281,6 +284,65 @@ pub(crate) fn validate(
     ] {
         if !(1..=256).contains(&weight) {
             errors.push(err(key, "must be between 1 and 256"));
+        }
+    }
+}
+
+/// The planes a flow confined to part of the drive may use (as ids of the whole drive).
+pub(crate) fn confined_planes(f: &Flow, geometry: &super::Geometry) -> Vec<u64> {
+    let g = geometry;
+    let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
+    let lists = [&f.channels, &f.chips, &f.dies, &f.planes];
+    let ids: Vec<Vec<u64>> = (0..4)
+        .map(|d| match lists[d].is_empty() {
+            true => (0..sizes[d] as u64).collect(),
+            false => lists[d].iter().map(|&id| id as u64).collect(),
+        })
+        .collect();
+    let mut planes = vec![0u64];
+    for d in 0..4 {
+        planes = planes.iter().flat_map(|&p| ids[d].iter().map(move |&id| p * sizes[d] as u64 + id)).collect();
+    }
+    planes.sort_unstable();
+    planes
+}
+
+/// Confined flows may not hold more logical pages than their planes' share of the
+/// logical capacity: the flows confined to a set of planes (a flow's own and any within
+/// it) together at most those planes' share. A plane stores only its own flash, so flows
+/// that outgrow their planes fill them with valid data until GC can free nothing (swarm
+/// seed 1000861: two flows of a third of the drive each on one plane of two). MQSim
+/// sizes its flows so (`Logical_Address_Partitioning_Unit`: a flow gets each of its
+/// planes' capacity divided by the flows using the plane; the MQSim import does the
+/// same), as NVMe refuses a namespace larger than its NVM set's unallocated capacity.
+fn confined_flows_fit(flows: &[Flow], geometry: &super::Geometry, logical_bytes: u64, errors: &mut Vec<ConfigError>) {
+    let g = geometry;
+    let all = g.channels as u128 * g.chips_per_channel as u128 * g.dies_per_chip as u128 * g.planes_per_die as u128;
+    let sets: Vec<Option<Vec<u64>>> =
+        flows.iter().map(|f| f.is_partitioned().then(|| confined_planes(f, geometry))).collect();
+    // (Flows on the same planes are reported once.)
+    let mut reported: Vec<Vec<usize>> = Vec::new();
+    for (k, own) in sets.iter().enumerate() {
+        let Some(own) = own else { continue };
+        let within: Vec<usize> = (0..flows.len())
+            .filter(|&j| sets[j].as_ref().is_some_and(|s| s.iter().all(|p| own.binary_search(p).is_ok())))
+            .collect();
+        let held: u128 = within.iter().map(|&j| flows[j].size_bytes as u128).sum();
+        // held / logical_bytes > own / all, without rounding.
+        if held * all > logical_bytes as u128 * own.len() as u128 && !reported.contains(&within) {
+            let others: Vec<String> = within.iter().filter(|&&j| j != k).map(|j| format!("flows[{j}]")).collect();
+            let with = if others.is_empty() { String::new() } else { format!(" with {}", others.join(", ")) };
+            errors.push(err(
+                &format!("flows[{k}].size_bytes"),
+                format!(
+                    "its {}/{all} planes' share of the logical capacity is {} bytes, but the flows confined to \
+                     them{with} take {held}: a plane stores no more than its share (MQSim sizes its flows so: each \
+                     plane's share divided by the flows using it)",
+                    own.len(),
+                    logical_bytes as u128 * own.len() as u128 / all
+                ),
+            ));
+            reported.push(within);
         }
     }
 }

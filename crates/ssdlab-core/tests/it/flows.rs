@@ -153,3 +153,45 @@ fn confined_flows_are_checked() {
     let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
     assert!(e.contains("flows[0].runs: applies to a trace flow only") && e.contains("flows[0].time_unit"), "{e}");
 }
+
+/// Swarm seed 1000861: three flows of a third of the logical space each, two of them on
+/// one plane of two, asked that plane to hold two thirds of the data; it filled with
+/// valid data until GC freed almost nothing. Confined flows must fit their planes' share
+/// of the logical capacity, as MQSim sizes them (a plane's share divided by the flows
+/// using it: a quarter, a half and a quarter here).
+#[test]
+fn confined_flows_must_fit_their_planes_share() {
+    let mut c = tiny(1, 1, 1, 2);
+    let page = 4096;
+    let logical = c.logical_bytes() / page;
+    let flows = |sizes: [u64; 3]| {
+        let mut offset = 0;
+        sizes
+            .iter()
+            .zip([0u32, 1, 0])
+            .map(|(&pages, plane)| {
+                let f = Flow {
+                    trace: "t".into(),
+                    planes: vec![plane],
+                    offset_bytes: offset * page,
+                    size_bytes: pages * page,
+                    ..Flow::default()
+                };
+                offset += pages;
+                f
+            })
+            .collect::<Vec<_>>()
+    };
+    c.flows = flows([logical / 3; 3]);
+    let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(e.contains("flows[0].size_bytes") && e.contains("with flows[2]") && e.contains("1/2"), "{e}");
+    assert!(!e.contains("flows[2].size_bytes") && !e.contains("flows[1]"), "reported once: {e}");
+    c.flows = flows([logical / 4, logical / 2, logical / 4]);
+    c.validate().unwrap();
+    // One flow alone beyond its plane's half.
+    c.flows = flows([logical / 2 + 1, 1, 1]);
+    let e = c.validate().unwrap_err().iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+    assert!(e.contains("flows[0].size_bytes") && e.contains("with flows[2]"), "{e}");
+    c.flows = flows([logical / 2 - 1, 1, 1]);
+    c.validate().unwrap();
+}

@@ -21,7 +21,10 @@ const FIXED: &[u64] = &[
     2751, 2996, // Host flows beside the SPA hybrid's idle check (the single host had no record).
     4, 374, 470, 1968, // Counting free pages: emergency GC of the conventional FTL's write points.
     201,  // Scrubbing: a trim's and a write's old copy handed over after GC could erase it.
-    1138, // WOM codes: the capacity check counted a block's summary page as data.
+    // FDP: two flows of a third of the drive each confined to one plane of two, and a
+    // reclaim unit time limit of a twentieth of a unit's program time (write
+    // amplification 33, beyond the event budget).
+    1000861, 1138, // WOM codes: the capacity check counted a block's summary page as data.
     // Mango: a cleaning judged fast move by move ran its last pages fast, and a nearly
     // full victim's cleaning then cost more pages than its erase freed (GC for good).
     1243, 2587, 70247, 70481, 71406, 111473, 111630, 112877, 301653, 302331,
@@ -101,11 +104,13 @@ fn bounded_swarm_with_power_losses_in_every_case() {
 /// Power-loss seeds that once failed: 1255 stalled when a loss forgot a half-cleaned
 /// victim and the random policy then picked one whose valid pages did not fit in the
 /// room GC had left; 40528 (WOM codes) as 1138 above; the Mango livelocks as above;
-/// 141204 as 201155 above; 120933, 141294 as 302471 above (scrub relocations).
+/// 141204 as 201155 above; 120933, 141294 as 302471 above (scrub relocations); 1031273
+/// (GC through the user write points) chose a victim too big for its room, which left
+/// out the GC write point's open block.
 #[test]
 fn power_loss_seeds_that_once_failed_pass() {
     use ssdlab_core::swarm::{case_with, PowerLosses};
-    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483, 141204, 120933, 141294] {
+    for seed in [1255, 40528, 40572, 40637, 40740, 120040, 121230, 121483, 141204, 120933, 141294, 1031273] {
         if let Err(e) = run_case(&case_with(seed, PowerLosses::Always)) {
             panic!("seed {seed} (--power-loss always): {e}");
         }
@@ -225,19 +230,37 @@ fn the_swarm_draws_cached_mapping_tables_that_miss_and_write_back() {
 fn the_swarm_draws_host_flows_some_confined() {
     // Some cases deal their records to host flows, some of those pinned to part of the
     // drive; every flow's requests are counted (the swarm's checks then cover them).
-    let (mut with_flows, mut confined) = (0, 0);
+    let (mut with_flows, mut confined, mut shared) = (0, 0, 0);
     for seed in 0..400 {
         let case = ssdlab_core::swarm::case(seed);
         if case.config.flows.is_empty() {
             continue;
         }
         with_flows += 1;
-        confined += case.config.flows.iter().any(|f| f.is_partitioned()) as u32;
+        let pinned = case.config.flows.iter().any(|f| f.is_partitioned());
+        confined += pinned as u32;
+        if pinned {
+            // MQSim's partitioning: each of a flow's planes gives it its share of the
+            // logical capacity divided by the flows using the plane (a channel, die or
+            // plane id each here). An equal split overfilled shared planes (seed 1000861).
+            let g = &case.config.geometry;
+            let ids = |f: &ssdlab_core::config::Flow| [&f.channels, &f.dies, &f.planes].map(|l| l.first().copied());
+            let count = [g.channels, g.dies_per_chip, g.planes_per_die]
+                [ids(&case.config.flows[0]).iter().position(Option::is_some).expect("a pinned dimension")];
+            let page = g.page_size_bytes as u64;
+            for f in &case.config.flows {
+                let users = case.config.flows.iter().filter(|o| ids(o) == ids(f)).count() as u64;
+                shared += (users > 1) as u32;
+                let share = case.config.logical_bytes() as f64 / count as f64 / users as f64;
+                assert_eq!(f.size_bytes, (share / page as f64).floor() as u64 * page, "seed {seed}");
+            }
+        }
         let report = ssdlab_core::swarm::run_case(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let per_flow: u64 = report.flows.iter().map(|f| f.all.requests).sum();
         assert_eq!(per_flow, report.all.requests, "seed {seed}");
     }
     assert!(with_flows >= 5 && confined >= 2, "{with_flows} cases with flows, {confined} confined");
+    assert!(shared >= 2, "{shared} confined flows sharing their planes with another");
 }
 
 #[test]
@@ -340,4 +363,28 @@ fn the_swarm_draws_pairs_of_designs_that_compose() {
         scrub >= 4 && wom >= 2 && harey >= 6 && mango >= 1,
         "Gordon with scrubbing {scrub}, WOM {wom}, Harey {harey}, Mango {mango} of 600"
     );
+}
+
+/// FDP's reclaim unit time limits are drawn from one to ten times the time a die takes to
+/// program its blocks of a unit: shorter, every unit closed nearly empty (seed 1000861:
+/// 7.7 ms against 154 ms, three host pages a unit, a write amplification of 33).
+#[test]
+fn the_swarm_draws_reclaim_unit_time_limits_a_unit_can_fill() {
+    let mut limits = 0;
+    for seed in 0..1200 {
+        let c = case(seed).config;
+        let Some(limit) = c.designs.get("fdp").and_then(|f| f.get("ru_time_limit_ms")).and_then(|v| v.as_float())
+        else {
+            continue;
+        };
+        if limit == 0.0 {
+            continue;
+        }
+        limits += 1;
+        let latency = &c.flash.program_latency_ns;
+        let mean_ms = latency.iter().sum::<u64>() as f64 / latency.len() as f64 / 1e6;
+        let unit_ms = (c.geometry.pages_per_block * c.geometry.planes_per_die) as f64 * mean_ms;
+        assert!(limit >= unit_ms && limit < 10.0 * unit_ms, "seed {seed}: {limit} ms against {unit_ms} ms");
+    }
+    assert!(limits >= 5, "{limits} drives with a time limit");
 }
