@@ -35,6 +35,16 @@ fn zone_op(at_ns: u64, action: ZoneAction, zone_start_page: u64) -> Record {
 
 /// Runs with checks and verification, keeping every request's record.
 fn run_recorded(c: &Config, records: Vec<Record>) -> (Report, Simulator<'static>, Vec<RequestRecord>) {
+    run_recorded_with(c, records, 13, 10_000_000)
+}
+
+/// `run_recorded` with the invariant check every `check_every` requests and an event budget.
+pub(crate) fn run_recorded_with(
+    c: &Config,
+    records: Vec<Record>,
+    check_every: u64,
+    event_budget: u64,
+) -> (Report, Simulator<'static>, Vec<RequestRecord>) {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let sink = seen.clone();
     let observers = Observers {
@@ -43,17 +53,17 @@ fn run_recorded(c: &Config, records: Vec<Record>) -> (Report, Simulator<'static>
     };
     let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
     let mut config = c.clone();
-    config.output.check_every = 13;
+    config.output.check_every = check_every;
     let mut sim = Simulator::new(config, factory, observers).expect("valid setup");
     sim.set_check(true);
     sim.set_verify(true);
-    sim.set_event_budget(10_000_000);
+    sim.set_event_budget(event_budget);
     let (report, _) = sim.run_to_end().expect("run succeeds");
     let seen = seen.borrow().clone();
     (report, sim, seen)
 }
 
-fn zns(report: &Report) -> &serde_json::Value {
+pub(crate) fn zns(report: &Report) -> &serde_json::Value {
     report.get_section("zns").expect("a zns section")
 }
 

@@ -3,6 +3,7 @@
 //! page-mapped FTL, whose GC runs on the area's own blocks only, while the sequential
 //! zones keep their blocks 1:1 (device WAF exactly 1, no GC).
 
+use super::zns::zns;
 use super::*;
 use ssdlab_core::designs::zns::Zns;
 use ssdlab_core::stats::RequestRecord;
@@ -32,26 +33,7 @@ fn drive(conventional: u64, extra: &str) -> Config {
 }
 
 fn run_recorded(c: &Config, records: Vec<Record>) -> (Report, Simulator<'static>, Vec<RequestRecord>) {
-    let seen = Rc::new(RefCell::new(Vec::new()));
-    let sink = seen.clone();
-    let observers = Observers {
-        requests: Some(Box::new(move |r: &RequestRecord| sink.borrow_mut().push(r.clone()))),
-        ..Observers::default()
-    };
-    let factory = Box::new(move || Ok(Box::new(VecSource::new(records.clone())) as Box<dyn RecordSource>));
-    let mut config = c.clone();
-    config.output.check_every = 7;
-    let mut sim = Simulator::new(config, factory, observers).expect("valid setup");
-    sim.set_check(true);
-    sim.set_verify(true);
-    sim.set_event_budget(20_000_000);
-    let (report, _) = sim.run_to_end().expect("run succeeds");
-    let seen = seen.borrow().clone();
-    (report, sim, seen)
-}
-
-fn zns(report: &Report) -> &serde_json::Value {
-    report.get_section("zns").expect("a zns section")
+    super::zns::run_recorded_with(c, records, 7, 20_000_000)
 }
 
 /// Random single-page overwrites of the conventional area interleaved with
