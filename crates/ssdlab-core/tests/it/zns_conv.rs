@@ -8,8 +8,6 @@ use super::*;
 use ssdlab_core::designs::zns::Zns;
 use ssdlab_core::stats::RequestRecord;
 use ssdlab_trace::ZoneAction;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 const PAGE: u64 = 4096;
 /// Zones of one die: a 16-page block in each of its two planes.
