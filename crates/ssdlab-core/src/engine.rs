@@ -38,7 +38,7 @@ mod reprogram;
 mod scheduler;
 
 pub(crate) use accounting::ProgramOf;
-pub(crate) use queue::Scheduled;
+pub(crate) use queue::{EventQueue, Scheduled};
 pub(crate) use report::kebab;
 
 use crate::config::{
@@ -52,7 +52,7 @@ use crate::ftl::precondition::{PageOp, PreconditionReport, WorkloadFootprint};
 use crate::ftl::{Ftl, GcNeed, GcStep, WriteMode};
 use crate::stats::*;
 use ssdlab_trace::{Op, Record, RecordSource, TraceError};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -332,7 +332,7 @@ pub struct Simulator<'a> {
     pub(crate) planes_alloc: PlaneAllocator,
     pub(crate) now: u64,
     pub(crate) seq: u64,
-    pub(crate) events: BinaryHeap<Scheduled>,
+    pub(crate) events: EventQueue,
     pub(crate) txns: Vec<Txn>,
     pub(crate) free_txns: Vec<u32>,
     pub(crate) requests: Vec<Request>,
@@ -652,7 +652,7 @@ impl<'a> Simulator<'a> {
             planes_alloc,
             now: 0,
             seq: 0,
-            events: BinaryHeap::with_capacity(1024),
+            events: EventQueue::with_capacity(1024),
             txns: Vec::with_capacity(4096),
             free_txns: Vec::new(),
             requests: Vec::with_capacity(1024),

@@ -36,15 +36,17 @@ impl Simulator<'_> {
             *flush_ns = self.cut_die(die, &mut record, &mut wreck);
         }
         // Flushes whose read-modify-write read was being decoded: programmed from DRAM.
-        let decoding: Vec<u32> = self
+        // (In the order they were due: the queue's own order of storage is no order.)
+        let mut decoding: Vec<(u64, u64, u32)> = self
             .events
             .iter()
-            .filter_map(|s| if let Event::Decoded { txn } = s.event { Some(txn) } else { None })
-            .filter(|&t| {
+            .filter_map(|s| if let Event::Decoded { txn } = s.event { Some((s.time, s.seq, txn)) } else { None })
+            .filter(|&(_, _, t)| {
                 self.txns[t as usize].kind == TxnKind::UpdateRead && self.txns[t as usize].request == super::NO_REQUEST
             })
             .collect();
-        for t in decoding {
+        decoding.sort_unstable();
+        for (_, _, t) in decoding {
             self.txns[t as usize].kind = TxnKind::Write;
             if let Some((die, ns)) = self.plp_flush(t, &mut record) {
                 die_flush_ns[die] += ns;
@@ -231,13 +233,12 @@ impl Simulator<'_> {
             ch.holder = None;
             ch.waiting.clear();
         }
-        let events = std::mem::take(&mut self.events);
-        for scheduled in events.iter() {
+        for scheduled in self.events.iter() {
             if let Event::Decoded { txn } = scheduled.event {
                 counts.unacknowledged_pages_lost += u64::from(self.txns[txn as usize].kind == TxnKind::UpdateRead);
             }
         }
-        self.events = events.into_iter().filter(|s| matches!(s.event, Event::Arrival | Event::PowerLoss)).collect();
+        self.events.retain(|s| matches!(s.event, Event::Arrival | Event::PowerLoss));
         self.requests.clear();
         self.free_requests.clear();
         self.note_queue_length();
