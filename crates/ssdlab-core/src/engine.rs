@@ -35,6 +35,7 @@ mod queue;
 mod reads;
 mod report;
 mod reprogram;
+mod reroute;
 mod scheduler;
 
 pub(crate) use accounting::ProgramOf;
