@@ -653,7 +653,7 @@ impl<'a> Simulator<'a> {
             planes_alloc,
             now: 0,
             seq: 0,
-            events: EventQueue::with_capacity(1024),
+            events: EventQueue::new(),
             txns: Vec::with_capacity(4096),
             free_txns: Vec::new(),
             requests: Vec::with_capacity(1024),
