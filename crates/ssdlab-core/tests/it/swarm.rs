@@ -26,7 +26,8 @@ const FIXED: &[u64] = &[
     // amplification 33, beyond the event budget).
     // Three flows, two confined to one plane of two, a FIFO victim and translation-page
     // write-backs: 88% of the plane valid, GC without headway (the same share rule).
-    1000861, 1100803, 1138, // WOM codes: the capacity check counted a block's summary page as data.
+    1000861, 1100803, // Scrubbing TLC with random victims: 1.05 times the event budget.
+    1120058, 1138, // WOM codes: the capacity check counted a block's summary page as data.
     // Mango: a cleaning judged fast move by move ran its last pages fast, and a nearly
     // full victim's cleaning then cost more pages than its erase freed (GC for good).
     1243, 2587, 70247, 70481, 71406, 111473, 111630, 112877, 301653, 302331,
