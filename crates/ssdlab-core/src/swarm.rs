@@ -499,15 +499,12 @@ fn draw_flows(seed: u64, c: &mut Config) {
         // its planes' share of the logical capacity divided by the flows using the plane.
         // An equal split overfilled a shared plane (seed 1000861: two flows of a third of
         // the drive each on one plane of two).
-        let sets: Vec<Vec<u64>> = drawn.flows.iter().map(|f| crate::config::confined_planes(f, &g)).collect();
-        let planes = g.channels as u64 * g.chips_per_channel as u64 * g.dies_per_chip as u64 * g.planes_per_die as u64;
-        let per_plane = drawn.logical_bytes() as f64 / planes as f64;
+        let lists: Vec<[&[u32]; 4]> =
+            drawn.flows.iter().map(|f| [&f.channels[..], &f.chips[..], &f.dies[..], &f.planes[..]]).collect();
+        let sizes = crate::config::partitioned_sizes(&lists, &g, drawn.logical_bytes());
         let mut offset = 0;
-        for k in 0..drawn.flows.len() {
-            let share: f64 =
-                sets[k].iter().map(|p| per_plane / sets.iter().filter(|s| s.contains(p)).count() as f64).sum();
-            let size = (share / page as f64).floor() as u64 * page;
-            (drawn.flows[k].offset_bytes, drawn.flows[k].size_bytes) = (offset, size);
+        for (f, size) in drawn.flows.iter_mut().zip(sizes) {
+            (f.offset_bytes, f.size_bytes) = (offset, size);
             offset += size;
         }
     }

@@ -26,30 +26,9 @@ pub(super) fn flows(
     let g = &c.geometry;
     // MQSim's address partitioning: plane p's logical capacity is shared equally by the
     // flows that use it.
-    let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
-    let uses = |l: &[Vec<u32>; 4], at: [u32; 4]| (0..4).all(|d| l[d].is_empty() || l[d].contains(&at[d]));
-    // Every plane as (channel, chip, die, plane).
-    let planes: Vec<[u32; 4]> = (0..sizes.iter().product::<u32>())
-        .map(|mut i| {
-            let mut at = [0; 4];
-            for d in (0..4).rev() {
-                at[d] = i % sizes[d];
-                i /= sizes[d];
-            }
-            at
-        })
-        .collect();
+    let refs: Vec<[&[u32]; 4]> = lists.iter().map(|l| [&l[0][..], &l[1][..], &l[2][..], &l[3][..]]).collect();
+    let ranges = ssdlab_core::config::partitioned_sizes(&refs, g, c.logical_bytes());
     let page = u64::from(g.page_size_bytes).max(1);
-    let per_plane = c.logical_bytes() as f64 / planes.len().max(1) as f64;
-    let sharing: Vec<usize> = planes.iter().map(|&at| lists.iter().filter(|l| uses(l, at)).count()).collect();
-    let ranges: Vec<u64> = lists
-        .iter()
-        .map(|l| {
-            let bytes: f64 =
-                planes.iter().zip(&sharing).filter(|(&at, _)| uses(l, at)).map(|(_, &n)| per_plane / n as f64).sum();
-            (bytes / page as f64).floor() as u64 * page
-        })
-        .collect();
     let first_device_wide: Vec<(String, String)> = flows[0]
         .items
         .all()

@@ -289,7 +289,7 @@ pub(crate) fn validate(
 }
 
 /// The planes a flow confined to part of the drive may use (as ids of the whole drive).
-pub(crate) fn confined_planes(f: &Flow, geometry: &super::Geometry) -> Vec<u64> {
+fn confined_planes(f: &Flow, geometry: &super::Geometry) -> Vec<u64> {
     let g = geometry;
     let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
     let lists = [&f.channels, &f.chips, &f.dies, &f.planes];
@@ -305,6 +305,39 @@ pub(crate) fn confined_planes(f: &Flow, geometry: &super::Geometry) -> Vec<u64> 
     }
     planes.sort_unstable();
     planes
+}
+
+/// MQSim's address partitioning (`Logical_Address_Partitioning_Unit`): each plane's share
+/// of `logical_bytes` is split equally among the flows that use the plane, and a flow's
+/// range is the sum of its shares, in whole pages. `lists` holds each flow's channels,
+/// chips, dies and planes (empty = all). The MQSim import sizes its flows so, and the
+/// swarm draws confined flows so.
+pub fn partitioned_sizes(lists: &[[&[u32]; 4]], geometry: &super::Geometry, logical_bytes: u64) -> Vec<u64> {
+    let g = geometry;
+    let sizes = [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die];
+    let uses = |l: &[&[u32]; 4], at: [u32; 4]| (0..4).all(|d| l[d].is_empty() || l[d].contains(&at[d]));
+    // Every plane as (channel, chip, die, plane).
+    let planes: Vec<[u32; 4]> = (0..sizes.iter().product::<u32>())
+        .map(|mut i| {
+            let mut at = [0; 4];
+            for d in (0..4).rev() {
+                at[d] = i % sizes[d];
+                i /= sizes[d];
+            }
+            at
+        })
+        .collect();
+    let page = u64::from(g.page_size_bytes).max(1);
+    let per_plane = logical_bytes as f64 / planes.len().max(1) as f64;
+    let sharing: Vec<usize> = planes.iter().map(|&at| lists.iter().filter(|l| uses(l, at)).count()).collect();
+    lists
+        .iter()
+        .map(|l| {
+            let bytes: f64 =
+                planes.iter().zip(&sharing).filter(|(&at, _)| uses(l, at)).map(|(_, &n)| per_plane / n as f64).sum();
+            (bytes / page as f64).floor() as u64 * page
+        })
+        .collect()
 }
 
 /// Confined flows may not hold more logical pages than their planes' share of the

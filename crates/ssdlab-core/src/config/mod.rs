@@ -27,8 +27,7 @@ pub use crate::designs::spa_hybrid::config::{Hybrid, HybridAllocation, SlcLayout
 pub use crate::designs::wom::config::WomConfig;
 pub use crate::flash::reliability::{BitErrors, Ecc, EccScheme, Reliability, Uncorrectable};
 pub use controller::{Cache, CacheFlush, CacheMode, Cmt, CmtWriteBack, DieScheduling, Link};
-pub(crate) use flows::confined_planes;
-pub use flows::{Arbitration, ArbitrationScheme, Flow, FlowPriority};
+pub use flows::{partitioned_sizes, Arbitration, ArbitrationScheme, Flow, FlowPriority};
 pub use parse::{apply_overrides, did_you_mean, key_line, parse_config};
 pub use priority::{MixConfig, PriorityConfig};
 pub use sections::*;
