@@ -153,20 +153,15 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
 
     /// Random pushes never earlier than the last pop (and a few that are), popped in
     /// the order a binary heap gives.
     #[test]
     fn pops_in_key_order() {
-        // (splitmix64: a test-local stream.)
-        let mut state = 7u64;
-        let mut below = |n: u64| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % n
-        };
+        let mut rng = Pcg64Mcg::seed_from_u64(7);
+        let mut below = |n: u64| rng.random_range(0..n);
         let (mut q, mut reference) = (EventQueue::new(), BinaryHeap::new());
         let (mut now, mut seq) = (0u64, 0u64);
         for round in 0..20_000u32 {
