@@ -1,6 +1,8 @@
 //! Running a prepared simulation with a progress bar, and writing its results: terminal
 //! summary, JSON report, time-series CSV and per-request CSV.
 
+mod design_text;
+
 use crate::setup::Prepared;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -906,17 +908,12 @@ pub fn summary_text(o: &Outcome) -> String {
     }
     // Sections of designs built outside ssdlab-core: their own fields, as they wrote them.
     for (name, section) in &r.designs {
-        let fields = match section {
-            serde_json::Value::Object(map) => map
-                .iter()
-                .filter(|(k, _)| !(name == "zns" && *k == "host_layer"))
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
-        };
-        out!(w, "design {name}: {fields}");
-        if let Some(h) = section.get("host_layer").filter(|_| name == "zns") {
+        let host_layer = section.get("host_layer").filter(|_| name == "zns");
+        let skip: &[&str] = if host_layer.is_some() { &["host_layer"] } else { &[] };
+        for line in design_text::design_lines(name, section, skip) {
+            out!(w, "{line}");
+        }
+        if let Some(h) = host_layer {
             host_layer_line(w, h);
         }
     }

@@ -46,7 +46,9 @@ fn readme_fdp_example_splits_financial1_by_asu_and_prints_the_statistics_log() {
     for field in ["reclaim_unit_bytes 13079937024", "host_bytes_written", "media_bytes_written", "media_bytes_erased"] {
         assert!(line.contains(field), "{field} missing: {line}");
     }
-    assert!(line.contains(&format!("\"host_bytes_written\":{asu0},")), "{line}");
+    // One line per handle, labelled by its name.
+    let handle0 = stdout.lines().find(|l| l.starts_with("  handles[0] handle-0:")).expect("a line for handle 0");
+    assert!(handle0.contains(&format!("host_bytes_written {asu0},")), "{handle0}");
     let r = common::json(&json);
     let fdp = &r["designs"]["fdp"];
     let host = |k: usize| fdp["handles"][k]["host_bytes_written"].as_u64().unwrap();
