@@ -27,16 +27,8 @@ pub struct TraceStatsArgs {
 /// Runs `ssdlab trace-stats`.
 pub fn command(args: TraceStatsArgs) -> Result<()> {
     let given = args.trace.clone().or(args.file.clone()).ok_or_else(|| anyhow!("no trace given"))?;
-    let stdin = given.as_os_str() == "-";
-    // Names as the user gave them: a pipe's temporary copy, and stdin as `-`.
-    let shown = |text: String| {
-        let text = crate::setup::user_paths(text);
-        if stdin {
-            text.replace("/dev/stdin", "-")
-        } else {
-            text
-        }
-    };
+    // Names as the user gave them: a pipe's or the standard input's temporary copy.
+    let shown = crate::setup::user_paths;
     let result = (|| {
         let format = args
             .trace_args
@@ -45,8 +37,7 @@ pub fn command(args: TraceStatsArgs) -> Result<()> {
             .map(|f| f.parse::<Format>().map_err(|e| anyhow!("--format: {e}")))
             .transpose()?;
         let options = args.trace_args.options()?;
-        let path = if stdin { PathBuf::from("/dev/stdin") } else { given.clone() };
-        let readable = crate::setup::readable_again(&path)?;
+        let readable = crate::setup::readable_again(&given)?;
         let report = trace_stats_report(&readable, format, &options, args.trace_args.max_gap)?;
         Ok::<_, anyhow::Error>(report)
     })();

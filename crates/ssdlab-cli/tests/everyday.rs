@@ -65,29 +65,48 @@ fn memory_is_estimated_before_allocating() {
     assert!(err.contains("--max-memory 'lots'"), "{err}");
 }
 
-/// Item 5: a trace from a pipe (here /dev/stdin) is read once, not opened again and
-/// again; the summary and errors name it as given.
+/// Item 5: a trace from a pipe (here /dev/stdin, and `-` for the standard input) is read
+/// once, not opened again and again; the summary and errors name it as given.
 #[test]
 fn a_trace_from_a_pipe_runs() {
+    let piped = |name: &str, raw: Vec<u8>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["run", "-q", "--trace", name, "--format", "ssdsim", "--no-wall-clock", "--json", "/dev/stdout"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            stdin.write_all(&raw).unwrap();
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    };
     let raw = std::fs::read(trace("umass_spc/example.ascii")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["run", "-q", "--trace", "/dev/stdin", "--format", "ssdsim", "--no-wall-clock", "--json", "/dev/stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(&raw).unwrap();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["host"]["requests"], 10_000);
-    assert!(v["workload_description"].as_str().unwrap().contains("/dev/stdin"), "{}", v["workload_description"]);
+    let mut reports = Vec::new();
+    for name in ["/dev/stdin", "-"] {
+        let out = piped(name, raw.clone());
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["host"]["requests"], 10_000);
+        let described = v["workload_description"].as_str().unwrap().to_string();
+        assert!(described.starts_with(&format!("{name} (")), "{name}: {described}");
+        assert!(!described.contains("ssdlab-"), "the temporary copy's name leaked: {described}");
+        v["workload_description"] = serde_json::Value::Null;
+        v["config"]["workload"] = serde_json::Value::Null;
+        reports.push(v);
+    }
+    assert_eq!(reports[0], reports[1], "the same trace through /dev/stdin and - gives the same run");
+    // A bad line read from the standard input is named `-:LINE`.
+    let cut = raw.iter().take(3000).copied().chain(b"12 0 5\n".iter().copied()).collect::<Vec<u8>>();
+    let out = piped("-", cut);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("-:"), "{err}");
+    assert!(!err.contains("ssdlab-") || err.contains("ssdlab-cli"), "the temporary copy's name leaked: {err}");
 }
 
 /// Item 7: page and subpage sizes are validated with their own message.

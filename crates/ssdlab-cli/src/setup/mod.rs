@@ -729,8 +729,18 @@ static SPILLS: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(
 /// A trace path that can be opened more than once. The simulator reads a trace several
 /// times (format detection, the preconditioning pre-pass, each run of a multi-run), so a
 /// pipe (`<(gzip -dc …)`, `/dev/stdin`) is copied once, as it comes, to a temporary file
-/// that is removed when the command ends; a regular file is used as it is.
+/// that is removed when the command ends; a regular file is used as it is. `-` is the
+/// standard input, copied the same way (`blkparse … | ssdlab run --trace -`).
 pub fn readable_again(path: &Path) -> Result<PathBuf> {
+    if path.as_os_str() == "-" {
+        let mut spills = SPILLS.lock().expect("no panic holds the lock");
+        let spill = std::env::temp_dir().join(format!("ssdlab-{}-{}-stdin", std::process::id(), spills.len()));
+        let mut out = std::fs::File::create(&spill)
+            .with_context(|| format!("-: cannot create a temporary copy of the standard input at {}", spill.display()))?;
+        spills.push((spill.clone(), "-".into()));
+        std::io::copy(&mut std::io::stdin().lock(), &mut out).context("-: reading the standard input")?;
+        return Ok(spill);
+    }
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
     if meta.is_file() || meta.is_dir() {
         return Ok(path.to_path_buf());
