@@ -35,6 +35,9 @@ fn zns_example_runs_the_zbd_fio_job() {
     assert!(zns["resets"].as_u64().unwrap() > 10, "{zns}");
     assert_eq!(report["waf"], 1.0);
     assert_eq!(report["gc"]["victims"], 0);
+    // The job's block-aligned I/O and its zone resets (which name a zone, not a range)
+    // are all aligned: the resets were once counted as unaligned requests.
+    assert_eq!(report["host"]["unaligned"], 0, "{}", report["host"]);
 }
 
 /// The same job on the drive with two conventional zones (12 MiB) and `offset` inside

@@ -735,8 +735,9 @@ pub fn readable_again(path: &Path) -> Result<PathBuf> {
     if path.as_os_str() == "-" {
         let mut spills = SPILLS.lock().expect("no panic holds the lock");
         let spill = std::env::temp_dir().join(format!("ssdlab-{}-{}-stdin", std::process::id(), spills.len()));
-        let mut out = std::fs::File::create(&spill)
-            .with_context(|| format!("-: cannot create a temporary copy of the standard input at {}", spill.display()))?;
+        let mut out = std::fs::File::create(&spill).with_context(|| {
+            format!("-: cannot create a temporary copy of the standard input at {}", spill.display())
+        })?;
         spills.push((spill.clone(), "-".into()));
         std::io::copy(&mut std::io::stdin().lock(), &mut out).context("-: reading the standard input")?;
         return Ok(spill);

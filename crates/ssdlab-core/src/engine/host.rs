@@ -302,7 +302,9 @@ impl Simulator<'_> {
         if remapped {
             self.host_counters.address_remapped += 1;
         }
-        if !offset.is_multiple_of(page) || !size.is_multiple_of(page) {
+        // A zone management action names a zone and ignores its size: nothing to align.
+        let data = !matches!(record.op, Op::ZoneManagement(_));
+        if data && (!offset.is_multiple_of(page) || !size.is_multiple_of(page)) {
             self.host_counters.unaligned += 1;
         }
         let first = offset / page;
