@@ -830,6 +830,7 @@ impl<'a> Simulator<'a> {
         self.outstanding
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, at: u64, event: Event) {
         self.seq += 1;
         self.events.push(Scheduled { time: at, seq: self.seq, event });

@@ -149,10 +149,16 @@ impl EventQueue {
     /// ring now covers into it, so the heap stays small.
     #[inline]
     fn advance_to(&mut self, slot: u64) {
-        if slot <= self.cursor {
-            return;
+        if slot > self.cursor {
+            self.cursor = slot;
+            if !self.far.is_empty() {
+                self.take_in_far();
+            }
         }
-        self.cursor = slot;
+    }
+
+    /// Moves the far events the ring covers from the cursor on into the ring.
+    fn take_in_far(&mut self) {
         while let Some(f) = self.far.peek() {
             let n = f.time >> SLOT_BITS;
             if n.wrapping_sub(self.cursor) >= SLOTS as u64 {
