@@ -32,6 +32,8 @@ mod pending;
 mod power;
 pub(crate) mod priority;
 mod queue;
+#[cfg(test)]
+mod queue_tests;
 mod reads;
 mod report;
 mod reprogram;
