@@ -149,3 +149,64 @@ fn built_in_designs_compose_by_hooks_and_claims_not_by_lists() {
     assert!(report.gordon.is_some(), "Gordon reports");
     assert_eq!(report.write.requests, 3_000);
 }
+
+/// Notes when it is offered a free die through `die_work` (its only hook).
+struct DieWorkOffers(Vec<u64>);
+
+impl Design for DieWorkOffers {
+    const NAME: &'static str = "die-work-offers";
+    const HOOKS: &'static [Hook] = &[Hook::DieWork];
+
+    fn die_work(sim: &mut Simulator<'_>, _die: u32) -> Result<bool, ssdlab_core::SimError> {
+        let now = sim.now();
+        sim.design_mut::<DieWorkOffers>().0.push(now);
+        Ok(false)
+    }
+}
+
+/// Notes when it is offered a free die through `idle_work` (its only hook).
+struct IdleWorkOffers(Vec<u64>);
+
+impl Design for IdleWorkOffers {
+    const NAME: &'static str = "idle-work-offers";
+    const HOOKS: &'static [Hook] = &[Hook::IdleWork];
+
+    fn idle_work(sim: &mut Simulator<'_>, _die: u32) -> Result<bool, ssdlab_core::SimError> {
+        let now = sim.now();
+        sim.design_mut::<IdleWorkOffers>().0.push(now);
+        Ok(false)
+    }
+}
+
+/// The scheduler's quick test for a die with nothing to start (`engine/reroute.rs`,
+/// `nothing_to_start`) must not skip a design's `die_work` or `idle_work`: a die freed
+/// with empty queues is offered to each, alone as well (the built-in designs with
+/// `idle_work` all have `die_work` too). Eight single-page writes 1 ms apart each end on
+/// a die with nothing queued: `die_work` is offered a die at times no write arrives (it
+/// is offered one at each arrival too, the write queued), `idle_work` at least once a
+/// write (never at an arrival: the write starts first).
+#[test]
+fn an_outside_designs_die_and_idle_work_are_offered_dies_freed_with_empty_queues() {
+    let n = 8u64;
+    let records: Vec<Record> = (0..n).map(|i| rec(i * 1_000_000, Op::Write, 3 * i, 1, 4096)).collect();
+    let arrivals: Vec<u64> = records.iter().map(|r| r.arrival_ns).collect();
+    let mut c = tiny(1, 1, 2, 2);
+    slc_like(&mut c);
+
+    let mut sim = simulator(c.clone(), records.clone());
+    sim.add_design(DieWorkOffers(Vec::new())).expect("the only design");
+    let (report, _) = sim.run_to_end().expect("runs");
+    assert_eq!(report.write.requests, n);
+    let offers = &sim.design::<DieWorkOffers>().0;
+    let idle = offers.iter().filter(|t| !arrivals.contains(t)).count() as u64;
+    assert!(idle >= n, "die_work offered {} times, {idle} of them away from arrivals: {offers:?}", offers.len());
+    assert!(offers.last() > arrivals.last(), "offered after the last write: {offers:?}");
+
+    let mut sim = simulator(c, records);
+    sim.add_design(IdleWorkOffers(Vec::new())).expect("the only design");
+    let (report, _) = sim.run_to_end().expect("runs");
+    assert_eq!(report.write.requests, n);
+    let offers = &sim.design::<IdleWorkOffers>().0;
+    assert!(offers.len() as u64 >= n, "idle_work offered {} times: {offers:?}", offers.len());
+    assert!(offers.iter().all(|t| !arrivals.contains(t)), "{offers:?}");
+}
