@@ -21,8 +21,8 @@
 //! The flash itself holds the map's truth (`Ftl::map`): the table decides only what the
 //! lookups cost.
 
-use super::lpn_hash::LpnMap;
-use super::lru::LruOrder;
+use super::lpn_hash::LpnTable;
+use super::lru::LruQueue;
 use super::*;
 use crate::config::CmtWriteBack;
 
@@ -128,10 +128,10 @@ pub(crate) struct Cmt {
     first_tlpn: u32,
     read_bytes: u64,
     write_back: CmtWriteBack,
-    entries: Vec<Entry>,
+    /// The cached entries in least-recently-used order.
+    entries: LruQueue<Entry>,
     /// Logical page → entry. Looked up, never iterated.
-    index: LpnMap<u32>,
-    order: LruOrder,
+    index: LpnTable<u32>,
     tpages: Vec<TPage>,
     /// The sub-requests waiting for translation-page reads, as lists per page; slots are
     /// reused (`free_waiting`: a list of free ones), so a miss allocates nothing.
@@ -157,9 +157,8 @@ impl Cmt {
             first_tlpn: ftl.logical_pages,
             read_bytes: if config.cmt.read_bytes == 0 { page } else { config.cmt.read_bytes as u64 },
             write_back: config.cmt.write_back,
-            entries: Vec::with_capacity(capacity.min(1 << 20) as usize),
-            index: LpnMap::with_capacity_and_hasher(capacity.min(1 << 20) as usize, Default::default()),
-            order: LruOrder::default(),
+            entries: LruQueue::with_capacity(capacity.min(1 << 20) as usize),
+            index: LpnTable::with_capacity(capacity.min(1 << 20) as usize),
             tpages: vec![TPage::default(); ftl.translation_pages as usize],
             waiting: Vec::new(),
             free_waiting: NO_WAITER,
@@ -170,7 +169,7 @@ impl Cmt {
     }
 
     fn touch(&mut self, e: u32) {
-        self.order.touch(e);
+        self.entries.touch(e);
     }
 
     /// Appends `waiter` to translation page `tp`'s waiters.
@@ -202,14 +201,13 @@ impl Cmt {
         (waiter, next)
     }
 
-    fn is_dirty(&self, e: u32) -> bool {
-        let entry = &self.entries[e as usize];
+    fn is_dirty(&self, entry: Entry) -> bool {
         entry.mark != 0 && entry.mark == self.tpages[(entry.lpn / self.per_page) as usize].generation + 1
     }
 
     fn mark_dirty(&mut self, e: u32) {
-        let tp = (self.entries[e as usize].lpn / self.per_page) as usize;
-        self.entries[e as usize].mark = self.tpages[tp].generation + 1;
+        let tp = (self.entries.get(e).lpn / self.per_page) as usize;
+        self.entries.get_mut(e).mark = self.tpages[tp].generation + 1;
     }
 
     /// Caches `lpn`'s entry (most recently used). Returns the entry and, if a dirty entry
@@ -217,22 +215,18 @@ impl Cmt {
     fn insert(&mut self, lpn: u32) -> (u32, Option<u32>) {
         let mut write_back = None;
         let e = if (self.entries.len() as u32) < self.capacity {
-            self.entries.push(Entry { lpn, mark: 0 });
-            (self.entries.len() - 1) as u32
+            self.entries.push(Entry { lpn, mark: 0 })
         } else {
-            let victim = self.order.tail();
+            let (e, victim) = self.entries.replace_oldest(Entry { lpn, mark: 0 });
             self.stats.evictions += 1;
             if self.is_dirty(victim) {
                 self.stats.dirty_evictions += 1;
-                write_back = Some(self.entries[victim as usize].lpn / self.per_page);
+                write_back = Some(victim.lpn / self.per_page);
             }
-            self.order.unlink(victim);
-            self.index.remove(&self.entries[victim as usize].lpn);
-            self.entries[victim as usize] = Entry { lpn, mark: 0 };
-            victim
+            self.index.remove(victim.lpn);
+            e
         };
         self.index.insert(lpn, e);
-        self.order.push_front(e);
         (e, write_back)
     }
 }
@@ -245,7 +239,7 @@ impl Simulator<'_> {
         let write = matches!(waiter, Waiter::Write { .. });
         let cmt = self.cmt.as_mut().expect("cmt on");
         cmt.stats.lookups += 1;
-        if let Some(&e) = cmt.index.get(&lpn) {
+        if let Some(e) = cmt.index.get(lpn) {
             cmt.stats.hits += 1;
             cmt.touch(e);
             if write {
@@ -308,7 +302,7 @@ impl Simulator<'_> {
             // A translation page: the table of translation pages (the GTD) is in DRAM.
             return;
         }
-        if let Some(&e) = cmt.index.get(&lpn) {
+        if let Some(e) = cmt.index.get(lpn) {
             cmt.mark_dirty(e);
             return;
         }
@@ -323,7 +317,11 @@ impl Simulator<'_> {
             // The program of its write-back, not issued yet, or a batch's carries it too.
             return;
         }
-        if (cmt.entries.len() as u32) < cmt.capacity || !cmt.is_dirty(cmt.order.tail()) {
+        let room = (cmt.entries.len() as u32) < cmt.capacity || {
+            let oldest = cmt.entries.oldest();
+            !cmt.is_dirty(*cmt.entries.get(oldest))
+        };
+        if room {
             self.cmt_cache(lpn, true);
             return;
         }
@@ -362,7 +360,7 @@ impl Simulator<'_> {
     /// recorded in the translation page's next write-back, at no cost here).
     pub(crate) fn cmt_trimmed(&mut self, lpn: u32) {
         let cmt = self.cmt.as_mut().expect("cmt on");
-        if let Some(&e) = cmt.index.get(&lpn) {
+        if let Some(e) = cmt.index.get(lpn) {
             cmt.mark_dirty(e);
         }
     }
@@ -483,7 +481,7 @@ impl Simulator<'_> {
                 Waiter::Write { lpn, .. } => (lpn, true),
             };
             let cmt = self.cmt.as_mut().expect("cmt on");
-            match cmt.index.get(&lpn).copied() {
+            match cmt.index.get(lpn) {
                 Some(e) => {
                     cmt.touch(e);
                     if write {
