@@ -210,6 +210,23 @@ impl Cmt {
         self.entries.get_mut(e).mark = self.tpages[tp].generation + 1;
     }
 
+    /// Loads what a lookup of `lpn` reads first (its slot of the index, its translation
+    /// page's state) into the caches, for `read_ahead`; returns something read, to be
+    /// folded away.
+    pub(crate) fn preload(&self, lpn: u32) -> u32 {
+        let page = self.tpages.get((lpn / self.per_page) as usize).map_or(0, |p| p.generation);
+        self.index.preload(lpn) ^ page
+    }
+
+    /// Loads what evicting the `n` least recently used entries reads (their index slots
+    /// and translation pages, to tell whether they are dirty), as `preload`.
+    pub(crate) fn preload_victims(&self, n: usize) -> u32 {
+        if (self.entries.len() as u32) < self.capacity {
+            return 0;
+        }
+        self.entries.oldest_values(n).fold(0, |acc, victim| acc ^ self.preload(victim.lpn))
+    }
+
     /// Caches `lpn`'s entry (most recently used). Returns the entry and, if a dirty entry
     /// had to make room, its translation page (to write back).
     fn insert(&mut self, lpn: u32) -> (u32, Option<u32>) {

@@ -101,10 +101,12 @@ impl Simulator<'_> {
 
     /// Reads the next `READ_AHEAD` records of the current run and touches the flash
     /// state their first pages will need: the mapping entry, the block holding the data
-    /// (reads sense it, updates invalidate it) and its reverse-map entry. On a large drive
-    /// with random addresses each of these is a cache miss; touched here together for
-    /// many records, the loads overlap in the memory system instead of stalling `submit`
-    /// and the die scheduler one at a time. Only what is loaded changes, not any result
+    /// (reads sense it, updates invalidate it) and its reverse-map entry, and with a
+    /// cached mapping table, its index slot and translation page (and those of the
+    /// entries next in line for eviction). On a large drive with random addresses each
+    /// of these is a cache miss; touched here together for many records, the loads
+    /// overlap in the memory system instead of stalling `submit`, the mapping table and
+    /// the die scheduler one at a time. Only what is loaded changes, not any result
     /// (a record's page may have moved by the time it is used: then its touch was wasted).
     pub(crate) fn read_ahead(&mut self) {
         let Some(source) = self.source.as_mut() else { return };
@@ -121,8 +123,15 @@ impl Simulator<'_> {
         let page = self.ftl.addr.page_size_bytes as u64;
         let logical = self.ftl.logical_pages as u64;
         let mut touched = 0u32;
+        if let Some(cmt) = self.cmt.as_ref() {
+            // (The records may evict as many entries as they are.)
+            touched ^= cmt.preload_victims(READ_AHEAD);
+        }
         for record in self.read_ahead.iter().flatten() {
             let lpn = (record.offset_bytes / page % logical) as usize;
+            if let Some(cmt) = self.cmt.as_ref() {
+                touched ^= cmt.preload(lpn as u32);
+            }
             let pu = self.ftl.map_at((lpn as u32) << self.ftl.unit_shift);
             if pu != NO_PAGE {
                 let block = self.ftl.addr.block_of(pu >> self.ftl.unit_shift) as usize;

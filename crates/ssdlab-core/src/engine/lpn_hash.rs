@@ -97,6 +97,12 @@ impl<V: Copy + Default> LpnTable<V> {
         self.len
     }
 
+    /// Loads the slot where a probe for `key` starts, into the caches (`read_ahead`);
+    /// returns something read from it, to be folded away.
+    pub(crate) fn preload(&self, key: u32) -> u32 {
+        self.slots[self.home(key)].key
+    }
+
     pub(crate) fn get(&self, key: u32) -> Option<V> {
         match self.find(key) {
             (i, true) => Some(self.slots[i].value),

@@ -151,6 +151,12 @@ impl<T: Copy> LruQueue<T> {
         }
     }
 
+    /// The values of the `n` least recently used slots, oldest first, and of any stale
+    /// items among them (for preloading what evicting them will read).
+    pub(crate) fn oldest_values(&self, n: usize) -> impl Iterator<Item = &T> + '_ {
+        self.queue.iter().take(n).map(|&e| &self.items[e as usize].0)
+    }
+
     /// The least recently used slot (there must be one).
     pub(crate) fn oldest(&mut self) -> u32 {
         loop {
