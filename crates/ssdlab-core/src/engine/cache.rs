@@ -10,7 +10,7 @@
 //! its ssd.c and flash.c): room counted in sectors, the least recently used page evicted
 //! whole when a write needs room, and that write waits for the eviction's program.
 
-use super::lpn_hash::{LpnMap, LpnSet};
+use super::lpn_hash::LpnTable;
 use super::*;
 use crate::config::{CacheFlush, CacheMode};
 
@@ -60,7 +60,7 @@ pub(crate) enum DramJob {
 
 /// A flush in flight: its data, the flash transactions it still waits for, and the
 /// request that waits for it (`flush = "ssdsim"`; NO_REQUEST: none).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Flush {
     bytes: u64,
     txns: u32,
@@ -84,7 +84,7 @@ pub(crate) struct DataCache {
     entries: Vec<Entry>,
     free: Vec<u32>,
     /// Logical page → entry. Looked up only, never iterated.
-    index: LpnMap<u32>,
+    index: LpnTable<u32>,
     order: LruOrder,
     used: u32,
     /// Bytes per tracked sector and sectors per page (at most 64).
@@ -93,10 +93,10 @@ pub(crate) struct DataCache {
     limit_bytes: u64,
     flushing_bytes: u64,
     /// Flushes in flight by logical page (evicted pages included). Never iterated.
-    flushes: LpnMap<Flush>,
+    flushes: LpnTable<Flush>,
     waiting: VecDeque<Waiting>,
     /// Pages written in the current hot window (`flush = "cold-eager"`). Never iterated.
-    recent: LpnSet,
+    recent: LpnTable<()>,
     window_end_ns: u64,
     /// The request being admitted and how many of its pages (bytes) went into DRAM.
     admitting: (u32, u32, u64),
@@ -145,16 +145,16 @@ impl DataCache {
             slots: (c.capacity_bytes / page) as u32,
             entries: Vec::new(),
             free: Vec::new(),
-            index: LpnMap::default(),
+            index: LpnTable::with_capacity(((c.capacity_bytes / page) as usize).min(1 << 16)),
             order: LruOrder::default(),
             used: 0,
             sector_bytes,
             sectors,
             limit_bytes: limit,
             flushing_bytes: 0,
-            flushes: LpnMap::default(),
+            flushes: LpnTable::with_capacity(64),
             waiting: VecDeque::new(),
-            recent: LpnSet::default(),
+            recent: LpnTable::with_capacity(64),
             window_end_ns: 0,
             admitting: (NONE, 0, 0),
             ssdsim,
@@ -232,7 +232,7 @@ impl DataCache {
             self.used_sectors -= self.entries[e as usize].mask.count_ones() as u64;
         }
         self.order.unlink(e);
-        self.index.remove(&self.entries[e as usize].lpn);
+        self.index.remove(self.entries[e as usize].lpn);
         self.free.push(e);
         self.used -= 1;
     }
@@ -250,7 +250,7 @@ impl DataCache {
 
     /// Whether `lpn`'s newest data is in DRAM only (dirty here, or a flush in flight).
     pub(crate) fn holds_newer(&self, lpn: u32) -> bool {
-        self.flushes.contains_key(&lpn) || self.index.get(&lpn).is_some_and(|&e| self.entries[e as usize].dirty)
+        self.flushes.contains_key(lpn) || self.index.get(lpn).is_some_and(|e| self.entries[e as usize].dirty)
     }
 
     /// The cached pages, least recently used first.
@@ -260,7 +260,7 @@ impl DataCache {
 
     /// Appends the pages whose newest data is in DRAM only (`holds_newer`), in no order.
     pub(crate) fn newer_pages(&self, out: &mut Vec<u32>) {
-        out.extend(self.flushes.keys().copied());
+        out.extend(self.flushes.keys());
         out.extend(self.entries_lru().filter(|e| e.dirty).map(|e| e.lpn));
     }
 
@@ -374,7 +374,7 @@ impl Simulator<'_> {
                 None => return Ok(false),
             }
         } else {
-            match cache.index.get(&lpn).copied() {
+            match cache.index.get(lpn) {
                 Some(e) => {
                     cache.write_hit(e, mask);
                     e
@@ -388,7 +388,7 @@ impl Simulator<'_> {
                     let e = cache.insert(lpn, mask, true);
                     // An evicted copy of the page may still be on its way to flash: this one
                     // waits for it (one flush of a page at a time).
-                    cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
+                    cache.entries[e as usize].flushing = cache.flushes.contains_key(lpn);
                     e
                 }
             }
@@ -410,7 +410,7 @@ impl Simulator<'_> {
             debug_assert_eq!(cache.admitting.0, NONE, "one request admitted at a time");
             cache.admitting = (slot, 1, bytes);
         }
-        if eager && cache.recent.insert(lpn) && !cache.entries[e as usize].flushing {
+        if eager && cache.recent.insert(lpn, ()).is_none() && !cache.entries[e as usize].flushing {
             cache.stats.eager_flushes += 1;
             self.cache_flush_entry(e, slot)?;
         }
@@ -434,7 +434,7 @@ impl Simulator<'_> {
     /// (each has a flush in flight): the write waits.
     fn cache_room_ssdsim(&mut self, slot: u32, lpn: u32, mask: u64) -> Result<Option<u32>, SimError> {
         let cache = self.cache.as_mut().expect("cache on");
-        let existing = cache.index.get(&lpn).copied();
+        let existing = cache.index.get(lpn);
         let held = existing.map_or(0, |e| cache.entries[e as usize].mask);
         let need = (mask & !held).count_ones() as u64;
         let keep = existing.unwrap_or(NONE);
@@ -456,7 +456,7 @@ impl Simulator<'_> {
             }
             None => {
                 let e = cache.insert(lpn, mask, true);
-                cache.entries[e as usize].flushing = cache.flushes.contains_key(&lpn);
+                cache.entries[e as usize].flushing = cache.flushes.contains_key(lpn);
                 e
             }
         }))
@@ -479,7 +479,7 @@ impl Simulator<'_> {
         }
         self.cache_flush(entry.lpn, entry.mask, NO_REQUEST)?;
         let cache = self.cache.as_mut().expect("cache on");
-        if let Some(f) = cache.flushes.get_mut(&entry.lpn) {
+        if let Some(f) = cache.flushes.get_mut(entry.lpn) {
             if f.txns > 0 {
                 f.waiter = slot;
                 self.requests[slot as usize].pending += 1;
@@ -525,7 +525,7 @@ impl Simulator<'_> {
         let bytes = cache.bytes_of(mask);
         cache.flushing_bytes += bytes;
         cache.stats.flushed_pages += 1;
-        debug_assert!(!cache.flushes.contains_key(&lpn), "one flush of a page at a time");
+        debug_assert!(!cache.flushes.contains_key(lpn), "one flush of a page at a time");
         cache.flushes.insert(lpn, Flush { bytes, txns: 0, waiter: NO_REQUEST });
         let (full, sector) = (cache.full_mask(), cache.sector_bytes);
         self.write_pending(lpn);
@@ -589,7 +589,7 @@ impl Simulator<'_> {
                 continue;
             }
             let lpn = txn.lpn;
-            let waiter = match self.cache.as_mut().and_then(|c| c.flushes.get_mut(&lpn)) {
+            let waiter = match self.cache.as_mut().and_then(|c| c.flushes.get_mut(lpn)) {
                 Some(f) => std::mem::replace(&mut f.waiter, NO_REQUEST),
                 None => NO_REQUEST,
             };
@@ -602,7 +602,7 @@ impl Simulator<'_> {
 
     /// A flash transaction of a flush was created (`alloc_txn` while flushing).
     pub(crate) fn cache_flush_txn_created(&mut self, lpn: u32) {
-        if let Some(f) = self.cache.as_mut().and_then(|c| c.flushes.get_mut(&lpn)) {
+        if let Some(f) = self.cache.as_mut().and_then(|c| c.flushes.get_mut(lpn)) {
             f.txns += 1;
         }
     }
@@ -613,18 +613,18 @@ impl Simulator<'_> {
     /// clean (read-write), and writes waiting for room are retried.
     pub(crate) fn cache_flush_txn_done(&mut self, lpn: u32) -> Result<(), SimError> {
         let Some(cache) = self.cache.as_mut() else { return Ok(()) };
-        let Some(f) = cache.flushes.get_mut(&lpn) else { return Ok(()) };
+        let Some(f) = cache.flushes.get_mut(lpn) else { return Ok(()) };
         f.txns -= 1;
         if f.txns > 0 {
             return Ok(());
         }
-        let f = cache.flushes.remove(&lpn).expect("present");
+        let f = cache.flushes.remove(lpn).expect("present");
         cache.flushing_bytes -= f.bytes;
         if f.waiter != NO_REQUEST {
             self.finish_sub_request(f.waiter)?;
         }
         let cache = self.cache.as_mut().expect("cache on");
-        if let Some(&e) = cache.index.get(&lpn) {
+        if let Some(e) = cache.index.get(lpn) {
             let entry = &mut cache.entries[e as usize];
             if entry.flushing {
                 entry.flushing = false;
@@ -656,7 +656,7 @@ impl Simulator<'_> {
     /// holds all of them. Returns whether it did.
     pub(crate) fn cache_read(&mut self, slot: u32, lpn: u32, mask: u64) -> bool {
         let cache = self.cache.as_mut().expect("cache on");
-        match cache.index.get(&lpn).copied() {
+        match cache.index.get(lpn) {
             Some(e) if cache.entries[e as usize].mask & mask == mask => {
                 cache.stats.read_hits += 1;
                 cache.stats.read_sector_hits += mask.count_ones() as u64;
@@ -683,7 +683,7 @@ impl Simulator<'_> {
     /// flush).
     pub(crate) fn cache_fill(&mut self, lpn: u32) {
         let Some(cache) = self.cache.as_mut() else { return };
-        if self.config.cache.mode != CacheMode::ReadWrite || cache.index.contains_key(&lpn) {
+        if self.config.cache.mode != CacheMode::ReadWrite || cache.index.contains_key(lpn) {
             return;
         }
         if cache.used >= cache.slots {

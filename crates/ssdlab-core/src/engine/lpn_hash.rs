@@ -1,8 +1,9 @@
 //! Hash maps and sets keyed by a logical page (or another `u32` number the engine looks up
-//! per sub-request: the mapping table's and the data cache's indexes, pending writes), and
-//! `LpnTable`, an open-addressing map for the indexes probed on every request.
+//! per sub-request: pending writes, a write's extra pins), and `LpnTable`, an
+//! open-addressing map for the tables probed on every request (the mapping table's index,
+//! the data cache's index, flushes in flight and hot-window set).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Hashes a `u32` with one multiplication (Fibonacci hashing), folding the product's high
@@ -30,7 +31,6 @@ impl Hasher for LpnHasher {
 }
 
 pub(crate) type LpnMap<V> = HashMap<u32, V, BuildHasherDefault<LpnHasher>>;
-pub(crate) type LpnSet = HashSet<u32, BuildHasherDefault<LpnHasher>>;
 
 /// The key of a free slot of an `LpnTable` (never a key: logical pages are below it).
 const FREE: u32 = u32::MAX;
@@ -110,6 +110,23 @@ impl<V: Copy + Default> LpnTable<V> {
         }
     }
 
+    pub(crate) fn contains_key(&self, key: u32) -> bool {
+        self.find(key).1
+    }
+
+    pub(crate) fn get_mut(&mut self, key: u32) -> Option<&mut V> {
+        match self.find(key) {
+            (i, true) => Some(&mut self.slots[i].value),
+            _ => None,
+        }
+    }
+
+    /// The keys, in the table's order (a function of the keys and the order they came
+    /// in: sort them before they reach a result).
+    pub(crate) fn keys(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().map(|s| s.key).filter(|&k| k != FREE)
+    }
+
     /// Maps `key` to `value`; returns the value it replaced.
     pub(crate) fn insert(&mut self, key: u32, value: V) -> Option<V> {
         assert!(key != FREE, "key {key} is reserved");
@@ -167,6 +184,16 @@ impl<V: Copy + Default> LpnTable<V> {
         self.len -= 1;
         Some(value)
     }
+
+    /// Empties the table, keeping its size.
+    pub(crate) fn clear(&mut self) {
+        if self.len > 0 {
+            for s in &mut self.slots {
+                s.key = FREE;
+            }
+            self.len = 0;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -189,13 +216,24 @@ mod tests {
                 match rng.random_range(0..4) {
                     0 | 1 => assert_eq!(table.insert(key, round), model.insert(key, round), "insert {key}"),
                     2 => assert_eq!(table.remove(key), model.remove(&key), "remove {key}"),
-                    _ => assert_eq!(table.get(key), model.get(&key).copied(), "get {key}"),
+                    _ => {
+                        assert_eq!(table.get(key), model.get(&key).copied(), "get {key}");
+                        assert_eq!(table.contains_key(key), model.contains_key(&key));
+                    }
                 }
                 assert_eq!(table.len(), model.len());
             }
+            let mut keys: Vec<u32> = table.keys().collect();
+            keys.sort_unstable();
+            assert_eq!(keys, model.keys().copied().collect::<Vec<_>>());
             for (&k, &v) in &model {
                 assert_eq!(table.get(k), Some(v));
+                *table.get_mut(k).expect("present") += 1;
+                assert_eq!(table.get(k), Some(v + 1));
             }
+            table.clear();
+            assert_eq!((table.len(), table.keys().count()), (0, 0));
+            assert!(model.keys().all(|&k| table.get(k).is_none()));
         }
     }
 }
