@@ -83,6 +83,20 @@ impl<R: BufRead> Driver<R> {
         }
     }
 
+    /// [`next_record`](Driver::next_record) with a fast path first: a line `fast` makes a
+    /// record of is that record (`fast` must accept only lines `parse` gives the same
+    /// record for, and no line `parse` skips).
+    pub fn next_record_fast(
+        &mut self,
+        fast: fn(&[u8]) -> Option<Record>,
+        parse: impl FnMut(&DataLine<'_>) -> Result<Parsed, TraceError>,
+    ) -> Option<Result<Record, TraceError>> {
+        if let Some(r) = self.lines.next_fast(fast) {
+            return Some(Ok(r));
+        }
+        self.next_record(parse)
+    }
+
     /// Every line skipped so far (blank lines included).
     pub fn skipped(&self) -> u64 {
         self.blank + self.counts.iter().map(|(_, n)| n).sum::<u64>()
@@ -106,14 +120,19 @@ fn binary_error(l: &DataLine<'_>) -> TraceError {
 /// `lenient()`, `RecordSource` and `Iterator` for a reader struct with a `d: Driver<R>`
 /// field and a `fn parse(&mut self.state, &DataLine) -> Result<Parsed, TraceError>`; the
 /// format name is a literal or a function of the state.
+/// With `fast = F` the lines go to `F: fn(&[u8]) -> Option<Record>` first (see
+/// [`Driver::next_record_fast`]).
 macro_rules! reader_impls {
+    ($ty:ident, $name:literal, $state:ident, $parse:path, fast = $fast:path) => {
+        reader_impls!(@impl $ty, |_| $name, $state, $parse, Some($fast));
+    };
     ($ty:ident, $name:literal, $state:ident, $parse:path) => {
-        reader_impls!(@impl $ty, |_| $name, $state, $parse);
+        reader_impls!(@impl $ty, |_| $name, $state, $parse, None);
     };
     ($ty:ident, $name_of:path, $state:ident, $parse:path) => {
-        reader_impls!(@impl $ty, $name_of, $state, $parse);
+        reader_impls!(@impl $ty, $name_of, $state, $parse, None);
     };
-    (@impl $ty:ident, $name_of:expr, $state:ident, $parse:path) => {
+    (@impl $ty:ident, $name_of:expr, $state:ident, $parse:path, $fast:expr) => {
         impl<R: std::io::BufRead> $ty<R> {
             /// Lenient mode: malformed lines and zero-size requests are skipped and counted
             /// in [`skipped()`](crate::RecordSource::skipped) instead of being errors. I/O
@@ -136,7 +155,11 @@ macro_rules! reader_impls {
 
             fn next(&mut self) -> Option<Self::Item> {
                 let state = &mut self.$state;
-                self.d.next_record(|l| $parse(state, l))
+                let fast: Option<fn(&[u8]) -> Option<crate::Record>> = $fast;
+                match fast {
+                    Some(fast) => self.d.next_record_fast(fast, |l| $parse(state, l)),
+                    None => self.d.next_record(|l| $parse(state, l)),
+                }
             }
         }
 
