@@ -85,11 +85,13 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
     let mut total_requests = None;
     let runs = u64::from(prepared.config.host.runs.max(1));
     let mut order_warned = false;
+    let mut kept = None;
     match &prepared.workload {
         setup::Workload::Trace { path, format, options, .. } => {
             let limit_ns = gap_limit_ns(setup.trace_args.max_gap);
-            let pass = ssdlab_trace::prepass(path, *format, options, limit_ns)
+            let (pass, records) = ssdlab_trace::prepass_keeping(path, *format, options, limit_ns, KEEP_RECORDS)
                 .map_err(|e| anyhow!(setup::user_paths(e.to_string())))?;
+            kept = records;
             total_requests = Some(pass.records * runs);
             let name = setup::user_paths(path.display().to_string());
             let replay = prepared.config.host.replay;
@@ -122,10 +124,23 @@ pub fn plan(setup: &SetupArgs, options: &PlanOptions) -> Result<Plan> {
         }
         setup::Workload::Synthetic(spec) => total_requests = Some(spec.count * runs),
         setup::Workload::Records { records, .. } => total_requests = Some(records.len() as u64 * runs),
-        setup::Workload::Fio { .. } | setup::Workload::Flows(_) | setup::Workload::Mixed { .. } => {}
+        setup::Workload::Fio { .. }
+        | setup::Workload::Flows(_)
+        | setup::Workload::Mixed { .. }
+        | setup::Workload::Kept { .. } => {}
+    }
+    if let Some(records) = kept {
+        let trace = Box::new(std::mem::replace(&mut prepared.workload, setup::Workload::Flows(Vec::new())));
+        prepared.workload = setup::Workload::Kept { trace, records };
     }
     Ok(Plan { prepared, warnings, total_requests, sort_window: setup.trace_args.sort_window, order_warned })
 }
+
+/// Most records of a trace the pre-pass keeps for the run to replay from memory (32 bytes
+/// each: 32 MiB) instead of reading the trace twice more (preconditioning's pre-pass and
+/// the run). SSDSim's example trace replayed 30 times (300,000 records): 5,347.0M →
+/// 4,949.8M instructions (dev-opt), peak RSS 18.7 → 28.7 MB.
+pub const KEEP_RECORDS: usize = 1 << 20;
 
 /// Runs a plan (`options.total_requests` is taken from the plan) and adds the plan's
 /// warnings and those only the result can give to the report.

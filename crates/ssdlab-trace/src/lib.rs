@@ -43,7 +43,7 @@ pub use open::{
     validate_options_for, Compression, Format,
 };
 pub use options::{merge_skip_reasons, parse_device_selector, parse_time_window, SkipKind, TimeUnit, TraceOptions};
-pub use prepass::{prepass, Gap, Prepass};
+pub use prepass::{prepass, prepass_keeping, Gap, KeptRecords, Prepass};
 pub use readers::{
     device_number, write_mqsim, AlibabaReader, ArcReader, BlkparseReader, Bytes5Reader, DisksimReader, FioIologReader,
     FiuReader, FlashsimReader, MqsimReader, MsrReader, SpcReader, SsdsimReader, SystorReader, TencentReader,

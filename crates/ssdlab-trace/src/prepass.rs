@@ -6,7 +6,7 @@
 
 use crate::open::{open_decompressed, validate_options_for, Format};
 use crate::options::{apply_options, reason, with_reason, TraceOptions};
-use crate::TraceError;
+use crate::{Record, RecordSource, TraceError};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -152,6 +152,22 @@ impl BufRead for CountLines {
 /// first error and returns it; a trace without requests is the same error as
 /// `open_trace_with` gives.
 pub fn prepass(path: &Path, format: Format, options: &TraceOptions, gap_limit_ns: u64) -> Result<Prepass, TraceError> {
+    prepass_keeping(path, format, options, gap_limit_ns, 0).map(|(p, _)| p)
+}
+
+/// [`prepass`], also keeping the records it read when a replay of them is exactly what
+/// [`open_trace_with`](crate::open_trace_with) gives at every step: at most `keep` records,
+/// no line skipped for any reason (so `skipped()` is 0 throughout), no time window and no
+/// record limit. A run then reads its trace once instead of three times (the CLI's
+/// pre-pass, preconditioning's, the run's: issue 48); `keep` bounds the memory (32 bytes
+/// a record).
+pub fn prepass_keeping(
+    path: &Path,
+    format: Format,
+    options: &TraceOptions,
+    gap_limit_ns: u64,
+    keep: usize,
+) -> Result<(Prepass, Option<KeptRecords>), TraceError> {
     let name = path.display().to_string();
     validate_options_for(format, options).map_err(|m| TraceError::new(&name, 0, "options", m))?;
     let (input, _) = open_decompressed(path)?;
@@ -161,6 +177,8 @@ pub fn prepass(path: &Path, format: Format, options: &TraceOptions, gap_limit_ns
     let mut source = apply_options(format.reader_with_options(counted, name.clone(), options), &inner);
     let mut p = Prepass { gap_limit_ns, ..Prepass::default() };
     let mut outside = 0u64;
+    let keeping = keep > 0 && options.time_window_ns.is_none() && options.max_records.is_none();
+    let mut kept = Vec::new();
     let line_now = || lines.load(Ordering::Relaxed);
     while options.max_records.is_none_or(|limit| p.records < limit) {
         let Some(item) = source.next() else { break };
@@ -209,12 +227,60 @@ pub fn prepass(path: &Path, format: Format, options: &TraceOptions, gap_limit_ns
             p.further_device_records += 1;
         }
         p.records += 1;
+        if keeping && kept.len() < keep {
+            kept.push(r);
+        }
     }
     p.skip_reasons = with_reason(source.skip_reasons(), reason::OUTSIDE_WINDOW, outside);
     if p.records == 0 {
         return Err(crate::options::no_requests_error(&name, &p.skip_reasons));
     }
-    Ok(p)
+    let whole = keeping && kept.len() as u64 == p.records && p.skip_reasons.is_empty();
+    let kept = whole.then(|| {
+        kept.shrink_to_fit();
+        KeptRecords { records: Arc::new(kept), next: 0, format_name: source.format_name() }
+    });
+    Ok((p, kept))
+}
+
+/// The records a [`prepass_keeping`] kept, replayed: the same stream as the trace opened
+/// again (same records and format name, nothing skipped). Clones replay from the start.
+#[derive(Clone, Debug)]
+pub struct KeptRecords {
+    records: Arc<Vec<Record>>,
+    next: usize,
+    format_name: &'static str,
+}
+
+impl KeptRecords {
+    /// A replay from the first record.
+    pub fn rewound(&self) -> KeptRecords {
+        KeptRecords { next: 0, ..self.clone() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
+
+impl Iterator for KeptRecords {
+    type Item = Result<Record, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = *self.records.get(self.next)?;
+        self.next += 1;
+        Some(Ok(r))
+    }
+}
+
+impl RecordSource for KeptRecords {
+    fn format_name(&self) -> &'static str {
+        self.format_name
+    }
 }
 
 #[cfg(test)]
@@ -252,6 +318,39 @@ mod tests {
         let o = TraceOptions { device: Some(7), ..TraceOptions::default() };
         let e = prepass(f.path(), Format::Mqsim, &o, 0).unwrap_err();
         assert!(e.message.contains("no requests in the trace (skipped other device (device filter): 5)"), "{e}");
+    }
+
+    /// Kept records replay as the trace opened again does; nothing is kept when a line was
+    /// skipped, under a time window or record limit, or past the bound.
+    #[test]
+    fn kept_records_are_the_trace_reopened() {
+        let text = "10 0 0 8 1\n20 1 8 8 0\n15 0 16 16 1\n40 2 0 1 0\n";
+        let f = temp(text);
+        let o = TraceOptions::default();
+        let (p, kept) = prepass_keeping(f.path(), Format::Mqsim, &o, u64::MAX, 100).unwrap();
+        assert_eq!(p, prepass(f.path(), Format::Mqsim, &o, u64::MAX).unwrap());
+        let kept = kept.expect("kept");
+        let reopened: Vec<_> = crate::open_trace_with(f.path(), Format::Mqsim, &o).unwrap().collect();
+        assert_eq!(kept.rewound().collect::<Vec<_>>(), reopened);
+        assert_eq!((kept.len(), kept.format_name()), (4, "mqsim"));
+        let mut partly = kept.rewound();
+        partly.next();
+        assert_eq!(partly.rewound().count(), 4);
+        let sorted = TraceOptions { sort_window: 4, ..TraceOptions::default() };
+        let (_, kept) = prepass_keeping(f.path(), Format::Mqsim, &sorted, u64::MAX, 100).unwrap();
+        let reopened: Vec<_> = crate::open_trace_with(f.path(), Format::Mqsim, &sorted).unwrap().collect();
+        assert_eq!(kept.expect("kept").collect::<Vec<_>>(), reopened);
+        assert!(prepass_keeping(f.path(), Format::Mqsim, &o, u64::MAX, 3).unwrap().1.is_none());
+        assert!(prepass_keeping(f.path(), Format::Mqsim, &o, u64::MAX, 0).unwrap().1.is_none());
+        for o in [
+            TraceOptions { device: Some(0), ..TraceOptions::default() },
+            TraceOptions { max_records: Some(10), ..TraceOptions::default() },
+            TraceOptions { time_window_ns: Some((0, 1000)), ..TraceOptions::default() },
+        ] {
+            assert!(prepass_keeping(f.path(), Format::Mqsim, &o, u64::MAX, 100).unwrap().1.is_none(), "{o:?}");
+        }
+        let blank = temp("10 0 0 8 1\n\n20 1 8 8 0\n");
+        assert!(prepass_keeping(blank.path(), Format::Mqsim, &o, u64::MAX, 100).unwrap().1.is_none());
     }
 
     #[test]

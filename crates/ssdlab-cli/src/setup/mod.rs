@@ -46,6 +46,13 @@ pub enum Workload {
         name: String,
         records: std::sync::Arc<Vec<ssdlab_trace::Record>>,
     },
+    /// A trace whose records the CLI's pre-pass kept (`ssdlab_trace::prepass_keeping`):
+    /// replayed from memory, the same stream as `trace` opened again, which it stands for
+    /// everywhere else (its description, an error's line).
+    Kept {
+        trace: Box<Workload>,
+        records: ssdlab_trace::KeptRecords,
+    },
     /// The config's `[[flows]]`: one workload per flow (a trace or a synthetic one).
     Flows(Vec<FlowWorkload>),
     /// A workload with a second trace interleaved into it (`[mix]`).
@@ -155,6 +162,7 @@ impl Workload {
             }
             Workload::Fio { path, job, .. } => format!("fio job {} (iodepth {})", path.display(), job.iodepth()),
             Workload::Records { name, records } => format!("{name} ({} requests)", records.len()),
+            Workload::Kept { trace, .. } => trace.describe(),
             Workload::Mixed { main, mixed, spec } => format!(
                 "{} with {:.1}% of requests from {} (hint {:?})",
                 main.describe(),
@@ -206,6 +214,7 @@ impl Workload {
             Workload::Records { records, .. } => {
                 Ok(Box::new(ssdlab_core::source::VecSource::new(records.as_ref().clone())) as Box<dyn RecordSource>)
             }
+            Workload::Kept { records, .. } => Ok(Box::new(records.rewound())),
             Workload::Mixed { main, mixed, spec } => {
                 let again = mixed.as_ref().clone();
                 let reopen: ssdlab_trace::Reopen = Box::new(move || again.open());
@@ -866,6 +875,9 @@ pub fn scan_trace(path: &Path, format: Format, options: &TraceOptions) -> Result
 /// The line of a trace holding the workload's request `id` (counted from 0 over all runs
 /// of a multi-run), when the workload is a trace.
 fn request_line(workload: &Workload, id: u64) -> Option<(String, u64)> {
+    if let Workload::Kept { trace, .. } = workload {
+        return request_line(trace, id);
+    }
     let Workload::Trace { path, format, options, .. } = workload else { return None };
     let count = |limit: Option<u64>| -> Option<(u64, u64)> {
         let (mut source, lines) = open_counted(path, *format, options).ok()?;
