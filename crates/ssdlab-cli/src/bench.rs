@@ -175,9 +175,10 @@ pub fn scenario(name: &str, requests: Option<u64>) -> Result<Prepared> {
         "large-device" | "large-device-plain" => {
             let mut c = Config { name: name.into(), ..Config::default() };
             // `large-device` keeps the default fill (rewrites up to the GC threshold, a
-            // GC-heavy run), page by page on the dense table (2.0 GiB, BENCHMARKS.md);
-            // `large-device-plain` the plain fill, placed by rule, block by block, on the
-            // sparse page table (`ftl/fill_rule.rs`), whose run does not reach GC.
+            // GC-heavy run), placed by rule with its rewrites kept per window and plane
+            // (`ftl/fill_rewrites.rs`); `large-device-plain` the plain fill, placed by
+            // rule, block by block (`ftl/fill_rule.rs`), whose run does not reach GC.
+            // Both on the sparse page table.
             c.precondition.fill_invalid_to_gc_threshold = name == "large-device";
             // 16 × 4 × 4 × 2 = 512 planes × 683 blocks × 768 pages × 16 KiB = 4.0 TiB raw.
             c.geometry.channels = 16;
@@ -474,7 +475,6 @@ fn scenario_targets(results: &[BenchResult]) -> Vec<TargetResult> {
     }
     // Memory that follows the workload (issue 48): the sparse page table and the fill
     // placed by rule.
-    // (`large-device`, with the default fill's rewrites, is still dense: it fails these.)
     let limits = [
         ("large-device", 512u64 << 20, 2.0),
         ("large-device-plain", 512 << 20, 2.0),

@@ -9,18 +9,23 @@ use super::*;
 /// versions), plus 64 MiB for everything else.
 ///
 /// With the sparse page table kept through preconditioning (`ftl/sparse.rs`: large drives
-/// with the plain fill) the map and reverse map cost per block and per page the run
+/// without steady state) the map and reverse map cost per block and per page the run
 /// touches, not per page: the estimate is then per block (about 100 bytes) plus half a
-/// byte per page (the run's overrides; measured 0.3 on `bench large-device`), and the
-/// per-page state of `--check` / `--verify` (20 bytes) where asked.
+/// byte per page (the run's overrides; measured 0.3 on `bench large-device-plain`), 5/8
+/// of a byte per page more for the default fill's rewrites (4 bytes each; 0.56 a page on
+/// `bench large-device`), and the per-page state of `--check` / `--verify` (20 bytes)
+/// where asked.
 pub fn estimate_memory_bytes(config: &Config, checks: bool) -> u64 {
     let pages = u64::try_from(config.geometry.physical_pages()).unwrap_or(u64::MAX);
     if ssdlab_core::ftl::sparse::expected(config) == Some(true) {
         let blocks = pages / config.geometry.pages_per_block.max(1) as u64;
         let per_page = if checks { 20 } else { 0 };
+        let pc = &config.precondition;
+        let rewrites = if pc.fill_invalid_to_gc_threshold && pc.used_fraction > 0.0 { pages / 8 * 5 } else { 0 };
         return blocks
             .saturating_mul(100)
             .saturating_add(pages / 2)
+            .saturating_add(rewrites)
             .saturating_add(pages.saturating_mul(per_page))
             .saturating_add(64 << 20);
     }

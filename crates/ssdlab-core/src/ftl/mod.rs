@@ -7,6 +7,7 @@
 pub mod allocation;
 pub mod companion;
 pub mod dense;
+mod fill_rewrites;
 mod fill_rule;
 pub mod gc;
 mod invariants;

@@ -365,7 +365,6 @@ impl Ftl {
             && self.versions.is_none()
             && self.relaxed.is_none();
         let mut credit = 0.0f64;
-        let mut window_start = 0u64;
         // The sparse table places the first full windows by rule (`fill_rule.rs`), with
         // the same draws; under `auto`, a fill it cannot place is placed dense.
         let shift = match config.ftl.fill_window_log2 {
@@ -373,21 +372,37 @@ impl Ftl {
             n => (n as u32).min(WINDOW.trailing_zeros()),
         };
         let window = 1u64 << shift;
-        let ruled = self.rule_windows(planes, &plane_of_residue, shift, n_valid, rewrite_rate > 0.0, limit);
+        let ruled = if rewrite_rate > 0.0 {
+            // (Draws the windows it places, and leaves the stream where they end.)
+            self.fill_rewrites_by_rule(
+                planes,
+                &plane_of_residue,
+                shift,
+                n_valid,
+                limit,
+                rewrite_rate,
+                &mut rng,
+                &mut credit,
+                report,
+            )
+        } else {
+            let ruled = self.rule_windows(planes, &plane_of_residue, shift, n_valid, limit);
+            if ruled > 0 {
+                let draws: Vec<(u64, u64)> = (0..ruled)
+                    .map(|_| {
+                        let stride = coprime_stride(window, &mut rng);
+                        (stride, rng.random_range(0..window))
+                    })
+                    .collect();
+                self.fill_by_rule(shift, &draws, plane_of_residue.clone());
+                report.valid_pages += ruled << shift;
+            }
+            ruled
+        };
         if ruled == 0 && self.sparse.as_ref().is_some_and(|s| s.auto) && total > 4 * window {
             self.densify();
         }
-        if ruled > 0 {
-            let draws: Vec<(u64, u64)> = (0..ruled)
-                .map(|_| {
-                    let stride = coprime_stride(window, &mut rng);
-                    (stride, rng.random_range(0..window))
-                })
-                .collect();
-            self.fill_by_rule(shift, &draws, plane_of_residue.clone());
-            window_start = ruled << shift;
-            report.valid_pages += window_start;
-        }
+        let mut window_start = ruled << shift;
         while window_start < total {
             let len = window.min(total - window_start);
             let stride = coprime_stride(len, &mut rng);
@@ -517,7 +532,7 @@ impl Ftl {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoRoom;
 
-fn coprime_stride(n: u64, rng: &mut Pcg64Mcg) -> u64 {
+pub(super) fn coprime_stride(n: u64, rng: &mut Pcg64Mcg) -> u64 {
     fn gcd(mut a: u64, mut b: u64) -> u64 {
         while b != 0 {
             (a, b) = (b, a % b);

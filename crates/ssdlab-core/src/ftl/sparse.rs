@@ -16,6 +16,7 @@
 //! whose OOB areas are per page anyway; `densify` converts where a feature needs dense.
 
 use super::dense::DenseTable;
+use super::fill_rewrites::Rewrites;
 use super::Ftl;
 use crate::config::{Config, PageTable};
 use crate::engine::lpn_hash::LpnMap;
@@ -31,7 +32,7 @@ const NO_SLOT: u32 = u32::MAX;
 pub struct Sparse {
     /// Logical pages not at their rule page: where they are (NO_PAGE: unmapped).
     overrides: LpnMap<u32>,
-    rule: Option<Box<FillRule>>,
+    pub(super) rule: Option<Box<FillRule>>,
     /// Per block: its first `rule_pages` pages hold the rule's logical pages.
     rule_pages: Vec<u32>,
     /// Per block: its reverse entries beyond the rule's, in `pool` (NO_SLOT: none).
@@ -63,6 +64,9 @@ pub struct FillRule {
     /// Per block: its index in its plane's list.
     block_index: Vec<u32>,
     pages_per_block: u32,
+    /// The fill's rewrites to the GC threshold (`fill_rewrites.rs`): a plane's k-th
+    /// program is then not the k-th page of the rule's order. `None`: the plain fill.
+    pub(super) rewrites: Option<Box<Rewrites>>,
 }
 
 impl FillRule {
@@ -89,6 +93,7 @@ impl FillRule {
             plane_blocks: vec![Vec::new(); planes as usize],
             block_index: vec![NO_PAGE; blocks as usize],
             pages_per_block: 0,
+            rewrites: None,
         }
     }
 
@@ -105,15 +110,24 @@ impl FillRule {
         list.push(block);
     }
 
-    /// The window and position in it of the `k`-th page of `plane`.
+    /// The `index`-th block of `plane`'s fill.
+    pub fn plane_block(&self, plane: u32, index: usize) -> u32 {
+        self.plane_blocks[plane as usize][index]
+    }
+
+    /// The window and position in it of the `k`-th page of `plane` (the plain fill).
     pub fn position(&self, plane: u32, k: u64) -> (u64, u64) {
         let q_shift = self.window_shift - self.plane_shift;
         let (w, j) = (k >> q_shift, k & ((1 << q_shift) - 1));
+        (w, (j << self.plane_shift) + self.first_position(plane, w as usize))
+    }
+
+    /// The first position of window `w` whose page goes to `plane` (then every P-th).
+    fn first_position(&self, plane: u32, w: usize) -> u64 {
         let p_mask = (1u64 << self.plane_shift) - 1;
-        let [_, inv, o] = self.windows[w as usize];
+        let [_, inv, o] = self.windows[w];
         let r = self.residue_of_plane[plane as usize] as u64;
-        let i0 = ((r.wrapping_sub(o) & p_mask) * (inv & p_mask)) & p_mask;
-        (w, (j << self.plane_shift) + i0)
+        ((r.wrapping_sub(o) & p_mask) * (inv & p_mask)) & p_mask
     }
 
     fn ppn_of(&self, lpn: u32, addr: &Address) -> Ppn {
@@ -123,14 +137,26 @@ impl FillRule {
         let [_, inv, o] = self.windows[w];
         let i = (x.wrapping_sub(o) & mask).wrapping_mul(inv) & mask;
         let plane = self.plane_of_residue[(x & ((1 << self.plane_shift) - 1)) as usize];
-        let k = ((w as u64) << (self.window_shift - self.plane_shift)) + (i >> self.plane_shift);
+        let k = match &self.rewrites {
+            None => ((w as u64) << (self.window_shift - self.plane_shift)) + (i >> self.plane_shift),
+            Some(r) => r.program_of(w, plane, i as u32),
+        };
         let ppb = self.pages_per_block as u64;
         addr.ppn(self.plane_blocks[plane as usize][(k / ppb) as usize], (k % ppb) as u32)
     }
 
+    /// The logical page the fill wrote to `page` of `block`, if that copy is its last
+    /// (`NO_PAGE`: a rewrite of the fill superseded it).
     fn lpn_of(&self, block: u32, page: u32, addr: &Address) -> u32 {
         let k = self.block_index[block as usize] as u64 * self.pages_per_block as u64 + page as u64;
-        let (w, i) = self.position(addr.plane_of_block(block), k);
+        let plane = addr.plane_of_block(block);
+        let (w, i) = match &self.rewrites {
+            None => self.position(plane, k),
+            Some(r) => match r.holder(plane, k, |w| self.first_position(plane, w) as u32) {
+                Some((w, i)) => (w as u64, i as u64),
+                None => return NO_PAGE,
+            },
+        };
         let mask = (1u64 << self.window_shift) - 1;
         let [s, _, o] = self.windows[w as usize];
         ((w << self.window_shift) + (i.wrapping_mul(s).wrapping_add(o) & mask)) as u32
@@ -147,8 +173,11 @@ fn inverse_odd(s: u64) -> u64 {
 }
 
 /// Whether `config` runs on the sparse table (`Some(true)`) and keeps it through
-/// preconditioning (`Some(false)`: it converts to dense for a fill the rule cannot place
-/// or for steady state; a fill with rewrites to the GC threshold is one). `None`: dense.
+/// preconditioning (`Some(false)`: it converts to dense for steady state, which rewrites
+/// the whole drive). `None`: dense. Both fills, plain and with rewrites to the GC
+/// threshold, are placed by rule where `Ftl::rule_eligible` holds; under `auto` a fill it
+/// does not hold for (zones, the error model, OOB areas, `--verify`, a number of planes
+/// that is not a power of two, ...) converts to dense when it starts.
 pub fn expected(config: &Config) -> Option<bool> {
     let eligible = config.units_per_page() == 1 && config.power.loss_at_ns.is_empty();
     let big = config.geometry.physical_pages() as u64 >= AUTO_SPARSE_PAGES;
@@ -160,9 +189,7 @@ pub fn expected(config: &Config) -> Option<bool> {
     if !eligible || (auto && !big) {
         return None;
     }
-    let pc = &config.precondition;
-    let plain = pc.used_fraction == 0.0 || !pc.fill_invalid_to_gc_threshold;
-    Some(!auto || (plain && !pc.steady_state))
+    Some(!auto || !config.precondition.steady_state)
 }
 
 impl Sparse {
@@ -223,7 +250,7 @@ impl Sparse {
         let page = addr.page_in_block(pu);
         if page < self.rule_pages[block as usize] {
             let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
-            return if self.overrides.contains_key(&lpn) { NO_PAGE } else { lpn };
+            return if lpn == NO_PAGE || self.overrides.contains_key(&lpn) { NO_PAGE } else { lpn };
         }
         match self.slot[block as usize] {
             NO_SLOT => NO_PAGE,
@@ -237,10 +264,13 @@ impl Sparse {
         if page < self.rule_pages[block as usize] {
             // A rule page is never programmed again before its erase: only invalidated,
             // which its logical page's override records (set at once, so the page reads
-            // as invalid before the caller updates the map).
+            // as invalid before the caller updates the map). A copy the fill's own
+            // rewrites superseded is invalid already.
             debug_assert_eq!(lu, NO_PAGE, "rule page {pu} rewritten in place");
             let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
-            self.overrides.entry(lpn).or_insert(NO_PAGE);
+            if lpn != NO_PAGE {
+                self.overrides.entry(lpn).or_insert(NO_PAGE);
+            }
             return;
         }
         let mut s = self.slot[block as usize];
@@ -272,7 +302,9 @@ impl Sparse {
 
     /// Bytes held: overrides, per-block arrays and the rule (for the report of memory).
     pub fn bytes(&self) -> u64 {
-        let rule = self.rule.as_ref().map_or(0, |r| r.windows.len() * 24 + r.block_index.len() * 8);
+        let rule = self.rule.as_ref().map_or(0, |r| {
+            r.windows.len() * 24 + r.block_index.len() * 8 + r.rewrites.as_ref().map_or(0, |w| w.bytes())
+        });
         (self.overrides.capacity() * 9
             + self.pool.len() * self.pages_per_block as usize * 4
             + self.rule_pages.len() * 8

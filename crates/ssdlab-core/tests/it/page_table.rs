@@ -2,8 +2,9 @@
 //! swarm cases, with invariant checks and data verification on, must give the same JSON
 //! report (or the same error). Each case runs as drawn (the sparse table then mostly
 //! holds overrides: the swarm's fills rewrite pages up to the GC threshold) and with the
-//! plain fill over 16-page windows on a power-of-two number of planes, so that the fill rule places most of the data and
-//! GC, trims and power-loss-free recovery paths run against computed pages.
+//! plain fill and with the default fill (rewrites to the GC threshold), both over 16-page
+//! windows on a power-of-two number of planes, so that the fill rule places most of the
+//! data and GC, trims and power-loss-free recovery paths run against computed pages.
 
 use ssdlab_core::config::PageTable;
 use ssdlab_core::swarm::{build, case, event_budget, SwarmCase};
@@ -33,10 +34,13 @@ fn run(case: &SwarmCase, table: PageTable, densify: bool) -> (String, u64) {
 }
 
 /// Returns 0 when the dense table ran both times, 1 when the sparse one ran without the
-/// rule, and more when the rule placed pages.
-fn compare(mut case: SwarmCase, plain_fill: bool) -> u64 {
-    if plain_fill {
-        case.config.precondition.fill_invalid_to_gc_threshold = false;
+/// rule, and more when the rule placed pages. `ruled_fill`: `Some(rewrites)` puts the
+/// fill over 16-page windows on a power-of-two number of planes, where the rule places
+/// it, plain (`false`) or with rewrites to the GC threshold (`true`, the default fill).
+fn compare(mut case: SwarmCase, ruled_fill: Option<bool>) -> u64 {
+    let plain_fill = ruled_fill.is_some();
+    if let Some(rewrites) = ruled_fill {
+        case.config.precondition.fill_invalid_to_gc_threshold = rewrites;
         case.config.ftl.fill_window_log2 = 4;
         // The sparse table is not used with power-loss recovery; the rule needs a
         // power-of-two number of planes.
@@ -64,11 +68,24 @@ fn compare(mut case: SwarmCase, plain_fill: bool) -> u64 {
 fn sparse_page_table_matches_dense_on_swarm_cases() {
     let (mut sparse_cases, mut ruled_cases) = (0, 0);
     for seed in 940_000..940_060 {
-        sparse_cases += (compare(case(seed), false) > 0) as u32;
-        ruled_cases += (compare(case(seed), true) > 1) as u32;
+        sparse_cases += (compare(case(seed), None) > 0) as u32;
+        ruled_cases += (compare(case(seed), Some(false)) > 1) as u32;
     }
     // The comparison is only worth something if both representations really ran.
     eprintln!("sparse table in {sparse_cases} cases, fill rule in {ruled_cases}");
     assert!(sparse_cases >= 10, "the sparse table ran in only {sparse_cases} of 60 cases");
     assert!(ruled_cases >= 8, "the fill rule placed data in only {ruled_cases} of 60 cases");
+}
+
+/// The default fill (rewrites to the GC threshold) placed by rule (`ftl/fill_rewrites.rs`):
+/// lookups of rewritten and never rewritten pages, the reverse map, valid counts and GC
+/// victims computed from the kept rewrites, against the dense table's.
+#[test]
+fn sparse_default_fill_matches_dense_on_swarm_cases() {
+    let mut ruled_cases = 0;
+    for seed in 940_000..940_060 {
+        ruled_cases += (compare(case(seed), Some(true)) > 1) as u32;
+    }
+    eprintln!("the default fill placed by rule in {ruled_cases} of 60 cases");
+    assert!(ruled_cases >= 8, "the default fill's rule placed data in only {ruled_cases} of 60 cases");
 }
