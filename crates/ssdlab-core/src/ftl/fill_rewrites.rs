@@ -24,6 +24,10 @@ use super::Ftl;
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 
+/// Under `PageTable::Auto`, the most rewrites per (window, plane) expected for the rule
+/// to place the fill (`bench large-device`: 21.5; a lookup scans them).
+pub const AUTO_MAX_REWRITES_PER_LIST: f64 = 64.0;
+
 /// A rewrite's packed `iteration << 16 | target`: both are positions in a window of at
 /// most 2^16 pages.
 const POS_MASK: u32 = 0xffff;
@@ -113,6 +117,29 @@ impl Rewrites {
     }
 }
 
+/// A plane's place in the fill while a window is drawn.
+struct Cursor {
+    k: u64,
+    end: u64,
+    block: u32,
+}
+
+impl Cursor {
+    /// Takes the plane's next page; returns its block (index in the plane's fill) and
+    /// notes the block's close when this is its last data page.
+    #[inline]
+    fn program(&mut self, plane: u32, data: u64, closes: &mut Vec<(u32, u32)>) -> u32 {
+        let block = self.block;
+        self.k += 1;
+        if self.k == self.end {
+            closes.push((plane, block));
+            self.block += 1;
+            self.end += data;
+        }
+        block
+    }
+}
+
 impl Ftl {
     /// Places the fill's first full windows (all below `n_valid`) with their rewrites by
     /// rule, drawing from `rng` and `credit` exactly as the page by page fill would, and
@@ -139,6 +166,12 @@ impl Ftl {
         let plane_shift = p_count.trailing_zeros();
         let p_mask = p_count as u64 - 1;
         let window = 1u64 << window_shift;
+        // A lookup scans its (window, plane)'s rewrites: under `auto`, where those are
+        // long (few planes, a high rewrite rate) the dense table is kept instead.
+        let per_list = rate * (window >> plane_shift) as f64;
+        if self.sparse.as_ref().is_some_and(|s| s.auto) && per_list > AUTO_MAX_REWRITES_PER_LIST {
+            return 0;
+        }
         let data = (self.layout.pages() - self.summary_pages) as u64;
         // Programs each plane takes before the page by page fill would refuse one: it
         // opens a block while the plane has more than `limit` free blocks (and more than
@@ -155,12 +188,13 @@ impl Ftl {
         let mut base_rows: Vec<u32> = Vec::new();
         let expected = rate * (max_windows << window_shift) as f64;
         let mut entries: Vec<u32> = Vec::with_capacity(expected as usize + (expected.sqrt() * 8.0) as usize + 1024);
-        // Per position of the window: the index of its current copy among its plane's programs.
-        let mut last = vec![0u64; window as usize];
+        // Per position of the window: the block (index in its plane's fill) of its
+        // current copy.
+        let mut last = vec![0u32; window as usize];
         let mut plane_at = vec![0u32; p_count as usize];
-        let (mut w_next, mut w_rewrites, mut w_invalid, mut w_closes) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut w_rewrites, mut w_invalid, mut w_closes) = (Vec::new(), Vec::new(), Vec::new());
         let mut counts = vec![0u32; p_count as usize + 1];
+        let mut cursors: Vec<Cursor> = Vec::new();
         let mut sorted: Vec<u32> = Vec::new();
         for _ in 0..max_windows {
             let saved = (rng.clone(), *credit);
@@ -169,42 +203,37 @@ impl Ftl {
             for (q, plane) in plane_at.iter_mut().enumerate() {
                 *plane = plane_of_residue[((q as u64 * stride + offset) & p_mask) as usize];
             }
-            w_next.clone_from(&next);
+            // Per plane: its next program, its current block (by index in the plane's
+            // fill) and where that ends (no division per page).
+            cursors.clear();
+            cursors.extend(next.iter().map(|&k| Cursor { k, end: (k / data + 1) * data, block: (k / data) as u32 }));
             w_rewrites.clear();
             w_invalid.clear();
             w_closes.clear();
             for i in 0..window {
                 let p = plane_at[(i & p_mask) as usize];
-                let k = &mut w_next[p as usize];
-                last[i as usize] = *k;
-                *k += 1;
-                if *k % data == 0 {
-                    w_closes.push((p, (*k / data - 1) as u32));
-                }
+                last[i as usize] = cursors[p as usize].program(p, data, &mut w_closes);
                 *credit += rate;
                 while *credit >= 1.0 {
                     *credit -= 1.0;
                     let t = rng.random_range(0..=i);
                     let pt = plane_at[(t & p_mask) as usize];
-                    let k = &mut w_next[pt as usize];
                     w_invalid.push((pt, last[t as usize]));
-                    last[t as usize] = *k;
-                    *k += 1;
-                    if *k % data == 0 {
-                        w_closes.push((pt, (*k / data - 1) as u32));
-                    }
+                    last[t as usize] = cursors[pt as usize].program(pt, data, &mut w_closes);
                     w_rewrites.push((pt, (i as u32) << 16 | t as u32));
                 }
             }
-            if w_next.iter().zip(&cap).any(|(n, c)| n > c) {
+            if cursors.iter().zip(&cap).any(|(c, &cap)| c.k > cap) {
                 // A plane meets its limit in this window: from here, page by page.
                 (*rng, *credit) = saved;
                 break;
             }
             base_rows.extend(next.iter().map(|&n| n as u32));
-            std::mem::swap(&mut next, &mut w_next);
-            for &(p, k) in &w_invalid {
-                invalid[p as usize][(k / data) as usize] += 1;
+            for (n, c) in next.iter_mut().zip(&cursors) {
+                *n = c.k;
+            }
+            for &(p, b) in &w_invalid {
+                invalid[p as usize][b as usize] += 1;
             }
             closes.extend_from_slice(&w_closes);
             // The window's rewrites grouped by plane, each plane's in program order.

@@ -310,10 +310,11 @@ impl Ftl {
     /// Loads the mapping entries of a new victim's valid pages at once: each is a cache
     /// miss on a large drive, and together the loads overlap in the memory system, where
     /// the moves, one per cleanup step, would wait for them one at a time. Changes only
-    /// what is in the cache.
-    fn touch_mappings_of(&self, block: u32) {
+    /// what is in the cache (and, with the sparse table, how the victim's reverse
+    /// entries are stored: `table_victim`).
+    fn touch_mappings_of(&mut self, block: u32) {
         if self.sparse.is_some() {
-            // (The sparse table is small and computed: nothing to bring in.)
+            self.table_victim(block);
             return;
         }
         let first = (self.addr.ppn(block, 0) << self.unit_shift) as usize;

@@ -290,6 +290,23 @@ impl Sparse {
         self.pool[s as usize][page as usize] = lu;
     }
 
+    /// GC picked `block`: the fill's pages in it become per-block reverse entries, so
+    /// that the cleanup's lookups of each page (several a page) are loads, not searches
+    /// of the fill's rewrites. (The plain rule's pages are closed-form: left as they are.)
+    fn materialise(&mut self, block: u32, addr: &Address) {
+        let n = self.rule_pages[block as usize];
+        if n == 0 || self.rule.as_ref().is_none_or(|r| r.rewrites.is_none()) {
+            return;
+        }
+        let entries: Vec<u32> = (0..n).map(|page| self.rev_at(addr.ppn(block, page), addr)).collect();
+        self.rule_pages[block as usize] = 0;
+        for (page, lu) in entries.into_iter().enumerate() {
+            if lu != NO_PAGE {
+                self.set_rev(addr.ppn(block, page as u32), lu, addr);
+            }
+        }
+    }
+
     /// `block` was erased: none of its pages holds data.
     fn erased(&mut self, block: u32) {
         self.rule_pages[block as usize] = 0;
@@ -409,6 +426,15 @@ impl Ftl {
         }
         self.dense_map = map;
         self.dense_reverse = reverse;
+    }
+
+    /// A new GC victim's pages: with the sparse table, its fill pages as per-block
+    /// reverse entries (`Sparse::materialise`); same contents.
+    pub(super) fn table_victim(&mut self, block: u32) {
+        let Ftl { sparse, addr, .. } = self;
+        if let Some(s) = sparse.as_deref_mut() {
+            s.materialise(block, addr);
+        }
     }
 
     /// Keeps the sparse table in step with an erase.
