@@ -742,27 +742,26 @@ static SPILLS: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(
 /// standard input, copied the same way (`blkparse … | ssdlab run --trace -`).
 pub fn readable_again(path: &Path) -> Result<PathBuf> {
     if path.as_os_str() == "-" {
-        let mut spills = SPILLS.lock().expect("no panic holds the lock");
-        let spill = std::env::temp_dir().join(format!("ssdlab-{}-{}-stdin", std::process::id(), spills.len()));
-        let mut out = std::fs::File::create(&spill).with_context(|| {
-            format!("-: cannot create a temporary copy of the standard input at {}", spill.display())
-        })?;
-        spills.push((spill.clone(), "-".into()));
-        std::io::copy(&mut std::io::stdin().lock(), &mut out).context("-: reading the standard input")?;
-        return Ok(spill);
+        return spill(&mut std::io::stdin().lock(), "stdin", "-");
     }
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
     if meta.is_file() || meta.is_dir() {
         return Ok(path.to_path_buf());
     }
     let mut input = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let mut spills = SPILLS.lock().expect("no panic holds the lock");
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
+    spill(&mut input, &name, &path.display().to_string())
+}
+
+/// Copies `input` to a temporary file named after `name`, remembered with `shown` (the
+/// name errors give) for [`user_paths`] and [`remove_spills`].
+fn spill(input: &mut dyn std::io::Read, name: &str, shown: &str) -> Result<PathBuf> {
+    let mut spills = SPILLS.lock().expect("no panic holds the lock");
     let spill = std::env::temp_dir().join(format!("ssdlab-{}-{}-{name}", std::process::id(), spills.len()));
     let mut out = std::fs::File::create(&spill)
-        .with_context(|| format!("{}: cannot create a temporary copy at {}", path.display(), spill.display()))?;
-    spills.push((spill.clone(), path.display().to_string()));
-    std::io::copy(&mut input, &mut out).with_context(|| format!("{}: reading the pipe", path.display()))?;
+        .with_context(|| format!("{shown}: cannot create a temporary copy at {}", spill.display()))?;
+    spills.push((spill.clone(), shown.to_string()));
+    std::io::copy(input, &mut out).with_context(|| format!("{shown}: reading the pipe"))?;
     Ok(spill)
 }
 
