@@ -24,12 +24,7 @@ pub fn design_lines(name: &str, section: &Value, skip: &[&str]) -> Vec<String> {
                         Some(n) => format!("{k}[{i}] {n}"),
                         None => format!("{k}[{i}]"),
                     };
-                    let body: serde_json::Map<String, Value> = inner
-                        .iter()
-                        .filter(|(f, _)| f.as_str() != "name")
-                        .map(|(f, v)| (f.clone(), v.clone()))
-                        .collect();
-                    rest.push(format!("  {label}: {}", fields(&body)));
+                    rest.push(format!("  {label}: {}", fields_except(inner, "name")));
                 }
             }
             _ if is_blank(v) => {}
@@ -43,7 +38,16 @@ pub fn design_lines(name: &str, section: &Value, skip: &[&str]) -> Vec<String> {
 
 /// `key value, key value, …` of an object, nested values compact.
 fn fields(map: &serde_json::Map<String, Value>) -> String {
-    map.iter().filter(|(_, v)| !is_blank(v)).map(|(k, v)| format!("{k} {}", compact(v))).collect::<Vec<_>>().join(", ")
+    fields_except(map, "")
+}
+
+/// [`fields`] without the field `skip` (a list element's name, already its label).
+fn fields_except(map: &serde_json::Map<String, Value>, skip: &str) -> String {
+    map.iter()
+        .filter(|(k, v)| k.as_str() != skip && !is_blank(v))
+        .map(|(k, v)| format!("{k} {}", compact(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An empty string says nothing (an FDP drive's shared GC unit has no handle type).
