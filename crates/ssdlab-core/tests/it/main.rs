@@ -36,6 +36,7 @@ mod timing;
 mod wom;
 mod zns;
 mod zns_conv;
+mod zns_conv_trim;
 mod zns_host;
 mod zns_slc;
 
