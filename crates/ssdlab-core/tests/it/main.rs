@@ -11,6 +11,7 @@ mod dir;
 mod errors;
 mod everyday;
 mod fdp;
+mod fdp_sampled;
 mod flows;
 mod flows_mqsim;
 mod gc;
