@@ -104,6 +104,50 @@ def test_killed_workers_runs_are_retried_or_recorded(traces, tmp_path, cluster):
     pd.testing.assert_frame_equal(fixed, local)
 
 
+def test_module_command_exits_2_when_a_run_failed(tmp_path, cluster):
+    """`python -m ssdlab.sweeps --dask` (what `ssdlab sweep --dask` runs) exits 2 when a
+    run failed, as `ssdlab sweep` does, and 0 with --allow-failures; the table is written
+    both times. (It used to exit 0, so `python -m ssdlab.sweeps ... && python plot.py`
+    plotted a table with holes in it.) The CLI through --dask keeps its own verdict."""
+    spec = tmp_path / "s.toml"
+    spec.write_text("""
+[base]
+preset = "small-tlc"
+
+[[axis]]
+key = "workload"
+values = [
+  { name = "synthetic", synthetic = { count = 500 } },
+  { name = "missing", trace = "no-such-trace.csv", format = "msr" },
+]
+""")
+    address = cluster.scheduler.address
+
+    def module(*extra):
+        out = tmp_path / "t.csv"
+        if out.exists():
+            out.unlink()
+        done = subprocess.run([sys.executable, "-m", "ssdlab.sweeps", "--dask", address, "-o", str(out), *extra,
+                               str(spec)], capture_output=True, text=True)
+        return done, pd.read_csv(out, dtype=str, keep_default_na=False)
+
+    done, table = module()
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "2 runs (1 failed)" in done.stdout, done.stdout
+    assert "error: sweep: 1 of 2 runs failed" in done.stderr and "--allow-failures" in done.stderr, done.stderr
+    assert list(table.status) == ["ok", "error"], table
+    done, table = module("--allow-failures")
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert list(table.status) == ["ok", "error"], table
+    env = dict(os.environ, SSDLAB_PYTHON=sys.executable)
+    binary = os.environ.get("SSDLAB_BIN") or "ssdlab"
+    for extra, status in (((), 2), (("--allow-failures",), 0)):
+        done = subprocess.run([binary, "sweep", str(spec), "-o", str(tmp_path / f"cli{status}.csv"), "--dask", address,
+                               *extra], capture_output=True, text=True, env=env)
+        assert done.returncode == status, (extra, done.stdout, done.stderr)
+        assert status == 0 or "error: sweep: 1 of 2 runs failed" in done.stderr, done.stderr
+
+
 def test_sweep_dict_errors_and_backends(tmp_path):
     spec = {
         "base": {"preset": "small-tlc", "synthetic": {"count": 500}},
