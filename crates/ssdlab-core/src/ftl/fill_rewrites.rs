@@ -81,17 +81,10 @@ impl Rewrites {
         base + (i >> self.plane_shift) as u64 + s.partition_point(|&e| e >> 16 < i) as u64
     }
 
-    /// What `plane`'s `k`-th program holds: the window and iteration of the page written
-    /// there if it is that page's last copy, `None` if a later rewrite superseded it.
-    /// `i0(w)`: the iterations ≡ which mod P carry the plane's new pages in window w.
-    pub fn holder(&self, plane: u32, k: u64, i0: impl Fn(usize) -> u32) -> Option<(usize, u32)> {
-        let row = &self.base[plane as usize * (self.windows + 1)..][..self.windows + 1];
-        let w = row.partition_point(|&b| b as u64 <= k) - 1;
-        let d = (k - row[w] as u64) as u32;
-        let s = self.slice(w, plane);
-        let i0 = i0(w);
-        // The rewrites placed before program d: program indices of rewrites grow with
-        // their rank, so bisect for the first at or after d.
+    /// How many of a (window, plane)'s rewrites `s` come before its program `d`: program
+    /// indices of rewrites grow with their rank, so bisect for the first at or after d.
+    #[inline]
+    fn rewrites_before(&self, s: &[u32], d: u32, i0: u32) -> usize {
         let pos = |m: usize| m as u32 + self.new_upto(s[m] >> 16, i0);
         let (mut lo, mut hi) = (0, s.len());
         while lo < hi {
@@ -102,7 +95,20 @@ impl Rewrites {
                 hi = mid;
             }
         }
-        let i = if lo < s.len() && pos(lo) == d {
+        lo
+    }
+
+    /// What `plane`'s `k`-th program holds: the window and iteration of the page written
+    /// there if it is that page's last copy, `None` if a later rewrite superseded it.
+    /// `i0(w)`: the iterations ≡ which mod P carry the plane's new pages in window w.
+    pub fn holder(&self, plane: u32, k: u64, i0: impl Fn(usize) -> u32) -> Option<(usize, u32)> {
+        let row = &self.base[plane as usize * (self.windows + 1)..][..self.windows + 1];
+        let w = row.partition_point(|&b| b as u64 <= k) - 1;
+        let d = (k - row[w] as u64) as u32;
+        let s = self.slice(w, plane);
+        let i0 = i0(w);
+        let lo = self.rewrites_before(s, d, i0);
+        let i = if lo < s.len() && lo as u32 + self.new_upto(s[lo] >> 16, i0) == d {
             let t = s[lo] & POS_MASK;
             (!s[lo + 1..].iter().any(|&e| e & POS_MASK == t)).then_some(t)
         } else {
@@ -110,6 +116,62 @@ impl Rewrites {
             (!s.iter().any(|&e| e & POS_MASK == i)).then_some(i)
         };
         i.map(|i| (w, i))
+    }
+
+    /// What `plane`'s programs `k0..k0 + n` hold, in order: `f(k - k0, holder)` with
+    /// `holder` as `holder` gives it for program k. One bisection for the first window,
+    /// then each window's programs are merged from its new pages and its rewrites (a GC
+    /// victim's fill pages, in one pass instead of a search per page).
+    pub fn walk(
+        &self,
+        plane: u32,
+        k0: u64,
+        n: u32,
+        i0: impl Fn(usize) -> u32,
+        mut f: impl FnMut(u32, Option<(usize, u32)>),
+    ) {
+        if n == 0 {
+            return;
+        }
+        let row = &self.base[plane as usize * (self.windows + 1)..][..self.windows + 1];
+        let mut w = row.partition_point(|&b| b as u64 <= k0) - 1;
+        let end = k0 + n as u64;
+        let mut k = k0;
+        // The window's rewrites as (target, rank), sorted: a copy is superseded when a
+        // later rewrite has its target.
+        let mut targets: Vec<u64> = Vec::new();
+        while k < end {
+            let s = self.slice(w, plane);
+            let first = i0(w);
+            let wend = (row[w + 1] as u64).min(end);
+            targets.clear();
+            targets.extend(s.iter().enumerate().map(|(m, &e)| ((e & POS_MASK) as u64) << 32 | m as u64));
+            targets.sort_unstable();
+            let last_of = |t: u32| -> Option<usize> {
+                let at = targets.partition_point(|&x| (x >> 32) as u32 <= t);
+                (at > 0 && (targets[at - 1] >> 32) as u32 == t).then(|| targets[at - 1] as u32 as usize)
+            };
+            // Program k comes after `m` rewrites and `j` new pages of the window; then a
+            // new page comes before the rewrites drawn at its iteration and after.
+            let d = (k - row[w] as u64) as u32;
+            let mut m = self.rewrites_before(s, d, first);
+            let mut j = d - m as u32;
+            while k < wend {
+                let i_new = (j << self.plane_shift) | first;
+                let holder = if m < s.len() && s[m] >> 16 < i_new {
+                    let t = s[m] & POS_MASK;
+                    let h = (last_of(t) == Some(m)).then_some(t);
+                    m += 1;
+                    h
+                } else {
+                    j += 1;
+                    last_of(i_new).is_none().then_some(i_new)
+                };
+                f((k - k0) as u32, holder.map(|i| (w, i)));
+                k += 1;
+            }
+            w += 1;
+        }
     }
 
     pub fn bytes(&self) -> usize {
@@ -348,6 +410,33 @@ mod tests {
         let twice = targets.iter().enumerate().filter(|&(m, t)| targets[m + 1..].contains(t)).count();
         assert!(twice > 0, "no page rewritten twice in a window and plane");
         assert_same(&dense, &sparse, "after the fill");
+    }
+
+    #[test]
+    fn an_ordered_walk_of_programs_finds_each_holder() {
+        let (sparse, _) = filled(PageTable::Sparse);
+        let rule = sparse.sparse.as_ref().and_then(|s| s.rule.as_ref()).expect("a rule");
+        let r = rule.rewrites.as_ref().expect("the fill's rewrites");
+        let mut superseded = 0;
+        for plane in 0..sparse.addr.planes() {
+            let i0 = |w: usize| rule.first_position(plane, w) as u32;
+            let total = r.base(r.windows, plane) as u64;
+            let expected: Vec<_> = (0..total).map(|k| r.holder(plane, k, i0)).collect();
+            superseded += expected.iter().filter(|h| h.is_none()).count();
+            // Whole, by blocks, and in odd pieces that start anywhere in a window.
+            for piece in [total, 24, 7] {
+                let mut seen = Vec::new();
+                for k0 in (0..total).step_by(piece as usize) {
+                    let n = piece.min(total - k0) as u32;
+                    r.walk(plane, k0, n, i0, |d, h| {
+                        assert_eq!(k0 + d as u64, seen.len() as u64, "programs in order");
+                        seen.push(h)
+                    });
+                }
+                assert_eq!(seen, expected, "plane {plane}, pieces of {piece}");
+            }
+        }
+        assert!(superseded > 0, "no copy superseded by a later rewrite");
     }
 
     #[test]

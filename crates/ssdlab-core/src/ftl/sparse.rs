@@ -123,7 +123,7 @@ impl FillRule {
     }
 
     /// The first position of window `w` whose page goes to `plane` (then every P-th).
-    fn first_position(&self, plane: u32, w: usize) -> u64 {
+    pub(super) fn first_position(&self, plane: u32, w: usize) -> u64 {
         let p_mask = (1u64 << self.plane_shift) - 1;
         let [_, inv, o] = self.windows[w];
         let r = self.residue_of_plane[plane as usize] as u64;
@@ -160,6 +160,38 @@ impl FillRule {
         let mask = (1u64 << self.window_shift) - 1;
         let [s, _, o] = self.windows[w as usize];
         ((w << self.window_shift) + (i.wrapping_mul(s).wrapping_add(o) & mask)) as u32
+    }
+}
+
+impl FillRule {
+    /// `f(page, lpn)` for each of `block`'s first `n` pages that holds the last copy
+    /// of a logical page the fill wrote (what `lpn_of` gives, other pages skipped), in
+    /// page order: one walk of the block's programs, not a search per page.
+    fn block_lpns(&self, block: u32, n: u32, addr: &Address, mut f: impl FnMut(u32, u32)) {
+        let k0 = self.block_index[block as usize] as u64 * self.pages_per_block as u64;
+        let plane = addr.plane_of_block(block);
+        let mask = (1u64 << self.window_shift) - 1;
+        let lpn = |w: usize, i: u32| {
+            let [s, _, o] = self.windows[w];
+            ((w as u64) << self.window_shift) + ((i as u64).wrapping_mul(s).wrapping_add(o) & mask)
+        };
+        match &self.rewrites {
+            None => (0..n)
+                .map(|page| (page, self.lpn_of(block, page, addr)))
+                .filter(|e| e.1 != NO_PAGE)
+                .for_each(|(page, lpn)| f(page, lpn)),
+            Some(r) => r.walk(
+                plane,
+                k0,
+                n,
+                |w| self.first_position(plane, w) as u32,
+                |page, holder| {
+                    if let Some((w, i)) = holder {
+                        f(page, lpn(w, i) as u32)
+                    }
+                },
+            ),
+        }
     }
 }
 
@@ -295,10 +327,14 @@ impl Sparse {
     /// of the fill's rewrites. (The plain rule's pages are closed-form: left as they are.)
     fn materialise(&mut self, block: u32, addr: &Address) {
         let n = self.rule_pages[block as usize];
-        if n == 0 || self.rule.as_ref().is_none_or(|r| r.rewrites.is_none()) {
-            return;
-        }
-        let entries: Vec<u32> = (0..n).map(|page| self.rev_at(addr.ppn(block, page), addr)).collect();
+        let Some(rule) = self.rule.as_deref().filter(|r| r.rewrites.is_some() && n > 0) else { return };
+        // (As `rev_at` gives them, in one ordered pass over the block's programs.)
+        let mut entries = vec![NO_PAGE; n as usize];
+        rule.block_lpns(block, n, addr, |page, lpn| {
+            if !self.overrides.contains_key(&lpn) {
+                entries[page as usize] = lpn;
+            }
+        });
         self.rule_pages[block as usize] = 0;
         for (page, lu) in entries.into_iter().enumerate() {
             if lu != NO_PAGE {
