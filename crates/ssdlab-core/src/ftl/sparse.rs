@@ -21,6 +21,7 @@ use super::Ftl;
 use crate::config::{Config, PageTable};
 use crate::engine::lpn_hash::LpnMap;
 use crate::flash::{Address, Ppn, NO_PAGE};
+use std::cell::Cell;
 
 /// Under `PageTable::Auto`, drives of at least this many physical pages (1 GiB of dense
 /// table) use the sparse one; smaller drives stay dense, where the table fits in memory
@@ -29,21 +30,83 @@ pub const AUTO_SPARSE_PAGES: u64 = 1 << 27;
 
 const NO_SLOT: u32 = u32::MAX;
 
+/// Entries of each direction of `RuleCache` (a power of two).
+const RULE_CACHE: usize = 1024;
+
 pub struct Sparse {
     /// Logical pages not at their rule page: where they are (NO_PAGE: unmapped).
     overrides: LpnMap<u32>,
     pub(super) rule: Option<Box<FillRule>>,
     /// Per block: its first `rule_pages` pages hold the rule's logical pages.
     rule_pages: Vec<u32>,
-    /// Per block: its reverse entries beyond the rule's, in `pool` (NO_SLOT: none).
+    /// Per block: its reverse entries beyond the rule's, at `slot · pages_per_block` in
+    /// `pool` (NO_SLOT: none). (One flat vector: a lookup is one load, not two.)
     slot: Vec<u32>,
-    pool: Vec<Box<[u32]>>,
+    pool: Vec<u32>,
     free_slots: Vec<u32>,
     map_len: usize,
     rev_len: usize,
     pages_per_block: u32,
     /// Chosen by `PageTable::Auto`: convert to dense where the rule cannot place the fill.
     pub auto: bool,
+    cache: RuleCache,
+}
+
+/// The rule's latest answers, both ways (`FillRule::ppn_of` and `lpn_of`, each
+/// `lpn << 32 | pu` or `pu << 32 | lpn`, u64::MAX when empty), in direct-mapped slots. A
+/// request's page is looked up several times close together (the host's read-ahead,
+/// 64 requests early, touches its map and reverse entries; then the request; a write's
+/// invalidation of the old copy), and with the fill's rewrites each rule lookup is a
+/// search. The rule never changes once set, so an answer stays true (a block erased or
+/// materialised is no longer asked about the rule: `rule_pages`).
+struct RuleCache {
+    by_lpn: Box<[Cell<u64>]>,
+    by_pu: Box<[Cell<u64>]>,
+}
+
+impl RuleCache {
+    fn new() -> Self {
+        let empty = || (0..RULE_CACHE).map(|_| Cell::new(u64::MAX)).collect();
+        RuleCache { by_lpn: empty(), by_pu: empty() }
+    }
+
+    #[inline]
+    fn get(table: &[Cell<u64>], key: u32) -> Option<u32> {
+        let e = table[key as usize & (RULE_CACHE - 1)].get();
+        ((e >> 32) as u32 == key).then_some(e as u32)
+    }
+
+    #[inline]
+    fn put(table: &[Cell<u64>], key: u32, value: u32) {
+        table[key as usize & (RULE_CACHE - 1)].set((key as u64) << 32 | value as u64);
+    }
+
+    /// The rule's page of logical page `lpn` (below the rule's `lpns`).
+    #[inline]
+    fn ppn_of(&self, rule: &FillRule, lpn: u32, addr: &Address) -> u32 {
+        if let Some(pu) = Self::get(&self.by_lpn, lpn) {
+            return pu;
+        }
+        let pu = rule.ppn_of(lpn, addr);
+        Self::put(&self.by_lpn, lpn, pu);
+        // (The copy the map points to is the last one: its page holds `lpn`.)
+        Self::put(&self.by_pu, pu, lpn);
+        pu
+    }
+
+    /// `FillRule::lpn_of` of page `pu`, `page` of `block`.
+    #[inline]
+    fn lpn_of(&self, rule: &FillRule, pu: u32, block: u32, page: u32, addr: &Address) -> u32 {
+        if let Some(lpn) = Self::get(&self.by_pu, pu) {
+            return lpn;
+        }
+        let lpn = rule.lpn_of(block, page, addr);
+        Self::put(&self.by_pu, pu, lpn);
+        if lpn != NO_PAGE {
+            Self::put(&self.by_lpn, lpn, pu);
+        }
+        lpn
+    }
 }
 
 /// Where the fill put logical pages `0..lpns`: window `w` holds `w·L..(w+1)·L`, visited
@@ -176,10 +239,7 @@ impl FillRule {
             ((w as u64) << self.window_shift) + ((i as u64).wrapping_mul(s).wrapping_add(o) & mask)
         };
         match &self.rewrites {
-            None => (0..n)
-                .map(|page| (page, self.lpn_of(block, page, addr)))
-                .filter(|e| e.1 != NO_PAGE)
-                .for_each(|(page, lpn)| f(page, lpn)),
+            None => (0..n).for_each(|page| f(page, self.lpn_of(block, page, addr))),
             Some(r) => r.walk(
                 plane,
                 k0,
@@ -244,6 +304,7 @@ impl Sparse {
             rev_len,
             pages_per_block: addr.pages_per_block,
             auto,
+            cache: RuleCache::new(),
         }))
     }
 
@@ -261,7 +322,7 @@ impl Sparse {
             return pu;
         }
         match &self.rule {
-            Some(rule) if lpn < rule.lpns => rule.ppn_of(lpn, addr),
+            Some(rule) if lpn < rule.lpns => self.cache.ppn_of(rule, lpn, addr),
             _ => NO_PAGE,
         }
     }
@@ -279,27 +340,39 @@ impl Sparse {
     #[inline]
     fn rev_at(&self, pu: u32, addr: &Address) -> u32 {
         let block = addr.block_of(pu);
-        let page = addr.page_in_block(pu);
+        let page = pu - block * self.pages_per_block;
         if page < self.rule_pages[block as usize] {
-            let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
-            return if lpn == NO_PAGE || self.overrides.contains_key(&lpn) { NO_PAGE } else { lpn };
+            return self.rule_rev_at(pu, block, page, addr);
         }
         match self.slot[block as usize] {
             NO_SLOT => NO_PAGE,
-            s => self.pool[s as usize][page as usize],
+            s => self.pool[(s * self.pages_per_block + page) as usize],
+        }
+    }
+
+    /// `rev_at` of a page of the fill rule's.
+    #[inline(never)]
+    fn rule_rev_at(&self, pu: u32, block: u32, page: u32, addr: &Address) -> u32 {
+        let rule = self.rule.as_ref().expect("rule pages have a rule");
+        let lpn = self.cache.lpn_of(rule, pu, block, page, addr);
+        if lpn == NO_PAGE || self.overrides.contains_key(&lpn) {
+            NO_PAGE
+        } else {
+            lpn
         }
     }
 
     fn set_rev(&mut self, pu: u32, lu: u32, addr: &Address) {
         let block = addr.block_of(pu);
-        let page = addr.page_in_block(pu);
+        let page = pu - block * self.pages_per_block;
         if page < self.rule_pages[block as usize] {
             // A rule page is never programmed again before its erase: only invalidated,
             // which its logical page's override records (set at once, so the page reads
             // as invalid before the caller updates the map). A copy the fill's own
             // rewrites superseded is invalid already.
             debug_assert_eq!(lu, NO_PAGE, "rule page {pu} rewritten in place");
-            let lpn = self.rule.as_ref().expect("rule pages have a rule").lpn_of(block, page, addr);
+            let rule = self.rule.as_ref().expect("rule pages have a rule");
+            let lpn = self.cache.lpn_of(rule, pu, block, page, addr);
             if lpn != NO_PAGE {
                 self.overrides.entry(lpn).or_insert(NO_PAGE);
             }
@@ -313,13 +386,14 @@ impl Sparse {
             s = match self.free_slots.pop() {
                 Some(s) => s,
                 None => {
-                    self.pool.push(vec![NO_PAGE; self.pages_per_block as usize].into_boxed_slice());
-                    self.pool.len() as u32 - 1
+                    let s = self.pool.len() as u32 / self.pages_per_block;
+                    self.pool.resize(self.pool.len() + self.pages_per_block as usize, NO_PAGE);
+                    s
                 }
             };
             self.slot[block as usize] = s;
         }
-        self.pool[s as usize][page as usize] = lu;
+        self.pool[(s * self.pages_per_block + page) as usize] = lu;
     }
 
     /// GC picked `block`: the fill's pages in it become per-block reverse entries, so
@@ -348,7 +422,8 @@ impl Sparse {
         self.rule_pages[block as usize] = 0;
         let s = std::mem::replace(&mut self.slot[block as usize], NO_SLOT);
         if s != NO_SLOT {
-            self.pool[s as usize].fill(NO_PAGE);
+            let at = (s * self.pages_per_block) as usize;
+            self.pool[at..at + self.pages_per_block as usize].fill(NO_PAGE);
             self.free_slots.push(s);
         }
     }
@@ -358,10 +433,7 @@ impl Sparse {
         let rule = self.rule.as_ref().map_or(0, |r| {
             r.windows.len() * 24 + r.block_index.len() * 8 + r.rewrites.as_ref().map_or(0, |w| w.bytes())
         });
-        (self.overrides.capacity() * 9
-            + self.pool.len() * self.pages_per_block as usize * 4
-            + self.rule_pages.len() * 8
-            + rule) as u64
+        (self.overrides.capacity() * 9 + self.pool.len() * 4 + self.rule_pages.len() * 8 + rule) as u64
     }
 }
 
