@@ -137,9 +137,11 @@ impl Rewrites {
         let mut w = row.partition_point(|&b| b as u64 <= k0) - 1;
         let end = k0 + n as u64;
         let mut k = k0;
-        // The window's rewrites as (target, rank), sorted: a copy is superseded when a
-        // later rewrite has its target.
+        // The window's rewrites as `target << 32 | rank`, sorted: a copy is superseded
+        // when a later rewrite has its target (`live`: the rewrites that are not).
         let mut targets: Vec<u64> = Vec::new();
+        let mut live: Vec<bool> = Vec::new();
+        let target = |x: u64| (x >> 32) as u32;
         while k < end {
             let s = self.slice(w, plane);
             let first = i0(w);
@@ -147,25 +149,31 @@ impl Rewrites {
             targets.clear();
             targets.extend(s.iter().enumerate().map(|(m, &e)| ((e & POS_MASK) as u64) << 32 | m as u64));
             targets.sort_unstable();
-            let last_of = |t: u32| -> Option<usize> {
-                let at = targets.partition_point(|&x| (x >> 32) as u32 <= t);
-                (at > 0 && (targets[at - 1] >> 32) as u32 == t).then(|| targets[at - 1] as u32 as usize)
-            };
+            live.clear();
+            live.resize(s.len(), true);
+            for pair in targets.windows(2) {
+                if target(pair[0]) == target(pair[1]) {
+                    live[pair[0] as u32 as usize] = false;
+                }
+            }
             // Program k comes after `m` rewrites and `j` new pages of the window; then a
-            // new page comes before the rewrites drawn at its iteration and after.
+            // new page comes before the rewrites drawn at its iteration and after. New
+            // pages come in increasing iterations: `t` follows them through `targets`.
             let d = (k - row[w] as u64) as u32;
             let mut m = self.rewrites_before(s, d, first);
             let mut j = d - m as u32;
+            let mut t = targets.partition_point(|&x| target(x) < (j << self.plane_shift) | first);
             while k < wend {
                 let i_new = (j << self.plane_shift) | first;
                 let holder = if m < s.len() && s[m] >> 16 < i_new {
-                    let t = s[m] & POS_MASK;
-                    let h = (last_of(t) == Some(m)).then_some(t);
                     m += 1;
-                    h
+                    live[m - 1].then_some(s[m - 1] & POS_MASK)
                 } else {
                     j += 1;
-                    last_of(i_new).is_none().then_some(i_new)
+                    while t < targets.len() && target(targets[t]) < i_new {
+                        t += 1;
+                    }
+                    (t == targets.len() || target(targets[t]) != i_new).then_some(i_new)
                 };
                 f((k - k0) as u32, holder.map(|i| (w, i)));
                 k += 1;

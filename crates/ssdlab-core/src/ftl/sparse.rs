@@ -239,7 +239,10 @@ impl FillRule {
             ((w as u64) << self.window_shift) + ((i as u64).wrapping_mul(s).wrapping_add(o) & mask)
         };
         match &self.rewrites {
-            None => (0..n).for_each(|page| f(page, self.lpn_of(block, page, addr))),
+            None => (0..n)
+                .map(|page| (page, self.lpn_of(block, page, addr)))
+                .filter(|e| e.1 != NO_PAGE)
+                .for_each(|(page, lpn)| f(page, lpn)),
             Some(r) => r.walk(
                 plane,
                 k0,
@@ -383,14 +386,7 @@ impl Sparse {
             if lu == NO_PAGE {
                 return;
             }
-            s = match self.free_slots.pop() {
-                Some(s) => s,
-                None => {
-                    let s = self.pool.len() as u32 / self.pages_per_block;
-                    self.pool.resize(self.pool.len() + self.pages_per_block as usize, NO_PAGE);
-                    s
-                }
-            };
+            s = self.take_slot();
             self.slot[block as usize] = s;
         }
         self.pool[(s * self.pages_per_block + page) as usize] = lu;
@@ -401,20 +397,36 @@ impl Sparse {
     /// of the fill's rewrites. (The plain rule's pages are closed-form: left as they are.)
     fn materialise(&mut self, block: u32, addr: &Address) {
         let n = self.rule_pages[block as usize];
-        let Some(rule) = self.rule.as_deref().filter(|r| r.rewrites.is_some() && n > 0) else { return };
+        if n == 0 || self.rule.as_ref().is_none_or(|r| r.rewrites.is_none()) {
+            return;
+        }
+        let fresh = self.slot[block as usize] == NO_SLOT;
+        if fresh {
+            self.slot[block as usize] = self.take_slot();
+        }
+        let at = (self.slot[block as usize] * self.pages_per_block) as usize;
+        let (entries, overrides) = (&mut self.pool[at..at + n as usize], &self.overrides);
         // (As `rev_at` gives them, in one ordered pass over the block's programs.)
-        let mut entries = vec![NO_PAGE; n as usize];
-        rule.block_lpns(block, n, addr, |page, lpn| {
-            if !self.overrides.contains_key(&lpn) {
+        let mut any = false;
+        self.rule.as_ref().expect("checked").block_lpns(block, n, addr, |page, lpn| {
+            if !overrides.contains_key(&lpn) {
                 entries[page as usize] = lpn;
+                any = true;
             }
         });
         self.rule_pages[block as usize] = 0;
-        for (page, lu) in entries.into_iter().enumerate() {
-            if lu != NO_PAGE {
-                self.set_rev(addr.ppn(block, page as u32), lu, addr);
-            }
+        if fresh && !any {
+            self.free_slots.push(std::mem::replace(&mut self.slot[block as usize], NO_SLOT));
         }
+    }
+
+    /// A free slot of `pool` (its entries all NO_PAGE).
+    fn take_slot(&mut self) -> u32 {
+        self.free_slots.pop().unwrap_or_else(|| {
+            let s = self.pool.len() as u32 / self.pages_per_block;
+            self.pool.resize(self.pool.len() + self.pages_per_block as usize, NO_PAGE);
+            s
+        })
     }
 
     /// `block` was erased: none of its pages holds data.
