@@ -440,7 +440,7 @@ impl Sparse {
         self.free_slots.pop().unwrap_or_else(|| {
             let s = self.slots;
             self.slots += 1;
-            if s % SLOTS_PER_CHUNK == 0 {
+            if s.is_multiple_of(SLOTS_PER_CHUNK) {
                 self.pool.push(vec![NO_PAGE; (SLOTS_PER_CHUNK * self.pages_per_block) as usize].into_boxed_slice());
             }
             s
