@@ -18,6 +18,7 @@ mod channel_gate;
 mod chip_queue;
 mod cmt;
 mod codewords;
+mod cold;
 mod command;
 mod errors;
 mod flows;
@@ -853,22 +854,16 @@ impl<'a> Simulator<'a> {
         while let Some(Scheduled { time, seq, event }) = self.events.pop() {
             debug_assert!(time >= self.now, "time went backwards");
             self.now = time;
-            if let Some(o) = self.occupancy.as_mut() {
-                let check = o.event(time, seq);
-                o.note(check);
+            if self.occupancy.is_some() {
+                self.occupancy_event(time, seq);
             }
             self.events_processed += 1;
             if self.events_processed > self.event_budget {
-                return Err(SimError::EventBudget {
-                    time_ns: self.now,
-                    events: self.event_budget,
-                    outstanding: self.outstanding,
-                    message: self.busy_summary(),
-                });
+                return Err(self.over_budget());
             }
             self.handle(event)?;
-            if let Some(message) = self.occupancy.as_mut().and_then(|o| o.take_failure()) {
-                return Err(SimError::Invariant { time_ns: self.now, message });
+            if self.occupancy.is_some() {
+                self.occupancy_failure()?;
             }
             // (A design may issue work of its own once the workload is done.)
             if self.host_done && self.outstanding == 0 && !self.host_finished()? {
@@ -934,23 +929,16 @@ impl<'a> Simulator<'a> {
                 self.dies[die as usize].gc_idle_pending = false;
                 self.schedule_die(die)?;
             }
-            Event::ProgramDelay { die } => {
-                self.dies[die as usize].delay_pending = false;
-                self.schedule_die(die)?;
-            }
-            Event::PowerLoss => self.on_power_loss()?,
-            Event::PowerRestored => self.on_power_restored()?,
             Event::Wake { die } => {
                 self.dies[die as usize].wake_pending = false;
                 self.schedule_die(die)?;
             }
-            Event::RoomFreed => self.on_room_freed()?,
             Event::DramDone => self.on_dram_done()?,
             Event::LinkIn => self.on_link_in()?,
             Event::CmtKick => self.on_cmt_kick()?,
-            Event::FlowArrival { flow } => self.on_flow_arrival(flow)?,
-            Event::Design { slot, tag } => self.design_timer(slot, tag)?,
-            Event::DesignFailed => return Err(self.design_failed()),
+            // (Power loss, design timers, flows, room freed, program delays: out of line,
+            // so that the common events' code stays dense in the instruction cache.)
+            _ => self.handle_rare(event)?,
         }
         Ok(())
     }

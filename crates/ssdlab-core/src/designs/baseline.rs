@@ -58,17 +58,26 @@ impl Simulator<'_> {
     /// A drive without a zoned namespace refuses zone commands (Zone Append, Zone
     /// Management Send): the workload was made for a zoned drive, and an error naming
     /// the request says so rather than writing its data somewhere.
+    #[inline]
     pub(crate) fn refuse_zone_command(&mut self, slot: u32) -> Result<bool, crate::engine::SimError> {
         let r = &self.requests[slot as usize];
         if !matches!(r.op, ssdlab_trace::Op::ZoneAppend | ssdlab_trace::Op::ZoneManagement(_)) {
             return Ok(false);
         }
-        Err(crate::engine::SimError::Request {
+        Err(self.zone_command_refused(slot))
+    }
+
+    /// `refuse_zone_command`'s error, out of the per-request path.
+    #[cold]
+    #[inline(never)]
+    fn zone_command_refused(&self, slot: u32) -> crate::engine::SimError {
+        let r = &self.requests[slot as usize];
+        crate::engine::SimError::Request {
             id: r.id,
             op: r.op.name(),
             offset: r.offset_bytes,
             message: "is a zone command, and the drive has no zoned namespace ([designs.zns] enabled = true)"
                 .to_string(),
-        })
+        }
     }
 }

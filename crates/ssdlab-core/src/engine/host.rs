@@ -338,9 +338,8 @@ impl Simulator<'_> {
             service_ns: 0,
             status: 0,
         });
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.request_submitted(slot, id, pages);
-            o.note(check);
+        if self.occupancy.is_some() {
+            self.occupancy_submitted(slot, id, pages);
         }
         if record.op == Op::Write {
             self.requests[slot as usize].want = self.write_request_type(pages, &record);
@@ -429,6 +428,7 @@ impl Simulator<'_> {
 
     /// Trims logical page `lpn` for request `slot` (one of its sub-requests): its data is
     /// unmapped at once, and the copy it had is released to the design.
+    #[inline(never)]
     pub(crate) fn trim_page(&mut self, slot: u32, lpn: u32) -> Result<(), SimError> {
         if self.cmt.is_some() {
             self.cmt_trimmed(lpn);
@@ -564,7 +564,20 @@ impl Simulator<'_> {
         (end.div_ceil(sub) - start / sub) as u8
     }
 
+    /// Where a request lands (`map_offset`): inline for a request inside the logical
+    /// space (always, but for traces made for a larger drive).
+    #[inline]
     pub(crate) fn map_offset(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
+        let logical = self.logical_bytes;
+        if record.size_bytes <= logical && record.offset_bytes.saturating_add(record.size_bytes.max(1)) <= logical {
+            return Ok((record.offset_bytes, false));
+        }
+        self.map_offset_general(id, record)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn map_offset_general(&self, id: u64, record: &Record) -> Result<(u64, bool), SimError> {
         map_offset(&self.config, self.logical_bytes, self.ftl.addr.page_size_bytes as u64, id, record)
     }
 
@@ -616,24 +629,16 @@ impl Simulator<'_> {
             (self.txns.len() - 1) as u32
         };
         self.service_queued(slot);
-        if let Some(o) = self.occupancy.as_mut() {
-            let role = match kind {
-                TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram => occupancy::TxnRole::UserProgram,
-                TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
-                _ => occupancy::TxnRole::Other,
-            };
-            let id = if request == NO_REQUEST { u64::MAX } else { self.requests[request as usize].id };
-            let check = o.txn_created(slot, role, id, lpn);
-            o.note(check);
+        if self.occupancy.is_some() {
+            self.occupancy_txn_created(slot, kind, request, lpn);
         }
         slot
     }
 
     /// One page of a request is done; the request completes with its last page.
     pub(crate) fn finish_sub_request(&mut self, slot: u32) -> Result<(), SimError> {
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.sub_request_finished(slot);
-            o.note(check);
+        if self.occupancy.is_some() {
+            self.occupancy_sub_request_finished(slot);
         }
         let r = &mut self.requests[slot as usize];
         r.pending -= 1;
@@ -641,9 +646,8 @@ impl Simulator<'_> {
             return Ok(());
         }
         let r = *r;
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.request_completed(slot, r.id);
-            o.note(check);
+        if self.occupancy.is_some() {
+            self.occupancy_request_completed(slot, r.id);
         }
         self.free_requests.push(slot);
         self.note_queue_length();
@@ -669,41 +673,17 @@ impl Simulator<'_> {
             // (A single run's summary is the total's: `finish`.)
             record_request(run_stats, &r, latency, completion);
         }
-        self.priority_request_done(&r, latency, completion);
+        if self.host_priority.reported() {
+            self.priority_done_out_of_line(&r, latency, completion);
+        }
         if run_done {
             self.close_run_if_done(r.run);
         }
-        if r.status == 0 {
+        if r.status == 0 && self.config.output.series_interval_ns > 0 {
             self.record_series(completion, r.op, latency, r.size_bytes);
         }
-        if let Some(observer) = self.observers.requests.as_mut() {
-            observer(&RequestRecord {
-                id: r.id,
-                run: r.run,
-                op: r.op.name(),
-                offset_bytes: r.offset_bytes,
-                size_bytes: r.size_bytes,
-                arrival_ns: r.arrival_ns,
-                completion_ns: completion,
-                latency_ns: latency,
-                pages: r.pages,
-                dominant_page_type: r.dominant_type,
-                read_retries: r.retries,
-                status: r.status,
-            });
-        }
-        let completed = self.total.all.count;
-        if let Some(progress) = self.observers.progress.as_mut() {
-            if self.observers.progress_every > 0 && completed.is_multiple_of(self.observers.progress_every) {
-                progress(completed, self.now);
-            }
-        }
-        if self.check && self.config.output.check_every > 0 {
-            self.completed_since_check += 1;
-            if self.completed_since_check >= self.config.output.check_every {
-                self.completed_since_check = 0;
-                self.check_now()?;
-            }
+        if self.observers.requests.is_some() || self.observers.progress.is_some() || self.check {
+            self.request_observed(&r, latency, completion)?;
         }
         // A slot opened in the device queue. Refilling goes through an event, not a
         // nested call, so long runs of instantly-completing requests cannot recurse.
@@ -768,6 +748,8 @@ impl Simulator<'_> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     pub(crate) fn record_series(&mut self, completion: u64, op: Op, latency: u64, bytes: u64) {
         let interval = self.config.output.series_interval_ns;
         if interval == 0 {

@@ -139,6 +139,12 @@ impl Priority {
         self.stats.as_mut().map(|s| &mut s.service)
     }
 
+    /// Whether requests are reported per class (a priority report asked for).
+    #[inline]
+    pub(crate) fn reported(&self) -> bool {
+        self.stats.is_some()
+    }
+
     /// Whether the drive runs on battery now (the Netbook scenario's fast mode).
     pub(crate) fn on_battery(&self) -> bool {
         self.modes.as_ref().is_some_and(|m| m.battery)

@@ -31,6 +31,7 @@ impl Simulator<'_> {
     /// each stuck write goes to the plane with the most room left after the writes
     /// already queued for it (so that a crowd of stuck writes does not swamp one plane
     /// and bounce on), preferring planes not in emergency GC.
+    #[inline(never)]
     pub(crate) fn reroute_stuck_writes(&mut self, die: u32) -> Result<(), SimError> {
         let stuck = |s: &Self, t: u32| s.txns[t as usize].kind == TxnKind::Write && !s.write_has_room(t);
         if !self.dies[die as usize].writes.iter().any(|&t| stuck(self, t)) {

@@ -45,7 +45,7 @@ impl Simulator<'_> {
                 return Ok(());
             }
         }
-        if self.start_moved_in(die)? || self.die_work(die)? {
+        if (!self.moves_in[die as usize].is_empty() && self.start_moved_in(die)?) || self.die_work(die)? {
             return Ok(());
         }
         for i in 0..self.priority.len() {
@@ -58,7 +58,7 @@ impl Simulator<'_> {
                 return Ok(());
             }
         }
-        if self.idle_work(die)? {
+        if self.idle_work(die)? || self.dies[die as usize].writes.is_empty() {
             return Ok(());
         }
         self.reroute_stuck_writes(die)
@@ -477,27 +477,10 @@ impl Simulator<'_> {
         let mut chosen = None;
         for i in 0..queue_len {
             let t = self.dies[die as usize].writes[i];
-            if self.txns[t as usize].kind == TxnKind::PartialProgram {
-                if self.partial_program_still_fits(t) {
-                    let t = self.dies[die as usize].writes.remove(i).expect("index in range");
-                    return self.start_partial_program(die, t);
+            if matches!(self.txns[t as usize].kind, TxnKind::PartialProgram | TxnKind::Reprogram) {
+                if let Some(started) = self.start_partial_or_reprogram(die, i, t)? {
+                    return Ok(started);
                 }
-                // GC moved the page or it filled up meanwhile: write a whole new page (a
-                // write buffered like any other from now on; its completion counts it out).
-                self.txns[t as usize].kind = TxnKind::Write;
-                self.txns[t as usize].subpages = 0;
-                self.buffered_write_pages += 1;
-            }
-            if self.txns[t as usize].kind == TxnKind::Reprogram {
-                if self.reprogram_still_fits(t) {
-                    self.dies[die as usize].writes.remove(i);
-                    if self.start_reprogram(die, t)? {
-                        return Ok(true);
-                    }
-                    self.dies[die as usize].writes.insert(i, t);
-                }
-                // Moved or no longer claimed: an ordinary write from now on.
-                self.reprogram_as_write(t);
             }
             if self.write_has_room(t) {
                 chosen = Some(i);
@@ -574,6 +557,37 @@ impl Simulator<'_> {
         self.mark_busy(die);
         self.advance_command(die)?;
         Ok(true)
+    }
+
+    /// `start_write`'s queued write `t` (at `i` in the die's write queue) that is a partial
+    /// program or a reprogram (off by default: IPU, DIR): started if it still fits
+    /// (`Some`), else made an ordinary write that `start_write` goes on to place (`None`).
+    #[cold]
+    #[inline(never)]
+    fn start_partial_or_reprogram(&mut self, die: u32, i: usize, t: u32) -> Result<Option<bool>, SimError> {
+        if self.txns[t as usize].kind == TxnKind::PartialProgram {
+            if self.partial_program_still_fits(t) {
+                let t = self.dies[die as usize].writes.remove(i).expect("index in range");
+                return self.start_partial_program(die, t).map(Some);
+            }
+            // GC moved the page or it filled up meanwhile: write a whole new page (a
+            // write buffered like any other from now on; its completion counts it out).
+            self.txns[t as usize].kind = TxnKind::Write;
+            self.txns[t as usize].subpages = 0;
+            self.buffered_write_pages += 1;
+        }
+        if self.txns[t as usize].kind == TxnKind::Reprogram {
+            if self.reprogram_still_fits(t) {
+                self.dies[die as usize].writes.remove(i);
+                if self.start_reprogram(die, t)? {
+                    return Ok(Some(true));
+                }
+                self.dies[die as usize].writes.insert(i, t);
+            }
+            // Moved or no longer claimed: an ordinary write from now on.
+            self.reprogram_as_write(t);
+        }
+        Ok(None)
     }
 
     /// The page a queued user write takes now: the design's choice, else the next page of
@@ -888,6 +902,8 @@ impl Simulator<'_> {
     }
 
     /// Programs pages another plane moved out to this die, before the die's other work.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn start_moved_in(&mut self, die: u32) -> Result<bool, SimError> {
         let Some((txns, n, program)) = self.moves_in[die as usize].pop_front() else { return Ok(false) };
         let mut cmd = std::mem::take(&mut self.dies[die as usize].command);
