@@ -206,6 +206,12 @@ impl DataCache {
     }
 
     fn insert(&mut self, lpn: u32, mask: u64, dirty: bool) -> u32 {
+        self.insert_sectors(lpn, mask, dirty, mask.count_ones())
+    }
+
+    /// `insert`, `mask` holding `sectors` sectors (counted by the caller already: the
+    /// build targets x86-64 without `popcnt`, where a count is some twenty instructions).
+    fn insert_sectors(&mut self, lpn: u32, mask: u64, dirty: bool, sectors: u32) -> u32 {
         let entry = Entry { lpn, mask, dirty, flushing: false };
         let e = match self.free.pop() {
             Some(e) => {
@@ -221,7 +227,7 @@ impl DataCache {
         self.order.push_front(e);
         self.used += 1;
         if self.ssdsim {
-            self.used_sectors += mask.count_ones() as u64;
+            self.used_sectors += sectors as u64;
         }
         e
     }
@@ -368,8 +374,10 @@ impl Simulator<'_> {
             cache.recent.clear();
             cache.window_end_ns = self.now + self.config.cache.hot_window_ns;
         }
+        // The sectors written, counted once for the room, the hits and the transfer.
+        let sectors = mask.count_ones();
         let e = if cache.ssdsim {
-            match self.cache_room_ssdsim(slot, lpn, mask)? {
+            match self.cache_room_ssdsim(slot, lpn, mask, sectors)? {
                 Some(e) => e,
                 None => return Ok(false),
             }
@@ -385,7 +393,7 @@ impl Simulator<'_> {
                         self.cache_evict(victim)?;
                     }
                     let cache = self.cache.as_mut().expect("cache on");
-                    let e = cache.insert(lpn, mask, true);
+                    let e = cache.insert_sectors(lpn, mask, true, sectors);
                     // An evicted copy of the page may still be on its way to flash: this one
                     // waits for it (one flush of a page at a time).
                     cache.entries[e as usize].flushing = cache.flushes.contains_key(lpn);
@@ -402,7 +410,7 @@ impl Simulator<'_> {
             }
         }
         let cache = self.cache.as_mut().expect("cache on");
-        let bytes = cache.bytes_of(mask);
+        let bytes = sectors as u64 * cache.sector_bytes;
         if cache.admitting.0 == slot {
             cache.admitting.1 += 1;
             cache.admitting.2 += bytes;
@@ -432,30 +440,31 @@ impl Simulator<'_> {
     /// used pages (not `lpn`'s) leaving whole until their sectors make room; request `slot`
     /// then waits for their programs. Returns the entry, or None when no page can leave
     /// (each has a flush in flight): the write waits.
-    fn cache_room_ssdsim(&mut self, slot: u32, lpn: u32, mask: u64) -> Result<Option<u32>, SimError> {
+    fn cache_room_ssdsim(&mut self, slot: u32, lpn: u32, mask: u64, sectors: u32) -> Result<Option<u32>, SimError> {
         let cache = self.cache.as_mut().expect("cache on");
         let existing = cache.index.get(lpn);
         let held = existing.map_or(0, |e| cache.entries[e as usize].mask);
-        let need = (mask & !held).count_ones() as u64;
+        // Of the `sectors` written, those not held need room and the rest are hits.
+        let need = if held == 0 { sectors } else { (mask & !held).count_ones() };
         let keep = existing.unwrap_or(NONE);
         loop {
             let cache = self.cache.as_mut().expect("cache on");
-            if cache.used_sectors + need <= cache.capacity_sectors {
+            if cache.used_sectors + need as u64 <= cache.capacity_sectors {
                 break;
             }
             let Some(victim) = cache.victim_other_than(keep) else { return Ok(None) };
             self.cache_evict_for(victim, slot)?;
         }
         let cache = self.cache.as_mut().expect("cache on");
-        cache.stats.write_sector_hits += (mask & held).count_ones() as u64;
+        cache.stats.write_sector_hits += (sectors - need) as u64;
         Ok(Some(match existing {
             Some(e) => {
                 cache.write_hit(e, mask);
-                cache.used_sectors += need;
+                cache.used_sectors += need as u64;
                 e
             }
             None => {
-                let e = cache.insert(lpn, mask, true);
+                let e = cache.insert_sectors(lpn, mask, true, sectors);
                 cache.entries[e as usize].flushing = cache.flushes.contains_key(lpn);
                 e
             }
@@ -532,7 +541,7 @@ impl Simulator<'_> {
         self.flushing = true;
         // (A flush may start while a host request's page is being split off.)
         let host_sectors = self.page_sectors;
-        let held = (mask.count_ones() as u64 * sector).div_ceil(512);
+        let held = bytes.div_ceil(512);
         let partial = mask != full && self.config.flash.transfer_requested_bytes;
         self.page_sectors = if partial { held as u16 } else { 0 };
         let result = if mask == full {
