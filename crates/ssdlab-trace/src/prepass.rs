@@ -141,7 +141,11 @@ impl BufRead for CountLines {
     fn consume(&mut self, amt: usize) {
         if let Ok(buf) = self.inner.fill_buf() {
             let bytes = &buf[..amt.min(buf.len())];
-            let n = if bytes.len() <= 64 { newlines_in_short(bytes) } else { memchr::memchr_iter(b'\n', bytes).count() as u64 };
+            let n = if bytes.len() <= 64 {
+                newlines_in_short(bytes)
+            } else {
+                memchr::memchr_iter(b'\n', bytes).count() as u64
+            };
             self.lines.fetch_add(n, Ordering::Relaxed);
         }
         self.inner.consume(amt);
