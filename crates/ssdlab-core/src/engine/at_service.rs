@@ -211,7 +211,8 @@ impl Simulator<'_> {
                 continue;
             }
             let next = self.peek_in_take(plane);
-            if !(auto && next.is_some()) && !self.write_has_room_in(t, plane) {
+            let room = (auto && next.is_some()) || self.write_has_room_in(t, plane);
+            if !room {
                 continue;
             }
             if round > 0 {
