@@ -93,6 +93,9 @@ pub fn compare(args: CompareArgs) -> Result<()> {
         }
     }
     let take = |i: usize| series_files.get(i).and_then(|f| f.lock().expect("no panic holds the lock").take());
+    // A thread's next variant clears the tables its last one dropped instead of faulting in
+    // fresh ones (`ftl/dense.rs`; BENCHMARKS.md: compare-parallel).
+    ssdlab_core::ftl::dense::reuse_tables(true);
     let outcomes = run_plans(plans, serial, |i| RunOptions {
         quiet: true,
         requests: sinks.get(i).and_then(|s| s.lock().expect("no panic holds the lock").take()),

@@ -8,10 +8,62 @@
 //! default drive, 494 MiB of tables, spent 23% of a 100,000-request run's instructions
 //! and all of that memory in `memset` before the first request). Complementing costs one
 //! `not` per access.
+//!
+//! Runs one after another on a thread (`ssdlab compare`'s variants) can hand their tables
+//! on ([`reuse_tables`]): a dropped table's memory is kept for the thread's next table of
+//! the same length, which clears it instead of taking fresh pages from the OS. A fresh
+//! table costs a page fault per 4 KiB written (about 190,000 a run on MQSim's default
+//! drive, fill and run), and two runs faulting at once in one process (`compare` on two
+//! threads) took three times the kernel time per fault (BENCHMARKS.md); clearing memory a
+//! thread already holds costs no fault. Off unless asked for: a library user's thread would
+//! otherwise hold its last run's tables.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct DenseTable {
     raw: Vec<u32>,
+}
+
+/// Whether dropped tables are kept for reuse ([`reuse_tables`]).
+static REUSE: AtomicBool = AtomicBool::new(false);
+
+/// Tables smaller than this are not kept: their faults cost little.
+const REUSE_MIN_LEN: usize = 1 << 20;
+
+/// At most this many tables kept per thread (a run's map and reverse map).
+const REUSE_MAX: usize = 2;
+
+thread_local! {
+    /// Dropped tables' memory, for this thread's next tables of the same lengths.
+    static SPARE: RefCell<Vec<Vec<u32>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// From now on, tables dropped on a thread keep their memory for that thread's next table
+/// of the same length (`ssdlab compare`'s variants, run one after another on each
+/// thread); `false` stops that and frees this thread's kept tables.
+pub fn reuse_tables(on: bool) {
+    REUSE.store(on, Ordering::Relaxed);
+    if !on {
+        SPARE.with(|s| s.borrow_mut().clear());
+    }
+}
+
+impl Drop for DenseTable {
+    fn drop(&mut self) {
+        if self.raw.len() >= REUSE_MIN_LEN && REUSE.load(Ordering::Relaxed) {
+            let raw = std::mem::take(&mut self.raw);
+            // (A thread being torn down has no spares to keep: the memory is freed.)
+            let _ = SPARE.try_with(|s| {
+                let mut spare = s.borrow_mut();
+                if spare.len() >= REUSE_MAX {
+                    spare.remove(0);
+                }
+                spare.push(raw);
+            });
+        }
+    }
 }
 
 impl std::fmt::Debug for DenseTable {
@@ -23,6 +75,17 @@ impl std::fmt::Debug for DenseTable {
 impl DenseTable {
     /// `len` entries, all `NO_PAGE`, in zeroed memory.
     pub fn new(len: usize) -> Self {
+        if len >= REUSE_MIN_LEN && REUSE.load(Ordering::Relaxed) {
+            let kept = SPARE.with(|s| {
+                let mut spare = s.borrow_mut();
+                let i = spare.iter().position(|raw| raw.len() == len)?;
+                Some(spare.swap_remove(i))
+            });
+            if let Some(mut raw) = kept {
+                raw.fill(0);
+                return DenseTable { raw };
+            }
+        }
         DenseTable { raw: vec![0; len] }
     }
 
@@ -99,5 +162,26 @@ mod tests {
         assert!(t.iter().all(|e| e == 3));
         t.fill(NO_PAGE);
         assert_eq!((t.len(), t.iter().all(|e| e == NO_PAGE)), (5, true));
+    }
+
+    /// A table dropped while reuse is on lends its memory, cleared, to the thread's next
+    /// table of its length; other lengths get fresh memory.
+    #[test]
+    fn a_reused_table_starts_empty() {
+        reuse_tables(true);
+        let mut t = DenseTable::new(REUSE_MIN_LEN);
+        for i in (0..REUSE_MIN_LEN).step_by(4093) {
+            t.set(i, i as u32);
+        }
+        let memory = t.raw.as_ptr();
+        drop(t);
+        let other = DenseTable::new(REUSE_MIN_LEN + 1);
+        assert_ne!(other.raw.as_ptr(), memory);
+        let again = DenseTable::new(REUSE_MIN_LEN);
+        assert_eq!(again.raw.as_ptr(), memory, "the dropped table's memory is reused");
+        assert!(again.iter().all(|e| e == NO_PAGE));
+        reuse_tables(false);
+        drop(again);
+        assert!(SPARE.with(|s| s.borrow().is_empty()), "nothing kept with reuse off");
     }
 }
