@@ -36,7 +36,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
 
 /// Checks that run their own children besides the scenarios (named like scenarios).
 pub const CHECKS: &[(&str, &str)] = &[
-    ("flatness", "mqsim-default's workload at 100,000 (median of 5) and 10,000,000 requests: requests/s within 20%"),
+    (
+        "flatness",
+        "mqsim-default's workload at 100,000 (median of 5) and 10,000,000 requests: events/s within 20% (requests/s beside)",
+    ),
     (
         "compare-parallel",
         "ssdlab compare of 4 GC victim policies on mqsim-default, 2 threads vs --serial: time, results",
@@ -424,7 +427,7 @@ fn load_average() -> String {
 /// Targets on wall-clock speed (as opposed to memory or results), which other work on the
 /// machine can make fail.
 fn is_speed_target(target: &str) -> bool {
-    ["requests per wall second", "preconditioning under", "requests/s flat", "serial time"]
+    ["requests per wall second", "preconditioning under", "speed flat", "serial time"]
         .iter()
         .any(|k| target.contains(k))
 }
@@ -498,26 +501,43 @@ fn scenario_targets(results: &[BenchResult]) -> Vec<TargetResult> {
     targets
 }
 
-/// Speed per request stays flat: mqsim-default's drive and workload at 100,000 and
-/// `long` requests (the same device state, only the run is longer).
+/// Speed stays flat with run length: mqsim-default's drive and workload at 100,000 and
+/// `long` requests (the same device state, only the run is longer), judged on events per
+/// wall second, with requests per second beside it.
+///
+/// Why events: the drive starts from the rapid fill, whose invalid pages lie at random, and
+/// its WAF settles higher over a long run (GC moves more), so a request of the long run is
+/// more model work: 5.14 events a request at 100,000 requests, 8.39 at 100,000,000
+/// (BENCHMARKS.md). Requests per second then fall with run length (0.59 at 100M) while
+/// the simulator's cost per event stays flat (within 4%), and the check is for the latter:
+/// nothing the simulator keeps (memory, tables, histograms, series) may cost more as a run
+/// goes on. A workload whose work per request is constant from the start (the drive
+/// preconditioned to steady state, `precondition.steady_state`) would let requests per
+/// second judge it, but steady state on this drive took over 8 minutes of CPU before its
+/// first request (dev-opt, stopped unfinished), for each of the check's six runs.
 fn flatness(long: u64) -> Result<TargetResult> {
     let short = FLATNESS_REQUESTS[0];
     let mut short_runs = Vec::new();
     for _ in 0..FLATNESS_SHORT_RUNS {
         short_runs.push(run_child("mqsim-default", Some(short))?);
     }
-    short_runs.sort_by(|a, b| a.requests_per_second.total_cmp(&b.requests_per_second));
+    short_runs.sort_by(|a, b| a.events_per_second.total_cmp(&b.events_per_second));
     let short_run = &short_runs[short_runs.len() / 2];
     let long_run = run_child("mqsim-default", Some(long))?;
+    let flat = |a: f64, b: f64| a.min(b) / a.max(b);
+    let (short_events, long_events) = (short_run.events_per_second, long_run.events_per_second);
+    let ratio = flat(short_events, long_events);
     let (short_rate, long_rate) = (short_run.requests_per_second, long_run.requests_per_second);
-    let ratio = short_rate.min(long_rate) / short_rate.max(long_rate);
-    // Events per request are shown too: the drive settles into a higher WAF over a long
-    // run, so a request costs more simulated work there (not a slower simulator).
     let per_request = |r: &BenchResult| r.events as f64 / r.requests.max(1) as f64;
     Ok(TargetResult {
-        target: format!("requests/s flat (within 20%) from 100,000 to {} requests (mqsim-default)", thousands(long)),
+        target: format!(
+            "speed flat (within 20%) from 100,000 to {} requests (mqsim-default): events per wall second",
+            thousands(long)
+        ),
         measured: format!(
-            "{short_rate:.0} vs {long_rate:.0} requests/s (slower/faster {ratio:.2}; {:.2} vs {:.2} events per request)",
+            "{short_events:.0} vs {long_events:.0} events/s (slower/faster {ratio:.2}); requests/s {short_rate:.0} vs \
+             {long_rate:.0} ({:.2}) at {:.2} vs {:.2} events per request (the fresh fill's WAF settles higher)",
+            flat(short_rate, long_rate),
             per_request(short_run),
             per_request(&long_run)
         ),
