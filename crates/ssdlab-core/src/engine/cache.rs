@@ -129,6 +129,13 @@ pub(crate) struct CacheStats {
 }
 
 impl DataCache {
+    /// Loads what a write (`write`) or read of `lpn` probes first (its slot of the index,
+    /// and for a write of the hot-window set) into the caches, for `read_ahead`; returns
+    /// something read, to be folded away.
+    pub(crate) fn preload(&self, lpn: u32, write: bool) -> u32 {
+        self.index.preload(lpn) ^ if write { self.recent.preload(lpn) } else { 0 }
+    }
+
     pub(crate) fn new(config: &Config, planes: u32) -> DataCache {
         let page = config.geometry.page_size_bytes as u64;
         let c = &config.cache;

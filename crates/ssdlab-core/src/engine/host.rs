@@ -127,11 +127,22 @@ impl Simulator<'_> {
             // (The records may evict as many entries as they are.)
             touched ^= cmt.preload_victims(READ_AHEAD);
         }
+        // Two passes: first the loads that need only the address (the mapping entry, the
+        // table's and the data cache's slots), then those that need the mapping entry.
+        // In one pass each record's block and reverse-map loads waited for its mapping
+        // entry, and the processor's window held the misses of a few records only.
+        for record in self.read_ahead.iter().flatten() {
+            let lpn = (record.offset_bytes / page % logical) as u32;
+            if let Some(cmt) = self.cmt.as_ref() {
+                touched ^= cmt.preload(lpn);
+            }
+            if let Some(cache) = self.cache.as_ref() {
+                touched ^= cache.preload(lpn, record.op == Op::Write);
+            }
+            touched ^= self.ftl.map_at(lpn << self.ftl.unit_shift);
+        }
         for record in self.read_ahead.iter().flatten() {
             let lpn = (record.offset_bytes / page % logical) as usize;
-            if let Some(cmt) = self.cmt.as_ref() {
-                touched ^= cmt.preload(lpn as u32);
-            }
             let pu = self.ftl.map_at((lpn as u32) << self.ftl.unit_shift);
             if pu != NO_PAGE {
                 let block = self.ftl.addr.block_of(pu >> self.ftl.unit_shift) as usize;
