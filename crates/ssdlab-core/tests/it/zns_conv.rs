@@ -17,7 +17,7 @@ const ZONE: u64 = 32;
 /// of one die and `conventional` conventional zones (64 pages each two: one block of each
 /// plane's data). The area keeps 1 data block + 1 spare + 4 (GC's 10 % background
 /// threshold of 32 blocks) + 2 write points = 8 blocks of each plane.
-fn drive(conventional: u64, extra: &str) -> Config {
+pub(super) fn drive(conventional: u64, extra: &str) -> Config {
     let mut c = tiny(2, 1, 1, 2);
     slc_like(&mut c);
     c.geometry.blocks_per_plane = 32;

@@ -10,20 +10,6 @@ const PAGE: u64 = 4096;
 /// Zones of one die: a 16-page block in each of its two planes.
 const ZONE: u64 = 32;
 
-/// As `zns_conv.rs`'s drive: two dies of two planes, 32 blocks of 16 pages per plane, no
-/// over-provisioning, zones of one die, two conventional zones (the first 64 pages).
-fn drive() -> Config {
-    let mut c = tiny(2, 1, 1, 2);
-    slc_like(&mut c);
-    c.geometry.blocks_per_plane = 32;
-    c.geometry.pages_per_block = 16;
-    c.ftl.over_provisioning = 0.0;
-    c.host.unwritten_reads = WhatIfUnwritten::Controller;
-    let section = format!("enabled = true\nzone_dies = 1\nconventional_bytes = {}\n", 2 * ZONE * PAGE);
-    c.designs.insert("zns".into(), toml::from_str(&section).expect("a table"));
-    c
-}
-
 /// Zones 2 (die 0) and 3 (die 1) written full and then trimmed whole, then random
 /// overwrites of the conventional area, whose GC runs on all four planes: no zone block
 /// is ever erased or picked (the FTL's invariant, checked every 7 requests, refuses a
@@ -34,7 +20,8 @@ fn drive() -> Config {
 /// on die 1's planes claims the trimmed blocks.)
 #[test]
 fn trimmed_zone_blocks_are_never_the_conventional_areas_gc_victims() {
-    let c = drive();
+    // zns_conv.rs's drive with two conventional zones (the first 64 pages).
+    let c = super::zns_conv::drive(2, "");
     let area = 2 * ZONE;
     let mut records = Vec::new();
     let mut t = 0u64;
