@@ -38,14 +38,20 @@ impl Simulator<'_> {
         Ok(())
     }
 
-    /// The occupancy checker sees an event.
+    /// The occupancy checker sees something (`see` asks it) and notes its verdict; the
+    /// one out-of-line path of the run's checker calls (`--check`).
     #[cold]
     #[inline(never)]
-    pub(crate) fn occupancy_event(&mut self, time: u64, seq: u64) {
+    pub(crate) fn occupancy_sees(&mut self, see: impl FnOnce(&mut occupancy::Occupancy) -> occupancy::Check) {
         if let Some(o) = self.occupancy.as_mut() {
-            let check = o.event(time, seq);
+            let check = see(o);
             o.note(check);
         }
+    }
+
+    /// The occupancy checker sees an event.
+    pub(crate) fn occupancy_event(&mut self, time: u64, seq: u64) {
+        self.occupancy_sees(|o| o.event(time, seq));
     }
 
     /// The occupancy checker's failure after an event, if any.
@@ -71,33 +77,18 @@ impl Simulator<'_> {
     }
 
     /// The occupancy checker sees a request submitted.
-    #[cold]
-    #[inline(never)]
     pub(crate) fn occupancy_submitted(&mut self, slot: u32, id: u64, pages: u32) {
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.request_submitted(slot, id, pages);
-            o.note(check);
-        }
+        self.occupancy_sees(|o| o.request_submitted(slot, id, pages));
     }
 
     /// The occupancy checker sees one page of a request done.
-    #[cold]
-    #[inline(never)]
     pub(crate) fn occupancy_sub_request_finished(&mut self, slot: u32) {
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.sub_request_finished(slot);
-            o.note(check);
-        }
+        self.occupancy_sees(|o| o.sub_request_finished(slot));
     }
 
     /// The occupancy checker sees a request completed.
-    #[cold]
-    #[inline(never)]
     pub(crate) fn occupancy_request_completed(&mut self, slot: u32, id: u64) {
-        if let Some(o) = self.occupancy.as_mut() {
-            let check = o.request_completed(slot, id);
-            o.note(check);
-        }
+        self.occupancy_sees(|o| o.request_completed(slot, id));
     }
 
     /// A completed request into its priority class's statistics (priority reports only).
@@ -112,15 +103,12 @@ impl Simulator<'_> {
     #[inline(never)]
     pub(crate) fn occupancy_txn_created(&mut self, slot: u32, kind: TxnKind, request: u32, lpn: u32) {
         let id = if request == NO_REQUEST { u64::MAX } else { self.requests[request as usize].id };
-        if let Some(o) = self.occupancy.as_mut() {
-            let role = match kind {
-                TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram => occupancy::TxnRole::UserProgram,
-                TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
-                _ => occupancy::TxnRole::Other,
-            };
-            let check = o.txn_created(slot, role, id, lpn);
-            o.note(check);
-        }
+        let role = match kind {
+            TxnKind::Write | TxnKind::PartialProgram | TxnKind::Reprogram => occupancy::TxnRole::UserProgram,
+            TxnKind::UpdateRead => occupancy::TxnRole::UpdateRead,
+            _ => occupancy::TxnRole::Other,
+        };
+        self.occupancy_sees(|o| o.txn_created(slot, role, id, lpn));
     }
 
     /// A completed request's observers (the request log, progress) and the periodic
