@@ -24,11 +24,85 @@ const WINDOW: u64 = 1 << 16;
 
 pub use super::steady::{pts_steady, PageOp, SteadyStateReport, SteadyWrites, PTS_WINDOW};
 
+/// A set of logical pages, taken in ascending order: a list while it is smaller than a
+/// bitmap over the drive's logical pages, else that bitmap. The pre-pass chooses, so the
+/// footprint's memory stops growing with the workload's length: a list of every page read
+/// before written took 4 bytes a page, the run's peak RSS on MQSim's default drive growing
+/// about 1 byte a request past a few million requests.
+#[derive(Debug)]
+pub enum PageSet {
+    /// Distinct pages, ascending.
+    List(Vec<u32>),
+    /// Page `p` is in the set when bit `p % 64` of `words[p / 64]` is set; `len` pages are.
+    Bits { words: Vec<u64>, len: u64 },
+}
+
+impl Default for PageSet {
+    fn default() -> Self {
+        PageSet::List(Vec::new())
+    }
+}
+
+impl PageSet {
+    /// Pages in the set.
+    pub fn len(&self) -> u64 {
+        match self {
+            PageSet::List(pages) => pages.len() as u64,
+            PageSet::Bits { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pages from `first` on, ascending.
+    pub fn iter_from(&self, first: u64) -> Box<dyn Iterator<Item = u32> + '_> {
+        match self {
+            PageSet::List(pages) => {
+                let start = pages.partition_point(|&p| (p as u64) < first);
+                Box::new(pages[start..].iter().copied())
+            }
+            PageSet::Bits { words, .. } => {
+                let w0 = (first / 64) as usize;
+                let below = (1u64 << (first % 64)) - 1;
+                Box::new(words.iter().enumerate().skip(w0).flat_map(move |(w, &word)| {
+                    let mut rest = if w == w0 { word & !below } else { word };
+                    std::iter::from_fn(move || {
+                        (rest != 0).then(|| {
+                            let bit = rest.trailing_zeros();
+                            rest &= rest - 1;
+                            (w * 64) as u32 + bit
+                        })
+                    })
+                }))
+            }
+        }
+    }
+
+    /// Pages from `first` on.
+    pub fn count_from(&self, first: u64) -> u64 {
+        match self {
+            PageSet::List(pages) => (pages.len() - pages.partition_point(|&p| (p as u64) < first)) as u64,
+            PageSet::Bits { words, .. } => {
+                let w0 = (first / 64) as usize;
+                let below = (1u64 << (first % 64)) - 1;
+                words
+                    .iter()
+                    .enumerate()
+                    .skip(w0)
+                    .map(|(w, &word)| (if w == w0 { word & !below } else { word }).count_ones() as u64)
+                    .sum()
+            }
+        }
+    }
+}
+
 /// What preconditioning needs to know about the workload, from a pre-pass over it.
 #[derive(Debug, Default)]
 pub struct WorkloadFootprint {
-    /// Logical pages the workload reads before it writes them, ascending.
-    pub read_before_written: Vec<u32>,
+    /// Logical pages the workload reads before it writes them (emptied once placed).
+    pub read_before_written: PageSet,
     /// What steady-state preconditioning writes (empty when it is off).
     pub steady_writes: SteadyWrites,
     /// Pages the workload writes (the pre-pass's count; 0 when no pre-pass ran).
@@ -87,13 +161,13 @@ impl Ftl {
         }
         let n_valid = (self.logical_pages as f64 * pc.used_fraction).round() as u64;
         // The fill writes logical pages 0..n_valid; footprint pages above that come on top.
-        let extra: Vec<u32> =
-            footprint.read_before_written.iter().copied().filter(|&lpn| lpn as u64 >= n_valid).collect();
-        report.footprint_pages = footprint.read_before_written.len() as u64;
-        report.footprint_placed = extra.len() as u64;
-        if n_valid + extra.len() as u64 > 0 {
-            self.fill_valid(config, planes, n_valid, &extra, &mut report)?;
+        let extra = footprint.read_before_written.count_from(n_valid);
+        report.footprint_pages = footprint.read_before_written.len();
+        report.footprint_placed = extra;
+        if n_valid + extra > 0 {
+            self.fill_valid(config, planes, n_valid, (&footprint.read_before_written, extra), &mut report)?;
         }
+        footprint.read_before_written = PageSet::default();
         let mut waf = 1.0;
         if pc.steady_state {
             let before = self.counters.clone();
@@ -310,7 +384,7 @@ impl Ftl {
         config: &Config,
         planes: &mut PlaneAllocator,
         n_valid: u64,
-        extra: &[u32],
+        (footprint, extra): (&PageSet, u64),
         report: &mut PreconditionReport,
     ) -> Result<(), String> {
         let pc = &config.precondition;
@@ -333,14 +407,14 @@ impl Ftl {
             .map(|p| self.free_blocks(p).saturating_sub(limit) as u64 * data_pages)
             .sum();
         // The fill: logical pages 0..n_valid, then the footprint pages above them.
-        let total = n_valid + extra.len() as u64;
+        let total = n_valid + extra;
         let does_not_fit = |placed: u64| {
             format!(
                 "precondition.used_fraction = {} does not fit with the workload's read footprint: the fill needs {total} \
                  pages ({n_valid} for used_fraction, {} more that the workload reads before writing them) but only \
                  {writable} fit above the GC thresholds (every plane reached its threshold after {placed} pages)",
                 pc.used_fraction,
-                extra.len()
+                extra
             )
         };
         if total > writable {
@@ -351,7 +425,6 @@ impl Ftl {
         } else {
             0.0
         };
-        let lpn_of = |k: u64| if k < n_valid { k as u32 } else { extra[(k - n_valid) as usize] };
         // A dense page map without per-page state at program time: pages go in by
         // `place_plain` while the open block has room.
         let plain = self.sparse.is_none()
@@ -364,14 +437,14 @@ impl Ftl {
             && self.oob.is_none()
             && self.versions.is_none()
             && self.relaxed.is_none();
-        // With no user page mapped yet and the fill's pages distinct (`extra` strictly
-        // ascending above `0..n_valid`), a page the loop below places first has no old
+        // With no user page mapped yet and the fill's pages distinct (the footprint's
+        // pages above `0..n_valid`, ascending), a page the loop below places first has no old
         // entry: `place_plain` then writes its map entry without reading it first. A read
         // of a map page never touched maps the kernel's zero page and the write after it
         // faults again to copy it, so reading first took two page faults per page of
         // the map instead of one (MQSim's default drive: 61,000 pages of map, each
         // first touched by this loop; issue 48, setup).
-        let fresh = plain && self.no_user_page_mapped() && extra.windows(2).all(|w| w[0] < w[1]);
+        let fresh = plain && self.no_user_page_mapped();
         let mut credit = 0.0f64;
         // The sparse table places the first full windows by rule (`fill_rule.rs`), with
         // the same draws; under `auto`, a fill it cannot place is placed dense.
@@ -411,8 +484,16 @@ impl Ftl {
             self.densify();
         }
         let mut window_start = ruled << shift;
+        // The footprint's pages of each window are taken in order into a window-sized
+        // buffer: the fill needs them by rank, and a list of them all grew with the workload.
+        let mut extras = footprint.iter_from(n_valid).skip(window_start.saturating_sub(n_valid) as usize);
+        let mut window_extras: Vec<u32> = Vec::new();
         while window_start < total {
             let len = window.min(total - window_start);
+            let first_extra = window_start.max(n_valid);
+            window_extras.clear();
+            window_extras.extend(extras.by_ref().take((window_start + len).saturating_sub(first_extra) as usize));
+            let lpn_of = |k: u64| if k < n_valid { k as u32 } else { window_extras[(k - first_extra) as usize] };
             let stride = coprime_stride(len, &mut rng);
             let offset = rng.random_range(0..len);
             let lpn_at = |i: u64| lpn_of(window_start + (i * stride + offset) % len);

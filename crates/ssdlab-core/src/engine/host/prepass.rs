@@ -4,7 +4,7 @@
 use super::super::*;
 use super::map_offset;
 use crate::config::SteadyStateWrites;
-use crate::ftl::precondition::SteadyWrites;
+use crate::ftl::precondition::{PageSet, SteadyWrites};
 
 /// Records the pre-pass reads ahead of the one it looks at (`workload_footprint`).
 const PREPASS_BATCH: usize = 64;
@@ -37,6 +37,12 @@ pub(crate) fn workload_footprint(
     // caches (62M pages on MQSim's default drive), and a page seen first is looked up
     // and marked with one miss.
     let mut bits = vec![[0u64; 2]; (logical as usize).div_ceil(64)];
+    // The pages read first are listed while the list is smaller than the bitmap's half
+    // that marks them; past that the list is dropped and that half becomes the footprint,
+    // so its size is the drive's, not the workload's.
+    let list_limit = 2 * bits.len();
+    let mut listed = Vec::new();
+    let mut read_first = 0u64;
     let source = factory()?;
     let mode = config.precondition.steady_state_writes;
     let fresh = match mode {
@@ -113,7 +119,12 @@ pub(crate) fn workload_footprint(
                 }
                 pair[0] |= bit;
                 if reads && record.op == Op::Read {
-                    footprint.read_before_written.push(lpn);
+                    read_first += 1;
+                    if read_first <= list_limit as u64 {
+                        listed.push(lpn);
+                    } else if read_first == list_limit as u64 + 1 {
+                        listed = Vec::new();
+                    }
                     pair[1] |= bit;
                 }
             }
@@ -123,20 +134,24 @@ pub(crate) fn workload_footprint(
     // them cost 200M instructions (dev-opt; a third of setup on MQSim's default drive
     // with 1,000,000 random requests, issue 48); reading them off the bitmap in order
     // costs a few per word, so it is taken when the words are not many more than the
-    // pages. Either way the same list.
-    let n = footprint.read_before_written.len();
-    if n > 0 && bits.len() <= n.saturating_mul(64) {
-        footprint.read_before_written.clear();
-        for (w, &[_, read_first]) in bits.iter().enumerate() {
-            let mut rest = read_first;
+    // pages. Either way the same pages in the same order.
+    footprint.read_before_written = if read_first > list_limit as u64 {
+        PageSet::Bits { words: bits.iter().map(|&[_, read]| read).collect(), len: read_first }
+    } else if read_first > 0 && bits.len() as u64 <= read_first.saturating_mul(64) {
+        listed.clear();
+        for (w, &[_, read]) in bits.iter().enumerate() {
+            let mut rest = read;
             while rest != 0 {
-                footprint.read_before_written.push((w * 64) as u32 + rest.trailing_zeros());
+                listed.push((w * 64) as u32 + rest.trailing_zeros());
                 rest &= rest - 1;
             }
         }
+        PageSet::List(listed)
     } else {
-        footprint.read_before_written.sort_unstable();
-    }
+        listed.sort_unstable();
+        PageSet::List(listed)
+    };
+    drop(bits);
     footprint.steady_writes = match fresh {
         Some(fresh) => SteadyWrites::Fresh(fresh),
         None if histogram => SteadyWrites::Histogram { requests, logical_pages: logical as u32 },
