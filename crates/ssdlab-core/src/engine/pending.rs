@@ -40,11 +40,15 @@ impl Simulator<'_> {
         if self.pending_writes.is_empty() {
             return Ok(());
         }
-        let Some(p) = self.pending_writes.get_mut(&lpn) else { return Ok(()) };
+        // One probe: the entry is counted down and, at zero, removed through itself.
+        let std::collections::hash_map::Entry::Occupied(mut entry) = self.pending_writes.entry(lpn) else {
+            return Ok(());
+        };
+        let p = entry.get_mut();
         p.count = p.count.saturating_sub(1);
         let waiting = std::mem::take(&mut p.waiting_reads);
         if p.count == 0 {
-            self.pending_writes.remove(&lpn);
+            entry.remove();
         }
         for slot in waiting {
             if !self.ftl.is_mapped(lpn) {
