@@ -24,6 +24,9 @@ pub use crate::detect::detect_format;
 /// Buffer size for reading trace files.
 const BUF_BYTES: usize = 128 * 1024;
 
+/// A format's parser of a whole common line ([`Format::fast_line`]).
+pub(crate) type FastLine = fn(&[u8]) -> Option<(crate::Record, usize)>;
+
 /// A supported text trace format. Each reader's module in [`crate::readers`] documents
 /// its columns, units and device column; `docs/trace-formats.md` has them all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,6 +83,18 @@ impl Format {
     ];
 
     /// The name used on the command line and in [`RecordSource::format_name`].
+    /// The parser of a whole common line, for the formats that have one: the line at the
+    /// start of the bytes given, made into the record its reader gives for it, and the
+    /// index of its end (`\n` or the end of the bytes); `None` for any line the reader
+    /// parses otherwise, skips or reports (`crate::prepass`).
+    pub(crate) fn fast_line(self) -> Option<FastLine> {
+        match self {
+            Format::Ssdsim => Some(crate::readers::ssdsim::fast_line),
+            Format::Mqsim => Some(crate::readers::mqsim::fast_line),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Ssdsim => "ssdsim",

@@ -58,6 +58,12 @@ fn fast(text: &[u8]) -> Option<crate::Record> {
     line::sector_columns_fast(text, mqsim_op)
 }
 
+/// The common line at the start of `text`, parsed as `fast` does, and the index of its end
+/// (the pre-pass's reading, `crate::prepass`).
+pub(crate) fn fast_line(text: &[u8]) -> Option<(crate::Record, usize)> {
+    line::sector_columns_line(text, mqsim_op)
+}
+
 reader_impls!(MqsimReader, "mqsim", state, parse, fast = fast);
 
 /// Writes `records` as an MQSim ASCII trace, which [`MqsimReader`] reads back as the same

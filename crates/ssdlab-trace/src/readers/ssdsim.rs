@@ -55,6 +55,12 @@ fn fast(text: &[u8]) -> Option<crate::Record> {
     line::sector_columns_fast(text, ssdsim_op)
 }
 
+/// The common line at the start of `text`, parsed as `fast` does, and the index of its end
+/// (the pre-pass's reading, `crate::prepass`).
+pub(crate) fn fast_line(text: &[u8]) -> Option<(crate::Record, usize)> {
+    line::sector_columns_line(text, ssdsim_op)
+}
+
 reader_impls!(SsdsimReader, "ssdsim", state, parse, fast = fast);
 
 #[cfg(test)]
