@@ -88,9 +88,18 @@ pub(crate) fn workload_footprint(
                 ended = true;
                 break;
             }
-            let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else {
-                ended = true;
-                break;
+            // A request inside the logical space (nearly always) lands where it says;
+            // `map_offset` for the rest (which then refuses nothing more than the check
+            // above and this one would).
+            let inside = record.offset_bytes.saturating_add(record.size_bytes.max(1)) <= logical_bytes;
+            let offset = if inside {
+                record.offset_bytes
+            } else {
+                let Ok((offset, _)) = map_offset(config, logical_bytes, page, id as u64, &record) else {
+                    ended = true;
+                    break;
+                };
+                offset
             };
             let first = offset / page;
             let last = (offset + record.size_bytes.max(1) - 1) / page;
@@ -106,6 +115,32 @@ pub(crate) fn workload_footprint(
             }
             if let (Some(kind), true) = (kind, histogram) {
                 requests.push((kind((first % logical) as u32), (last - first + 1) as u32));
+            }
+            if !replay && last < logical {
+                // The pages a word of bits at a time (a request's pages share one or two
+                // words): the same marks and the same pages read first, in the same order,
+                // as the loop below, which takes the pages one by one (about 30
+                // instructions a page, dev-opt).
+                let read = reads && record.op == Op::Read;
+                let (mut p, last) = (first as usize, last as usize);
+                while p <= last {
+                    let word = p / 64;
+                    let high = last.min(word * 64 + 63);
+                    let mask = (u64::MAX << (p % 64)) & (u64::MAX >> (63 - high % 64));
+                    let pair = &mut bits[word];
+                    let new = mask & !pair[0];
+                    pair[0] |= mask;
+                    if read && new != 0 {
+                        pair[1] |= new;
+                        let mut rest = new;
+                        while rest != 0 {
+                            footprint.read_before_written.push((word * 64) as u32 + rest.trailing_zeros());
+                            rest &= rest - 1;
+                        }
+                    }
+                    p = high + 1;
+                }
+                continue;
             }
             for p in first..=last {
                 let lpn = (p % logical) as u32;
