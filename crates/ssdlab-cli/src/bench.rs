@@ -513,8 +513,10 @@ fn scenario_targets(results: &[BenchResult]) -> Vec<TargetResult> {
 /// nothing the simulator keeps (memory, tables, histograms, series) may cost more as a run
 /// goes on. A workload whose work per request is constant from the start (the drive
 /// preconditioned to steady state, `precondition.steady_state`) would let requests per
-/// second judge it, but steady state on this drive took over 8 minutes of CPU before its
-/// first request (dev-opt, stopped unfinished), for each of the check's six runs.
+/// second judge it, but steady state on this drive is about 2.6 billion page programs
+/// (12 rounds up to WAF 10), an estimated 12 CPU minutes before its first request
+/// (dev-opt, after the steady-state look-ahead; BENCHMARKS.md, "Steady state on MQSim's
+/// default drive"), for each of the check's six runs.
 fn flatness(long: u64) -> Result<TargetResult> {
     let short = FLATNESS_REQUESTS[0];
     let mut short_runs = Vec::new();
