@@ -81,9 +81,10 @@ impl Simulator<'_> {
     pub(crate) fn start_background_gc(&mut self, die: u32) -> Result<bool, SimError> {
         let d = &self.dies[die as usize];
         let user_work = !d.reads.is_empty() || !d.writes.is_empty();
-        if !self.die_planes(die).any(|p| self.ftl.gc_need(p) >= GcNeed::Background) {
+        let planes = self.die_planes(die);
+        let Some(first) = planes.clone().find(|&p| self.ftl.gc_need(p) >= GcNeed::Background) else {
             return Ok(false);
-        }
+        };
         let ready_at = d.last_user_ns + self.config.ftl.gc_idle_ns;
         if !user_work && self.now < ready_at {
             if !self.dies[die as usize].gc_idle_pending {
@@ -92,8 +93,12 @@ impl Simulator<'_> {
             }
             return Ok(false);
         }
-        for plane in self.die_planes(die) {
-            if self.ftl.gc_need(plane) >= GcNeed::Background && self.start_gc_step(die, plane, false)? {
+        // `first` needs GC (nothing changed since it was asked); a later plane is asked
+        // after the steps tried before it, which may have changed its answer.
+        for plane in first..planes.end {
+            if (plane == first || self.ftl.gc_need(plane) >= GcNeed::Background)
+                && self.start_gc_step(die, plane, false)?
+            {
                 return Ok(true);
             }
         }
