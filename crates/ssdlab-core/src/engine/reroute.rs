@@ -5,13 +5,14 @@ use super::*;
 use crate::designs::Hook;
 
 impl Simulator<'_> {
-    /// Whether `schedule_die` would find nothing to start on `die` and change nothing
-    /// but the die's `gc_starved` flag: its queues are empty, no plane wants GC, and no
-    /// design or at-service binding may offer work. A freed chip's dies are offered the
-    /// chip up to twice each (chip-serial dies, `schedule_freed`), most of them with
-    /// nothing to do; the full path cost about 250 instructions a time (issue 48).
+    /// Whether `die` has no work but GC: its queues are empty and no design or at-service
+    /// binding may offer work. With no plane wanting GC either, `schedule_die` would find
+    /// nothing to start and change nothing but the die's `gc_starved` flag. A freed
+    /// chip's dies are offered the chip up to twice each (chip-serial dies,
+    /// `schedule_freed`), most of them with nothing to do; the full path cost about 250
+    /// instructions a time (issue 48).
     #[inline]
-    pub(crate) fn nothing_to_start(&self, die: u32) -> bool {
+    pub(crate) fn no_queued_work(&self, die: u32) -> bool {
         let d = &self.dies[die as usize];
         d.reads.is_empty()
             && d.writes.is_empty()
@@ -19,7 +20,6 @@ impl Simulator<'_> {
             && self.at_service.is_none()
             && !self.designs.implemented(Hook::DieWork)
             && !self.designs.implemented(Hook::IdleWork)
-            && self.die_planes(die).all(|p| self.ftl.gc_need(p) == GcNeed::None)
     }
 
     /// Called on an idle die that could start nothing. A queued write whose plane cannot

@@ -37,13 +37,19 @@ impl Simulator<'_> {
             return Ok(());
         }
         self.dies[die as usize].gc_starved = false;
-        if self.nothing_to_start(die) {
-            return Ok(());
-        }
+        // One question per plane serves both the emergency steps and the quick exit of a
+        // die with nothing to start: while no plane needs GC no step starts, so the
+        // answers are those of the die as it was.
+        let mut gc_wanted = false;
         for plane in self.die_planes(die) {
-            if self.ftl.gc_need(plane) == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
+            let need = self.ftl.gc_need(plane);
+            gc_wanted |= need != GcNeed::None;
+            if need == GcNeed::Emergency && self.start_gc_step(die, plane, true)? {
                 return Ok(());
             }
+        }
+        if !gc_wanted && self.no_queued_work(die) {
+            return Ok(());
         }
         if (!self.moves_in[die as usize].is_empty() && self.start_moved_in(die)?) || self.die_work(die)? {
             return Ok(());
