@@ -30,50 +30,7 @@ impl Hasher for LpnHasher {
     }
 }
 
-/// A `HashMap` keyed by a `u32` with [`LpnHasher`], read and written through `Deref`;
-/// only `remove` is its own. Every programmed page asks its write's extra pins to let go
-/// (`extra_pins.remove`), and the map is empty unless a design pins more than one old
-/// copy: hashbrown hashes and probes an empty table all the same, about 50 instructions a
-/// call (issue 48: 362,323 programs on SSDSim's example replayed 30 times).
-#[derive(Clone, Debug)]
-pub(crate) struct LpnMap<V>(HashMap<u32, V, BuildHasherDefault<LpnHasher>>);
-
-impl<V> Default for LpnMap<V> {
-    fn default() -> Self {
-        LpnMap(HashMap::default())
-    }
-}
-
-impl<V> LpnMap<V> {
-    /// `HashMap::remove`, told at once when the map is empty.
-    pub(crate) fn remove(&mut self, key: &u32) -> Option<V> {
-        if self.0.is_empty() {
-            return None;
-        }
-        self.0.remove(key)
-    }
-}
-
-impl<V> std::ops::Deref for LpnMap<V> {
-    type Target = HashMap<u32, V, BuildHasherDefault<LpnHasher>>;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl<V> std::ops::DerefMut for LpnMap<V> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl<'a, V> IntoIterator for &'a LpnMap<V> {
-    type Item = (&'a u32, &'a V);
-    type IntoIter = std::collections::hash_map::Iter<'a, u32, V>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
+pub(crate) type LpnMap<V> = HashMap<u32, V, BuildHasherDefault<LpnHasher>>;
 
 /// The key of a free slot of an `LpnTable` (never a key: logical pages are below it).
 const FREE: u32 = u32::MAX;

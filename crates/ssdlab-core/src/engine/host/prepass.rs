@@ -132,11 +132,18 @@ pub(crate) fn workload_footprint(
                     pair[0] |= mask;
                     if read && new != 0 {
                         pair[1] |= new;
-                        let mut rest = new;
-                        while rest != 0 {
-                            footprint.read_before_written.push((word * 64) as u32 + rest.trailing_zeros());
-                            rest &= rest - 1;
+                        let count = u64::from(new.count_ones());
+                        if read_first + count <= list_limit as u64 {
+                            let mut rest = new;
+                            while rest != 0 {
+                                listed.push((word * 64) as u32 + rest.trailing_zeros());
+                                rest &= rest - 1;
+                            }
+                        } else if read_first <= list_limit as u64 {
+                            // Past the limit the bitmap is the set (as in the loop below).
+                            listed = Vec::new();
                         }
+                        read_first += count;
                     }
                     p = high + 1;
                 }
