@@ -162,6 +162,7 @@ impl Ftl {
                     }
                 }
                 self.plane_valid_units[plane as usize] += valid as u64;
+                self.rekey(block);
                 written.push((block, n));
                 left -= n as u64;
                 index += 1;

@@ -408,14 +408,9 @@ impl Ftl {
         // policy other than greedy could otherwise stall the plane; so could a power loss,
         // which forgets a half-cleaned victim.)
         let room = self.gc_room(plane);
-        if self.victim_policy == VictimPolicy::Greedy
-            && !gathering
-            && !self.has_slc
-            && !open_ok
-            && self.companions.is_none()
-            && self.gc_page_set == 1
-            && self.zone_owned.is_empty()
-        {
+        // (`greedy_keyed`: greedy, no SLC-mode blocks, the strict program order, no
+        // companion pages, one-shot page sets or zones.)
+        if !gathering && self.greedy_keyed() {
             return if normal_need { self.pick_greedy_normal(first, room, must_fit) } else { None };
         }
         let mut best: Option<(u32, u64)> = None;
@@ -532,50 +527,41 @@ impl Ftl {
 
     /// `pick_victim_from` for greedy cleaning of a plane of normal blocks under the strict
     /// program order, without companion pages or one-shot page sets (most runs): the same
-    /// choice by the same rules, in a loop of a few loads and compares a block. GC picks a
-    /// victim among all the plane's blocks; the general loop's per-block cases cost about
-    /// 100 instructions a block, 5% of a GC-heavy run such as `bench large-device`.
+    /// choice by the same rules, read from the plane's keys (`gc_keys.rs`), a load and
+    /// two compares a block. GC picks a victim among all the plane's blocks; the general
+    /// loop's per-block cases cost about 100 instructions a block, 5% of a GC-heavy run
+    /// such as `bench large-device`, and a scan of the blocks themselves a cache line each.
     fn pick_greedy_normal(&mut self, first: u32, room: u32, must_fit: bool) -> Option<u32> {
-        let units = self.units_per_page();
-        let capacity = self.addr.pages_per_block;
-        let summary = self.summary_pages;
-        let compact = self.compact_across_pages;
-        // (Score, block): the lowest score wins, ties the lowest block (the first seen).
-        let mut best = (u64::MAX, NO_PAGE);
-        let mut best_fitting = (u64::MAX, NO_PAGE);
-        let blocks = &self.blocks[first as usize..(first + self.addr.blocks_per_plane) as usize];
-        for (b, info) in (first..).zip(blocks) {
-            if info.state != BlockState::Closed {
-                continue;
-            }
-            if info.valid_pages == 0 {
-                return self.claim_victim(b);
-            }
-            let s = if info.write_ptr == capacity { summary } else { 0 };
-            let invalid = if compact {
-                (info.write_ptr - s) * units - info.valid_units
-            } else {
-                (info.write_ptr - s - info.valid_pages) * units
-            };
-            if invalid < units {
-                continue;
-            }
-            let score = (capacity * units - invalid) as u64;
-            if score < best.0 {
-                best = (score, b);
-            }
-            if score < best_fitting.0 && info.valid_pages <= room {
-                best_fitting = (score, b);
-            }
+        if self.gc_keys_compact != self.compact_across_pages {
+            self.rebuild_gc_keys();
         }
-        let victim = if best_fitting.1 != NO_PAGE {
-            best_fitting.1
-        } else if !must_fit && best.1 != NO_PAGE {
-            best.1
-        } else {
+        let keys = &self.gc_keys[first as usize..(first + self.addr.blocks_per_plane) as usize];
+        // The lowest score (a plain minimum: a few instructions a key, where a loop keeping
+        // the best and the best that fits took some 22), then the first block with it:
+        // the greedy choice, ties to the lowest block. A block without valid pages (key
+        // 0, every other score is higher) wins whenever there is one, fitting or not.
+        let low = keys.iter().map(|&k| (k >> 32) as u32).min().unwrap_or(u32::MAX);
+        if low == u32::MAX {
+            // No candidate (`NOT_CANDIDATE`'s score, above any block's).
             return None;
-        };
-        self.claim_victim(victim)
+        }
+        let i = keys.iter().position(|&k| (k >> 32) as u32 == low).expect("the minimum is a key");
+        let best = first + i as u32;
+        if keys[i] as u32 <= room {
+            // The best fits, so it is also the best that fits.
+            return self.claim_victim(best);
+        }
+        // (Rare: GC is short of room.) The best that fits, ties to the lowest block.
+        let fitting = (first..)
+            .zip(keys)
+            .filter(|&(_, &k)| k != super::gc_keys::NOT_CANDIDATE && k as u32 <= room)
+            .min_by_key(|&(_, &k)| k >> 32)
+            .map(|(b, _)| b);
+        match fitting {
+            Some(b) => self.claim_victim(b),
+            None if !must_fit => self.claim_victim(best),
+            None => None,
+        }
     }
 
     /// Pages GC can still program in `plane` without an erase: what its write points
@@ -677,6 +663,7 @@ impl Ftl {
                     self.counters.unprogrammed_reclaimed += 1;
                 }
             }
+            self.rekey(block);
         }
         Some(block)
     }

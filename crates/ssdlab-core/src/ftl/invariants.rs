@@ -9,6 +9,7 @@ impl Ftl {
     /// Checks every structural invariant. Returns the first violation found.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.check_mapping()?;
+        self.check_gc_keys()?;
         let mut free_by_type = vec![0u64; self.bits_per_cell];
         let mut free_by_plane = vec![0u64; self.planes.len()];
         for (block, info) in self.blocks.iter().enumerate() {

@@ -79,6 +79,9 @@ impl Ftl {
             block.valid_pages += 1;
             block.valid_units += 1;
             self.plane_valid_units[self.addr.plane_of_block(b) as usize] += 1;
+            // (A block is closed when its last page is taken, before that page's data
+            // lands here.)
+            self.rekey(b);
             if let Some(v) = self.versions.as_mut() {
                 v.page_version[ppn as usize] = v.issued[lpn as usize] & !verify::TRIMMED;
             }
@@ -103,6 +106,7 @@ impl Ftl {
             block.valid_units += 1;
             self.set_map(lu, pu);
             self.set_rev(pu, lu);
+            self.rekey(b);
             if let Some(v) = self.versions.as_mut() {
                 // Placed data carries the unit's current version; a user write issues a new
                 // one first (issue_version) and a GC move copies the source's (move_page).
@@ -164,6 +168,7 @@ impl Ftl {
         }
         block.valid_units += 1;
         self.plane_valid_units[self.addr.plane_of_block(b) as usize] += 1;
+        self.rekey(b);
         self.invalidate_unit(src);
         self.set_map(lu, dst);
         self.set_rev(dst, lu);
@@ -268,6 +273,7 @@ impl Ftl {
             block.valid_pages -= 1;
         }
         self.plane_valid_units[self.addr.plane_of_block(b) as usize] -= 1;
+        self.rekey(b);
     }
 
     /// Distinct physical pages holding units `first..first + count` of `lpn`, in unit

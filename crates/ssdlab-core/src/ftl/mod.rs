@@ -10,6 +10,7 @@ pub mod dense;
 mod fill_rewrites;
 mod fill_rule;
 pub mod gc;
+mod gc_keys;
 mod invariants;
 pub mod mapping;
 pub mod precondition;
@@ -290,6 +291,10 @@ pub struct Ftl {
     /// several victim pages (MGA); off, each page's valid units move alone, so a logical
     /// page never shares a page with another (the IPU Baseline's and IPU's page map).
     pub compact_across_pages: bool,
+    /// Greedy GC's per-block keys (`gc_keys.rs`; empty unless greedy cleans normal blocks
+    /// one at a time) and the `compact_across_pages` they were built with.
+    gc_keys: Vec<u64>,
+    gc_keys_compact: bool,
     /// PA-SSD relaxed program constraints with per-plane open-block lists; `None` for
     /// the strict order.
     pub relaxed: Option<relaxed::Relaxed>,
@@ -438,7 +443,7 @@ impl Ftl {
             ((logical_pages + translation_pages) as usize * units as usize, pages_total * units as usize);
         let sparse = sparse::Sparse::for_config(config, &addr, map_len, rev_len);
         let dense = |n: usize| if sparse.is_some() { dense::DenseTable::default() } else { dense::DenseTable::new(n) };
-        Ftl {
+        let mut ftl = Ftl {
             dense_map: dense(map_len),
             translation_pages,
             dense_reverse: dense(rev_len),
@@ -493,12 +498,16 @@ impl Ftl {
             wear: None,
             deinterleave: false,
             compact_across_pages: true,
+            gc_keys: Vec::new(),
+            gc_keys_compact: true,
             relaxed: None,
             oob: None,
             pinned: Vec::new(),
             summary_pages: config.summary_pages_per_block(),
             companions: None,
-        }
+        };
+        ftl.keep_gc_keys();
+        ftl
     }
 
     /// Whether `subpages` more subpages can be partially programmed into `ppn`: an
@@ -886,6 +895,7 @@ impl Ftl {
                 *slot = NO_PAGE;
             }
         }
+        self.rekey(block);
     }
 
     /// Whether the block of `last` is still open and its next page is on the same
@@ -935,6 +945,7 @@ impl Ftl {
         }
         info.state = BlockState::Free;
         let slc = info.slc;
+        self.rekey(block);
         self.table_erased(block);
         let p = &mut self.planes[plane as usize];
         let finished_victim = p.victim == block;

@@ -199,6 +199,7 @@ impl Ftl {
         if pc.write_points_random_start {
             self.scatter_write_points(config.seed, &mut report);
         }
+        self.rebuild_gc_keys();
         Ok(report)
     }
 

@@ -326,6 +326,7 @@ impl Ftl {
         scan.mapped_pages = (0..self.logical_pages).filter(|&lpn| self.is_mapped(lpn)).count() as u64;
         self.oob = Some(oob);
         scan.abandoned_pages = self.rebuild_block_pools();
+        self.rebuild_gc_keys();
         scan
     }
 

@@ -481,3 +481,25 @@ fn gc_through_user_points_counts_the_gc_write_points_room() {
     assert_eq!(clean_victim(&mut ftl, 1), 1);
     ftl.check_invariants().unwrap();
 }
+
+#[test]
+fn greedy_keys_follow_the_blocks_and_the_checker_sees_a_stale_one() {
+    let mut ftl = small();
+    for lpn in 0..36 {
+        write(&mut ftl, lpn);
+    }
+    // Different invalid counts in the three closed blocks.
+    for lpn in [1, 2, 3, 13, 25, 26] {
+        write(&mut ftl, lpn);
+    }
+    ftl.check_invariants().unwrap();
+    let expected = (0..16u32)
+        .filter(|&b| ftl.blocks[b as usize].state == BlockState::Closed)
+        .min_by_key(|&b| ftl.blocks[b as usize].valid_pages)
+        .unwrap();
+    assert!(ftl.ensure_victim_forced(0, 0));
+    assert_eq!(ftl.planes[0].victim, expected);
+    ftl.gc_keys[expected as usize] = gc_keys::NOT_CANDIDATE;
+    let e = ftl.check_invariants().unwrap_err();
+    assert!(e.contains("greedy GC key"), "{e}");
+}
