@@ -63,20 +63,16 @@ impl PageSet {
                 let start = pages.partition_point(|&p| (p as u64) < first);
                 Box::new(pages[start..].iter().copied())
             }
-            PageSet::Bits { words, .. } => {
-                let w0 = (first / 64) as usize;
-                let below = (1u64 << (first % 64)) - 1;
-                Box::new(words.iter().enumerate().skip(w0).flat_map(move |(w, &word)| {
-                    let mut rest = if w == w0 { word & !below } else { word };
-                    std::iter::from_fn(move || {
-                        (rest != 0).then(|| {
-                            let bit = rest.trailing_zeros();
-                            rest &= rest - 1;
-                            (w * 64) as u32 + bit
-                        })
+            PageSet::Bits { words, .. } => Box::new(Self::words_from(words, first).flat_map(move |(w, word)| {
+                let mut rest = word;
+                std::iter::from_fn(move || {
+                    (rest != 0).then(|| {
+                        let bit = rest.trailing_zeros();
+                        rest &= rest - 1;
+                        (w * 64) as u32 + bit
                     })
-                }))
-            }
+                })
+            })),
         }
     }
 
@@ -85,16 +81,17 @@ impl PageSet {
         match self {
             PageSet::List(pages) => (pages.len() - pages.partition_point(|&p| (p as u64) < first)) as u64,
             PageSet::Bits { words, .. } => {
-                let w0 = (first / 64) as usize;
-                let below = (1u64 << (first % 64)) - 1;
-                words
-                    .iter()
-                    .enumerate()
-                    .skip(w0)
-                    .map(|(w, &word)| (if w == w0 { word & !below } else { word }).count_ones() as u64)
-                    .sum()
+                Self::words_from(words, first).map(|(_, word)| word.count_ones() as u64).sum()
             }
         }
+    }
+
+    /// The bitmap's words from page `first`'s on, with their index; the first without the
+    /// bits of the pages below `first`.
+    fn words_from(words: &[u64], first: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let w0 = (first / 64) as usize;
+        let below = (1u64 << (first % 64)) - 1;
+        words.iter().enumerate().skip(w0).map(move |(w, &word)| (w, if w == w0 { word & !below } else { word }))
     }
 }
 
